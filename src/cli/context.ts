@@ -1,0 +1,27 @@
+// What every command receives instead of reaching for globals: streams, env, clock.
+// Built once by the entry point; tests build their own.
+import type { Writable } from 'node:stream';
+
+/** Injected into every command; tests pass fakes (streams they read, a clock they move). */
+export interface CliContext {
+  stdout: Writable & { isTTY?: boolean };
+  stderr: Writable & { isTTY?: boolean };
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+  /** Epoch ms. */
+  now: () => number;
+  /** Resolves after ms (tests may resolve at once and advance their clock). */
+  sleep: (ms: number) => Promise<void>;
+}
+
+/** The real process's context. */
+export function processContext(): CliContext {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    now: () => Date.now(),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  };
+}

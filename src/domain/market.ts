@@ -1,0 +1,96 @@
+// The market domain shared by server and client: coins, market types, ids, records.
+
+/** Coins the service serves; use to validate a `coin` value after upper-casing it. */
+export const COINS = ['BTC', 'ETH', 'SOL'] as const;
+/** Coins announced but not available: a distinct, friendlier error than "unknown". */
+export const COMING_SOON_COINS = ['XRP', 'DOGE', 'BNB'] as const;
+/** Market timeframes, shortest first. */
+export const MARKET_TYPES = ['5m', '15m', '1hr', '4hr', '24hr'] as const;
+/** Market states: `active` while now is inside [start_time, end_time). */
+export const MARKET_STATUSES = ['active', 'resolved'] as const;
+
+export type Coin = (typeof COINS)[number];
+export type MarketType = (typeof MARKET_TYPES)[number];
+export type MarketStatus = (typeof MARKET_STATUSES)[number];
+
+/** Snapshots are captured 8 times a second. */
+export const SNAPSHOT_INTERVAL_MS = 125;
+
+/** Length of one market of each type, in milliseconds. */
+export const MARKET_DURATION_MS: Record<MarketType, number> = {
+  '5m': 5 * 60_000,
+  '15m': 15 * 60_000,
+  '1hr': 60 * 60_000,
+  '4hr': 4 * 60 * 60_000,
+  '24hr': 24 * 60 * 60_000,
+};
+
+/** Use to normalise a user- or query-supplied coin; undefined when not a served coin. */
+export function parseCoin(value: string): Coin | undefined {
+  const upper = value.toUpperCase();
+  return (COINS as readonly string[]).includes(upper) ? (upper as Coin) : undefined;
+}
+
+/** True for a coin that is announced but not yet served (XRP, DOGE, BNB). */
+export function isComingSoonCoin(value: string): boolean {
+  return (COMING_SOON_COINS as readonly string[]).includes(value.toUpperCase());
+}
+
+/** Use to validate a market type (case-insensitive: `1HR` = `1hr`). */
+export function parseMarketType(value: string): MarketType | undefined {
+  const lower = value.toLowerCase();
+  return (MARKET_TYPES as readonly string[]).includes(lower) ? (lower as MarketType) : undefined;
+}
+
+/** The id of the market of `coin` and `type` starting at `startMs`: `btc-updown-5m-1763769600`. */
+export function marketId(coin: Coin, type: MarketType, startMs: number): string {
+  return `${coin.toLowerCase()}-updown-${type}-${Math.floor(startMs / 1000)}`;
+}
+
+/** Use to read coin, type and start back out of a market id; undefined when it is not one. */
+export function parseMarketId(id: string): { coin: Coin; marketType: MarketType; startTime: number } | undefined {
+  const m = /^([a-z]+)-updown-(5m|15m|1hr|4hr|24hr)-(\d{1,12})$/.exec(id);
+  if (!m) return undefined;
+  const coin = parseCoin(m[1]!);
+  if (!coin) return undefined;
+  return { coin, marketType: m[2] as MarketType, startTime: Number(m[3]) * 1000 };
+}
+
+/** The start of the market of `type` that covers `timeMs` (markets start on multiples of their length). */
+export function marketStartCovering(type: MarketType, timeMs: number): number {
+  const d = MARKET_DURATION_MS[type];
+  return Math.floor(timeMs / d) * d;
+}
+
+/** A market record as the contract defines it. */
+export interface Market {
+  market_id: string;
+  slug: string;
+  coin: Coin;
+  market_type: MarketType;
+  status: MarketStatus;
+  start_time: number;
+  end_time: number;
+  price_start: number | null;
+  price_end: number | null;
+  winner: 'Up' | 'Down' | null;
+  snapshot_count: number;
+}
+
+/** One side of an orderbook: levels as [price, size], best first, up to 8. */
+export interface OrderbookSide {
+  bids: [number, number][];
+  asks: [number, number][];
+}
+
+/** A snapshot record as the contract defines it; orderbooks only with include_orderbook. */
+export interface Snapshot {
+  id: number;
+  market_id: string;
+  time: number;
+  price: number;
+  price_up: number;
+  price_down: number;
+  orderbook_up?: OrderbookSide;
+  orderbook_down?: OrderbookSide;
+}

@@ -1,0 +1,70 @@
+// The one error hierarchy of the client and CLI. Each class carries its exit code: this file
+// is the exit-code table, and only the CLI entry point (src/cli/main.ts) prints errors and exits.
+
+/** Documented exit codes (README "Exit codes"). */
+export const EXIT = {
+  ok: 0,
+  unexpected: 1,
+  usage: 2,
+  auth: 3,
+  window: 4,
+  rateLimited: 5,
+  notFound: 6,
+  unreachable: 7,
+} as const;
+
+/** Base class: a message for one line on stderr, an exit code, and an optional hint. */
+export class MsnapError extends Error {
+  readonly exitCode: number = EXIT.unexpected;
+  constructor(message: string, readonly hint?: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** Thrown when the user's input (flag, argument, time, config) is invalid. */
+export class UsageError extends MsnapError {
+  override readonly exitCode = EXIT.usage;
+}
+
+/** Thrown when the service answers 401 or no key is configured. */
+export class AuthError extends MsnapError {
+  override readonly exitCode = EXIT.auth;
+}
+
+/** Thrown when the service answers 403: the market is outside the plan's data window. */
+export class WindowError extends MsnapError {
+  override readonly exitCode = EXIT.window;
+  constructor(message: string, readonly tier?: string, hint?: string) {
+    super(message, hint);
+  }
+}
+
+/** Thrown when requests are still answered 429 after the retry budget is spent. */
+export class RateLimitedError extends MsnapError {
+  override readonly exitCode = EXIT.rateLimited;
+}
+
+/** Thrown when the service answers 404 (unknown market, no snapshot near a time). */
+export class NotFoundError extends MsnapError {
+  override readonly exitCode = EXIT.notFound;
+}
+
+/** Thrown when the service cannot be reached (refused, DNS, timeouts after retries). */
+export class UnreachableError extends MsnapError {
+  override readonly exitCode = EXIT.unreachable;
+}
+
+/** Thrown for any other HTTP failure (400 from the service, 5xx after retries); keeps status, body and URL. */
+export class HttpError extends MsnapError {
+  override readonly exitCode: number = EXIT.unexpected;
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly url: string,
+    readonly body: unknown,
+    hint?: string,
+  ) {
+    super(message, hint);
+  }
+}

@@ -1,0 +1,101 @@
+// Both limits of one key (or one anonymous address): admitted only if the token bucket and
+// the sliding minute log both allow; then both are charged, in one synchronous step.
+import { append, entry, expire, logWaitMs, newLog, type SlidingLog } from './sliding-log.js';
+import { bucketWaitMs, newBucket, refill, type TokenBucket } from './token-bucket.js';
+
+export const WINDOW_MS = 60_000;
+
+/** Limits of one key: requests per sliding minute and token-bucket burst per second. */
+export interface LimitConfig {
+  perMinute: number;
+  burst: number;
+}
+
+/** The outcome of one check, with everything the rate-limit headers need. */
+export interface Decision {
+  admitted: boolean;
+  /** X-RateLimit-Limit: the per-minute limit. */
+  limit: number;
+  /** X-RateLimit-Remaining: minute slots left after this request. */
+  remaining: number;
+  /** X-RateLimit-Reset: epoch seconds (rounded up) when the oldest request leaves the window; now if empty. */
+  resetSec: number;
+  /** Milliseconds until both limits would admit a request (0 when admitted). */
+  waitMs: number;
+  /** Retry-After: whole seconds >= 1 when rejected, 0 when admitted. */
+  retryAfterSec: number;
+}
+
+/** Use one per key; `take(now)` checks and charges, `peek(now)` only checks. */
+export class KeyLimiter {
+  private bucket: TokenBucket;
+  private log: SlidingLog;
+  private latest: number;
+
+  constructor(readonly config: LimitConfig, now: number) {
+    this.bucket = newBucket(config.burst, now);
+    this.log = newLog(config.perMinute);
+    this.latest = now;
+  }
+
+  /** Check and, when both limits allow, charge. A rejection charges nothing. */
+  take(now: number): Decision {
+    return this.decide(now, true);
+  }
+
+  /** The decision `take` would make, without charging. */
+  peek(now: number): Decision {
+    return this.decide(now, false);
+  }
+
+  private decide(rawNow: number, charge: boolean): Decision {
+    // A clock that moves backwards is treated as standing still: it grants nothing.
+    const now = Math.max(rawNow, this.latest);
+    this.latest = now;
+    const { perMinute, burst } = this.config;
+    refill(this.bucket, burst, burst, now);
+    expire(this.log, WINDOW_MS, now);
+    const waitMs = Math.max(bucketWaitMs(this.bucket, burst), logWaitMs(this.log, perMinute, WINDOW_MS, now));
+    const admitted = waitMs <= 0;
+    if (admitted && charge) {
+      this.bucket.tokens -= 1;
+      append(this.log, now);
+    }
+    const used = this.log.size + (admitted && !charge ? 1 : 0);
+    const resetMs = this.log.size > 0 ? entry(this.log, 0) + WINDOW_MS : now;
+    return {
+      admitted,
+      limit: perMinute,
+      remaining: Math.max(0, perMinute - used),
+      resetSec: Math.ceil(resetMs / 1000),
+      waitMs: admitted ? 0 : waitMs,
+      retryAfterSec: admitted ? 0 : Math.max(1, Math.ceil(waitMs / 1000)),
+    };
+  }
+}
+
+/** Limiters by key (key id or client address), created on first use, idle ones dropped. */
+export class LimiterRegistry<K> {
+  private readonly limiters = new Map<K, { limiter: KeyLimiter; seen: number }>();
+
+  constructor(private readonly maxIdleMs = 10 * 60_000) {}
+
+  /** The limiter for `key`; recreated when its config changed (e.g. a plan upgrade). */
+  get(key: K, config: LimitConfig, now: number): KeyLimiter {
+    let slot = this.limiters.get(key);
+    if (!slot || slot.limiter.config.perMinute !== config.perMinute || slot.limiter.config.burst !== config.burst) {
+      slot = { limiter: new KeyLimiter(config, now), seen: now };
+      this.limiters.set(key, slot);
+      if (this.limiters.size % 1024 === 0) this.sweep(now);
+    }
+    slot.seen = now;
+    return slot.limiter;
+  }
+
+  /** Forget limiters idle for longer than a window plus margin (their state is empty by then). */
+  sweep(now: number): void {
+    for (const [key, slot] of this.limiters) {
+      if (now - slot.seen > this.maxIdleMs) this.limiters.delete(key);
+    }
+  }
+}
