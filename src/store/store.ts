@@ -47,6 +47,8 @@ export interface ApiKeyRecord {
   createdAt: number;
   revokedAt: number | null;
   expiresAt: number | null;
+  /** sha256 hex of the key, when the backend returns it: the server re-checks it in constant time. */
+  keyHash?: string;
 }
 
 export interface Store {

@@ -1,0 +1,127 @@
+// The server's pure core: a request description in, a response description out, no socket.
+// Checks run in the contract's order: credentials (400/401) -> rate limit (429) -> route and
+// method (404/405) -> parameters (400) -> market and data window (404/403) -> 200.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Decision } from '../ratelimit/key-limiter.js';
+import type { Store } from '../store/store.js';
+import { authenticate, sha256Hex, type Caller, type KeyHasher } from './auth.js';
+import { errorBody, HttpError } from './http-error.js';
+import { QueryReader } from './query.js';
+import { rateLimitHeaders, RateLimits, tooManyRequests } from './rate-limit.js';
+import { ALLOWED_METHODS, createMatcher, ROUTES } from './routes.js';
+
+/** What the core needs to know about a request. */
+export interface AppRequest {
+  method: string;
+  /** Path and query as sent (`/api/v1/markets?coin=btc`). */
+  url: string;
+  headers: IncomingHttpHeaders;
+  /** Client address: the key of the anonymous limiter. */
+  remoteAddress: string;
+}
+
+/** What the core answers; the listener writes it as is. */
+export interface AppResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Options of `createApp`; only `store` is required. */
+export interface AppOptions {
+  store: Store;
+  /** Epoch ms; tests move it by hand. */
+  now?: () => number;
+  version: string;
+  /** Longer request targets get 414 (Node itself answers 431 past its header limit). */
+  maxUrlLength?: number;
+  hashKey?: KeyHasher;
+  /** Where unexpected errors are reported (never into a response). */
+  log?: (line: string) => void;
+}
+
+/** The app: `handle` answers one request; `reject` answers a request the listener refused early. */
+export interface App {
+  handle(req: AppRequest): AppResponse;
+  reject(status: number, message: string, remoteAddress: string): AppResponse;
+  readonly store: Store;
+}
+
+/** Default limit on the request target. */
+export const MAX_URL_LENGTH = 8192;
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Use once per server: builds the pure request handler over `store`. */
+export function createApp(options: AppOptions): App {
+  const { store, version } = options;
+  const now = options.now ?? Date.now;
+  const maxUrlLength = options.maxUrlLength ?? MAX_URL_LENGTH;
+  const hashKey = options.hashKey ?? sha256Hex;
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const limits = new RateLimits();
+  const match = createMatcher(ROUTES);
+
+  function respond(status: number, body: string, decision: Decision, at: number, extra?: Record<string, string>): AppResponse {
+    return {
+      status,
+      headers: {
+        'Content-Type': JSON_TYPE,
+        'Cache-Control': 'no-store',
+        Date: new Date(at).toUTCString(),
+        ...rateLimitHeaders(decision),
+        ...extra,
+      },
+      body,
+    };
+  }
+
+  function handle(req: AppRequest): AppResponse {
+    const at = now();
+    let decision: Decision | undefined;
+    const queryAt = req.url.indexOf('?');
+    const path = queryAt < 0 ? req.url : req.url.slice(0, queryAt);
+    try {
+      if (req.url.length > maxUrlLength) {
+        decision = limits.takeAddress(req.remoteAddress, at);
+        throw new HttpError(414, `The request URL is longer than ${maxUrlLength} characters.`);
+      }
+
+      let caller: Caller;
+      try {
+        caller = authenticate(req.headers, store, at, hashKey);
+      } catch (err) {
+        // Failed credentials are charged to the address, and a flood of them turns into 429s.
+        decision = limits.takeAddress(req.remoteAddress, at);
+        if (!decision.admitted) throw tooManyRequests(decision, 'requests without a valid API key from this address');
+        throw err;
+      }
+
+      decision = limits.takeKey(caller.key.id, caller.account, at);
+      if (!decision.admitted) throw tooManyRequests(decision, 'this API key');
+
+      const found = match(path);
+      if (!found) throw new HttpError(404, 'No such endpoint; see /api/v1/markets, /api/v1/limits, /api/health.');
+      if (req.method !== 'GET') {
+        throw new HttpError(405, `Method ${req.method} is not allowed; use GET.`, {}, { Allow: ALLOWED_METHODS });
+      }
+
+      const run = found.route.prepare(new QueryReader(new URLSearchParams(queryAt < 0 ? '' : req.url.slice(queryAt + 1))));
+      const body = run({ store, now: at, version, caller, params: found.params, decision });
+      return respond(200, body, decision, at);
+    } catch (err) {
+      decision ??= limits.peekAddress(req.remoteAddress, at);
+      if (err instanceof HttpError) return respond(err.status, errorBody(err.status, err.message, err.extra), decision, at, err.headers);
+      // Method and path only: the query and headers may carry a key.
+      log(`msnap serve: 500 on ${req.method} ${path.slice(0, 200)}: ${err instanceof Error ? err.message : String(err)}`);
+      return respond(500, errorBody(500, 'The server hit an unexpected error; it has been logged.'), decision, at);
+    }
+  }
+
+  function reject(status: number, message: string, remoteAddress: string): AppResponse {
+    const at = now();
+    return respond(status, errorBody(status, message), limits.takeAddress(remoteAddress, at), at);
+  }
+
+  return { handle, reject, store };
+}

@@ -1,0 +1,78 @@
+// Credentials middleware: reads the key from `X-API-Key` or `Authorization: Bearer`, looks it up
+// by its sha256 hash (the only form the store holds) and checks key and account state.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Account, ApiKeyRecord, Store } from '../store/store.js';
+import { HttpError } from './http-error.js';
+
+/** A caller whose key passed every check. */
+export interface Caller {
+  key: ApiKeyRecord;
+  account: Account;
+}
+
+/** How a key is turned into what the store holds; sha256 hex unless a test swaps it. */
+export type KeyHasher = (key: string) => string;
+
+/** The default hasher: sha256 hex of the key, the same as `hashApiKey`. */
+export const sha256Hex: KeyHasher = (key) => createHash('sha256').update(key).digest('hex');
+
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+function unauthorized(message: string, challenge = 'Bearer error="invalid_token"'): HttpError {
+  return new HttpError(401, message, {}, { 'WWW-Authenticate': challenge });
+}
+
+/** The key a request carries, or undefined; 400 for two different keys, 401 for a malformed Authorization. */
+export function presentedKey(headers: IncomingHttpHeaders): string | undefined {
+  const rawApiKey = headers['x-api-key'];
+  const apiKey = (Array.isArray(rawApiKey) ? rawApiKey.join(', ') : rawApiKey)?.trim() || undefined;
+  const authorization = headers.authorization?.trim();
+  let bearer: string | undefined;
+  if (authorization) {
+    const m = BEARER.exec(authorization);
+    if (!m) throw unauthorized('The Authorization header must be "Bearer <API key>".');
+    bearer = m[1];
+  }
+  if (apiKey !== undefined && bearer !== undefined && apiKey !== bearer) {
+    throw new HttpError(400, 'X-API-Key and Authorization carry different keys; send one key.');
+  }
+  return apiKey ?? bearer;
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** Use first on every request: the caller behind the key, or a 400/401 HttpError saying why not. */
+export function authenticate(headers: IncomingHttpHeaders, store: Store, now: number, hash: KeyHasher = sha256Hex): Caller {
+  const key = presentedKey(headers);
+  if (key === undefined) {
+    throw unauthorized('An API key is required: send X-API-Key: <key> or Authorization: Bearer <key>.', 'Bearer');
+  }
+  const keyHash = hash(key);
+  const record = store.findKeyByHash(keyHash);
+  // The lookup is by a uniform hash, so its timing says nothing about the key; when the store
+  // hands the hash back we still compare it in constant time rather than trust the index alone.
+  if (!record || (record.keyHash !== undefined && !sameHash(record.keyHash, keyHash))) {
+    throw unauthorized('Invalid API key.');
+  }
+  if (record.revokedAt !== null && record.revokedAt <= now) {
+    throw unauthorized(`This API key was revoked on ${iso(record.revokedAt)}.`);
+  }
+  if (record.expiresAt !== null && record.expiresAt <= now) {
+    throw unauthorized(`This API key expired on ${iso(record.expiresAt)}.`);
+  }
+  const account = store.getAccountById(record.accountId);
+  if (!account) throw unauthorized('Invalid API key.');
+  if (account.trialEndsAt !== null && account.trialEndsAt <= now) {
+    throw unauthorized(`The free trial of this account ended on ${iso(account.trialEndsAt)}; upgrade to keep access.`);
+  }
+  return { key: record, account };
+}
+
+function sameHash(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}

@@ -1,0 +1,118 @@
+// The socket side: node:http around the pure app, with limits on slow and oversized requests,
+// JSON for the errors Node itself would answer, and a graceful close.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import type { App, AppResponse } from './app.js';
+import { reasonPhrase } from './http-error.js';
+
+/** Node answers 431 above this many bytes of request line and headers. */
+export const MAX_HEADER_BYTES = 16 * 1024;
+
+/** Options of `startServer`. */
+export interface ListenOptions {
+  app: App;
+  host: string;
+  port: number;
+  /** How long `close` waits for in-flight requests before cutting connections. */
+  drainMs?: number;
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  keepAliveTimeoutMs?: number;
+}
+
+/** A running server: where it listens, and how to stop it. */
+export interface RunningServer {
+  url: string;
+  host: string;
+  port: number;
+  server: Server;
+  /** Stop accepting, finish in-flight requests, close idle keep-alive sockets, then close the store. */
+  close(): Promise<void>;
+}
+
+/** Use to serve `app` on a real socket; resolves once listening (port 0 picks a free port). */
+export async function startServer(options: ListenOptions): Promise<RunningServer> {
+  const { app } = options;
+  let inFlight = 0;
+  let closing = false;
+
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req: IncomingMessage, res: ServerResponse) => {
+    inFlight++;
+    res.once('close', () => inFlight--);
+    // A client that vanishes mid-response is its own problem, never the server's.
+    req.on('error', () => {});
+    res.on('error', () => {});
+    const response = app.handle({
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      headers: req.headers,
+      remoteAddress: req.socket.remoteAddress ?? 'unknown',
+    });
+    if (closing) res.setHeader('Connection', 'close');
+    write(res, response);
+  });
+  server.headersTimeout = options.headersTimeoutMs ?? 10_000;
+  server.requestTimeout = options.requestTimeoutMs ?? 30_000;
+  server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
+
+  // Errors Node catches before a request exists (oversized headers, bad syntax, timeouts) still
+  // get a JSON body with the rate-limit headers, then the connection closes.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable || (err.code === 'ECONNRESET' && !socket.bytesWritten)) {
+      socket.destroy();
+      return;
+    }
+    const [status, message] = clientErrorStatus(err.code);
+    const response = app.reject(status, message, socket.remoteAddress ?? 'unknown');
+    const head = [`HTTP/1.1 ${status} ${reasonPhrase(status)}`];
+    for (const [name, value] of Object.entries(response.headers)) head.push(`${name}: ${value}`);
+    head.push(`Content-Length: ${Buffer.byteLength(response.body)}`, 'Connection: close', '', '');
+    socket.end(head.join('\r\n') + response.body);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const drainMs = options.drainMs ?? 10_000;
+
+  let closed: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closed ??= (async () => {
+      closing = true;
+      const done = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), drainMs);
+      timer.unref();
+      await done;
+      clearTimeout(timer);
+      app.store.close();
+    })();
+    return closed;
+  };
+
+  return { url: `http://${host}:${address.port}`, host: address.address, port: address.port, server, close };
+}
+
+function write(res: ServerResponse, response: AppResponse): void {
+  if (res.destroyed) return;
+  res.writeHead(response.status, { ...response.headers, 'Content-Length': Buffer.byteLength(response.body) });
+  res.end(response.body);
+}
+
+function clientErrorStatus(code: string | undefined): [number, string] {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return [431, `The request line and headers are larger than ${MAX_HEADER_BYTES} bytes.`];
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return [408, 'The request took too long to arrive.'];
+    default:
+      return [400, 'The request is not valid HTTP.'];
+  }
+}

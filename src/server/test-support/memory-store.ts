@@ -1,0 +1,164 @@
+// An in-memory Store for route tests: the same semantics as the SQLite store, small data sets only.
+import { createHash } from 'node:crypto';
+import { MARKET_DURATION_MS, marketId, type Coin, type Market, type MarketType, type Snapshot } from '../../domain/market.js';
+import type { Account, ApiKeyRecord, MarketQuery, SnapshotQuery, Store } from '../../store/store.js';
+
+type StoredMarket = Omit<Market, 'status'>;
+
+/** Use in tests that need a Store without a database; fill it with `addMarkets` / `addAccountWithKey`. */
+export class MemoryStore implements Store {
+  private readonly markets = new Map<string, StoredMarket>();
+  private readonly snapshots = new Map<string, Snapshot[]>();
+  private readonly accounts: Account[] = [];
+  private readonly keys: (ApiKeyRecord & { keyHash: string })[] = [];
+  private nextSnapshotId = 1;
+  closed = false;
+
+  /** `count` consecutive markets of `coin`/`type`, the newest starting at `newestStart`, each with `snapshotsEach` snapshots. */
+  addMarkets(coin: Coin, type: MarketType, newestStart: number, count: number, snapshotsEach = 0): Market[] {
+    const d = MARKET_DURATION_MS[type];
+    const made: StoredMarket[] = [];
+    for (let i = 0; i < count; i++) {
+      const start = newestStart - i * d;
+      const id = marketId(coin, type, start);
+      const m: StoredMarket = {
+        market_id: id,
+        slug: id,
+        coin,
+        market_type: type,
+        start_time: start,
+        end_time: start + d,
+        price_start: 100,
+        price_end: 101,
+        winner: 'Up',
+        snapshot_count: snapshotsEach,
+      };
+      this.markets.set(id, m);
+      const snaps: Snapshot[] = [];
+      for (let k = 0; k < snapshotsEach; k++) {
+        snaps.push({ id: this.nextSnapshotId++, market_id: id, time: start + k * 125, price: 100 + k, price_up: 0.5, price_down: 0.5 });
+      }
+      this.snapshots.set(id, snaps);
+      made.push(m);
+    }
+    return made.map((m) => this.withStatus(m, 0));
+  }
+
+  /** An account (created when new) and one key for it; returns the key in clear. */
+  addAccountWithKey(a: Partial<Omit<Account, 'id'>> & { name: string }, key: string, now = 0): { account: Account; record: ApiKeyRecord } {
+    const account =
+      this.getAccount(a.name) ??
+      this.createAccount({
+        name: a.name,
+        plan: a.plan ?? 'builder',
+        trialEndsAt: a.trialEndsAt ?? null,
+        requestsPerMinute: a.requestsPerMinute ?? null,
+        burstPerSecond: a.burstPerSecond ?? null,
+        createdAt: a.createdAt ?? now,
+      });
+    const record = this.createKey(account.id, createHash('sha256').update(key).digest('hex'), key.slice(0, 8), now);
+    return { account, record };
+  }
+
+  /** Set a key's expiry (the Store interface has no such write; tests need it). */
+  expireKey(id: number, at: number): void {
+    const k = this.keys.find((x) => x.id === id);
+    if (k) k.expiresAt = at;
+  }
+
+  private withStatus(m: StoredMarket, now: number): Market {
+    return { ...m, status: now >= m.start_time && now < m.end_time ? 'active' : 'resolved' };
+  }
+
+  private sorted(): StoredMarket[] {
+    return [...this.markets.values()].sort((a, b) => b.start_time - a.start_time || (a.market_id < b.market_id ? 1 : -1));
+  }
+
+  listMarkets(q: MarketQuery): { markets: Market[]; total: number } {
+    const all = this.sorted()
+      .filter((m) => !q.window || this.marketRank(m) < q.window[m.market_type])
+      .map((m) => this.withStatus(m, q.now))
+      .filter(
+        (m) =>
+          (!q.coin || m.coin === q.coin) &&
+          (!q.marketType || m.market_type === q.marketType) &&
+          (!q.status || m.status === q.status) &&
+          (q.startFrom === undefined || m.start_time >= q.startFrom) &&
+          (q.startBefore === undefined || m.start_time < q.startBefore),
+      );
+    return { markets: all.slice(q.offset, q.offset + q.limit), total: all.length };
+  }
+
+  getMarket(id: string, now: number): Market | undefined {
+    const m = this.markets.get(id);
+    return m && this.withStatus(m, now);
+  }
+
+  marketRank(market: Pick<Market, 'coin' | 'market_type' | 'start_time'>): number {
+    let rank = 0;
+    for (const m of this.markets.values()) {
+      if (m.coin === market.coin && m.market_type === market.market_type && m.start_time > market.start_time) rank++;
+    }
+    return rank;
+  }
+
+  snapshotPageJson(id: string, q: SnapshotQuery): { json: string; count: number; total: number } {
+    const all = (this.snapshots.get(id) ?? []).filter(
+      (s) => (q.from === undefined || s.time >= q.from) && (q.before === undefined || s.time < q.before),
+    );
+    const page = all.slice(q.offset, q.offset + q.limit);
+    return { json: JSON.stringify(page), count: page.length, total: all.length };
+  }
+
+  nearestSnapshot(id: string, ts: number): Snapshot | undefined {
+    let best: Snapshot | undefined;
+    for (const s of this.snapshots.get(id) ?? []) {
+      if (!best || Math.abs(s.time - ts) < Math.abs(best.time - ts)) best = s;
+    }
+    return best;
+  }
+
+  getAccount(name: string): Account | undefined {
+    return this.accounts.find((a) => a.name === name);
+  }
+
+  getAccountById(id: number): Account | undefined {
+    return this.accounts.find((a) => a.id === id);
+  }
+
+  createAccount(a: Omit<Account, 'id'>): Account {
+    const account = { ...a, id: this.accounts.length + 1 };
+    this.accounts.push(account);
+    return account;
+  }
+
+  createKey(accountId: number, keyHash: string, prefix: string, now: number): ApiKeyRecord {
+    const record = { id: this.keys.length + 1, accountId, prefix, createdAt: now, revokedAt: null, expiresAt: null, keyHash };
+    this.keys.push(record);
+    return { ...record };
+  }
+
+  findKeyByHash(keyHash: string): ApiKeyRecord | undefined {
+    const k = this.keys.find((x) => x.keyHash === keyHash);
+    return k && { ...k };
+  }
+
+  listKeys(): (ApiKeyRecord & { account: Account })[] {
+    return this.keys.map((k) => ({ ...k, account: this.getAccountById(k.accountId)! }));
+  }
+
+  revokeKey(id: number, now: number): boolean {
+    const k = this.keys.find((x) => x.id === id);
+    if (!k || k.revokedAt !== null) return false;
+    k.revokedAt = now;
+    return true;
+  }
+
+  countActiveKeys(accountId: number, now: number): number {
+    return this.keys.filter((k) => k.accountId === accountId && k.revokedAt === null && (k.expiresAt === null || k.expiresAt > now)).length;
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+}
