@@ -1,0 +1,156 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openAtomicFile } from './atomic-file.js';
+import { createExporter } from './exporter.js';
+import type { RecordSchema } from './schema.js';
+import { OutputSink } from './sink.js';
+
+interface Row {
+  n: number;
+}
+const schema: RecordSchema<Row> = { columns: [{ name: 'n', value: (r) => r.n }] };
+
+/** A stdout stand-in: collects text; after `failAfter` writes it fails like a closed pipe. */
+function pipe(failAfter = Infinity, code = 'EPIPE'): Writable & { text: string } {
+  let writes = 0;
+  const w = new Writable({
+    highWaterMark: 8,
+    write(chunk: Buffer, _enc, cb) {
+      writes += 1;
+      if (writes > failAfter) return cb(Object.assign(new Error(`write ${code}`), { code }));
+      w.text += chunk.toString();
+      setImmediate(cb);
+    },
+  }) as Writable & { text: string };
+  w.text = '';
+  return w;
+}
+
+async function* counted(n: number, seen: { pulled: number; returned: boolean }): AsyncGenerator<Row> {
+  try {
+    for (let i = 1; i <= n; i += 1) {
+      seen.pulled = i;
+      await new Promise((r) => setImmediate(r));
+      yield { n: i };
+    }
+  } finally {
+    seen.returned = true;
+  }
+}
+
+describe('exporter', () => {
+  it('writes CSV, NDJSON and JSON lists through a slow stream, honouring backpressure', async () => {
+    for (const [format, expected] of [
+      ['csv', 'n\n1\n2\n3\n'],
+      ['ndjson', '{"n":1}\n{"n":2}\n{"n":3}\n'],
+      ['json', '[\n{"n":1},\n{"n":2},\n{"n":3}\n]\n'],
+    ] as const) {
+      const out = pipe();
+      const result = await createExporter({ format, sink: new OutputSink(out), color: false }).list(schema, [
+        { n: 1 },
+        { n: 2 },
+        { n: 3 },
+      ]);
+      expect(result).toEqual({ rows: 3, readerGone: false });
+      await new Promise((r) => out.end(r));
+      expect(out.text).toBe(expected);
+    }
+  });
+
+  it('stops pulling rows once the reader is gone (EPIPE), without an error', async () => {
+    const out = pipe(2);
+    const seen = { pulled: 0, returned: false };
+    const result = await createExporter({ format: 'ndjson', sink: new OutputSink(out), color: false }).list(
+      schema,
+      counted(1000, seen),
+    );
+    expect(result.readerGone).toBe(true);
+    expect(seen.returned).toBe(true);
+    expect(seen.pulled).toBeLessThan(10);
+    expect(out.text).toBe('{"n":1}\n{"n":2}\n');
+  });
+
+  it('fails the run on other write errors', async () => {
+    const out = pipe(1, 'ENOSPC');
+    const exporter = createExporter({ format: 'ndjson', sink: new OutputSink(out), color: false });
+    await expect(exporter.list(schema, counted(50, { pulled: 0, returned: false }))).rejects.toThrow(/ENOSPC/);
+  });
+
+  it('caps a table and says so', async () => {
+    const out = pipe();
+    const notes: string[] = [];
+    const seen = { pulled: 0, returned: false };
+    const result = await createExporter({
+      format: 'table',
+      sink: new OutputSink(out),
+      color: false,
+      tableRowCap: 2,
+      onNote: (m) => notes.push(m),
+    }).list(schema, counted(100, seen));
+    expect(result.rows).toBe(2);
+    expect(seen.returned).toBe(true);
+    expect(out.text.split('\n').filter((l) => l.startsWith('│ '))).toEqual(['│ n │', '│ 1 │', '│ 2 │']);
+    expect(notes).toEqual(['showing the first 2 rows; use --csv, --ndjson, --json or -o FILE for all of them']);
+  });
+
+  it('writes single results in each format', async () => {
+    const texts: string[] = [];
+    for (const format of ['csv', 'ndjson', 'json'] as const) {
+      const out = pipe();
+      await createExporter({ format, sink: new OutputSink(out), color: false }).record(schema, { n: 7 });
+      await new Promise((r) => out.end(r));
+      texts.push(out.text);
+    }
+    expect(texts).toEqual(['n\n7\n', '{"n":7}\n', '{\n  "n": 7\n}\n']);
+  });
+});
+
+describe('atomic -o file', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'msnap-out-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('renames the temp file onto the target on success', async () => {
+    const target = join(dir, 'out.csv');
+    const file = await openAtomicFile(target, 4242);
+    expect(file.tempPath).toBe(join(dir, 'out.csv.tmp-4242'));
+    file.stream.write('a\n');
+    expect(existsSync(target)).toBe(false);
+    await file.commit();
+    expect(readFileSync(target, 'utf8')).toBe('a\n');
+    expect(readdirSync(dir)).toEqual(['out.csv']);
+  });
+
+  it('on failure deletes the temp file and leaves an existing target untouched', async () => {
+    const target = join(dir, 'out.csv');
+    writeFileSync(target, 'old\n');
+    const file = await openAtomicFile(target, 1);
+    file.stream.write('partial');
+    await file.abort();
+    expect(readdirSync(dir)).toEqual(['out.csv']);
+    expect(readFileSync(target, 'utf8')).toBe('old\n');
+  });
+
+  it('on an interrupt runs the registered cleanup that deletes the temp file', async () => {
+    let cleanup: (() => void) | undefined;
+    const file = await openAtomicFile(join(dir, 'x.ndjson'), 2, (fn) => {
+      cleanup = fn;
+      return () => {
+        cleanup = undefined;
+      };
+    });
+    file.stream.write('partial');
+    expect(readdirSync(dir)).toEqual(['x.ndjson.tmp-2']);
+    cleanup?.();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('refuses a target in a missing directory with a usage error', async () => {
+    await expect(openAtomicFile(join(dir, 'no', 'such', 'f.csv'), 1)).rejects.toThrow(/cannot write/);
+  });
+});

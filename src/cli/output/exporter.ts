@@ -1,0 +1,88 @@
+// The format-specific writer a command is handed: commands give it rows and a schema and never
+// look at the format themselves (the GitHub CLI's injected exporter).
+import { csvHeader, csvRow } from './csv.js';
+import type { OutputFormat } from './format.js';
+import { jsonArrayEnd, jsonArrayItem, jsonRecord, ndjsonLine } from './json.js';
+import type { RecordSchema } from './schema.js';
+import type { OutputSink } from './sink.js';
+import { renderRecordTable, renderTable } from './table.js';
+
+/** What a list export did: rows written, and whether the reader went away first. */
+export interface ListResult {
+  rows: number;
+  /** The output closed early (e.g. `| head`); the caller stops quietly. */
+  readerGone: boolean;
+}
+
+/** Use in commands to write results; built once per run by deps.ts. */
+export interface Exporter {
+  /** Write rows as they arrive (the iterator is stopped early when the reader goes away). */
+  list<T>(schema: RecordSchema<T>, rows: AsyncIterable<T> | Iterable<T>): Promise<ListResult>;
+  /** Write one result. */
+  record<T>(schema: RecordSchema<T>, row: T): Promise<void>;
+}
+
+/** How the exporter behaves beyond the format. */
+export interface ExporterOptions {
+  format: OutputFormat;
+  sink: OutputSink;
+  color: boolean;
+  /** A table holds at most this many rows (a terminal is no place for 100k rows); undefined = all. */
+  tableRowCap?: number;
+  /** Told when the table was capped (goes to stderr). */
+  onNote?: (message: string) => void;
+}
+
+/** Build the exporter for the chosen format. */
+export function createExporter(opts: ExporterOptions): Exporter {
+  const { sink } = opts;
+  const emit = async (text: string): Promise<void> => {
+    const wait = sink.write(text);
+    if (wait) await wait;
+    if (sink.failure) throw sink.failure;
+  };
+
+  return {
+    async list<T>(schema: RecordSchema<T>, rows: AsyncIterable<T> | Iterable<T>): Promise<ListResult> {
+      if (opts.format === 'table') return tableList(schema, rows);
+      let count = 0;
+      if (opts.format === 'csv') await emit(csvHeader(schema));
+      for await (const row of rows) {
+        if (sink.closed) break;
+        if (opts.format === 'csv') await emit(csvRow(schema, row));
+        else if (opts.format === 'ndjson') await emit(ndjsonLine(schema, row));
+        else await emit(jsonArrayItem(schema, row, count));
+        count += 1;
+      }
+      if (sink.closed) return { rows: count, readerGone: !sink.failure };
+      if (opts.format === 'json') await emit(jsonArrayEnd(count));
+      return { rows: count, readerGone: false };
+    },
+
+    async record<T>(schema: RecordSchema<T>, row: T): Promise<void> {
+      if (opts.format === 'table') await emit(renderRecordTable(schema, row, { color: opts.color }));
+      else if (opts.format === 'csv') await emit(csvHeader(schema) + csvRow(schema, row));
+      else if (opts.format === 'ndjson') await emit(ndjsonLine(schema, row));
+      else await emit(jsonRecord(schema, row));
+    },
+  };
+
+  async function tableList<T>(schema: RecordSchema<T>, rows: AsyncIterable<T> | Iterable<T>): Promise<ListResult> {
+    const kept: T[] = [];
+    let capped = false;
+    for await (const row of rows) {
+      if (opts.tableRowCap !== undefined && kept.length >= opts.tableRowCap) {
+        capped = true;
+        break;
+      }
+      kept.push(row);
+    }
+    await emit(renderTable(schema, kept, { color: opts.color }));
+    if (capped) {
+      opts.onNote?.(
+        `showing the first ${kept.length} rows; use --csv, --ndjson, --json or -o FILE for all of them`,
+      );
+    }
+    return { rows: kept.length, readerGone: sink.closed && !sink.failure };
+  }
+}

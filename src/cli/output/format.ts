@@ -1,0 +1,45 @@
+// The one place the output format is decided: the flags, else the -o file's extension,
+// else a table on a terminal and NDJSON in a pipe.
+import { extname } from 'node:path';
+import { UsageError } from '../../errors.js';
+
+/** Output formats the CLI writes. */
+export const OUTPUT_FORMATS = ['table', 'csv', 'ndjson', 'json'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/** The format-related global flags as commander hands them over. */
+export interface FormatFlags {
+  format?: string;
+  csv?: boolean;
+  ndjson?: boolean;
+  json?: boolean;
+  output?: string;
+}
+
+const EXTENSION_FORMAT: Record<string, OutputFormat> = {
+  '.csv': 'csv',
+  '.json': 'json',
+  '.ndjson': 'ndjson',
+  '.jsonl': 'ndjson',
+  '.txt': 'table',
+};
+
+/** Use once per run to pick the format; conflicting flags are a usage error. */
+export function resolveFormat(flags: FormatFlags, stdoutIsTTY: boolean): OutputFormat {
+  const asked = new Set<OutputFormat>();
+  if (flags.format !== undefined) {
+    const f = flags.format.toLowerCase();
+    if (!(OUTPUT_FORMATS as readonly string[]).includes(f)) {
+      throw new UsageError(`unknown format '${flags.format}'; use one of: ${OUTPUT_FORMATS.join(', ')}`);
+    }
+    asked.add(f as OutputFormat);
+  }
+  if (flags.csv) asked.add('csv');
+  if (flags.ndjson) asked.add('ndjson');
+  if (flags.json) asked.add('json');
+  if (asked.size > 1) throw new UsageError(`conflicting output formats: ${[...asked].join(', ')}; pick one`);
+  const [only] = asked;
+  if (only) return only;
+  if (flags.output !== undefined) return EXTENSION_FORMAT[extname(flags.output).toLowerCase()] ?? 'ndjson';
+  return stdoutIsTTY ? 'table' : 'ndjson';
+}

@@ -1,0 +1,57 @@
+// Progress on stderr for long exports: pages, rows, rows/s and an ETA from the service's totals.
+// Only on a terminal and without --quiet; otherwise a no-op, so pipes and logs stay clean.
+import ora, { type Ora } from 'ora';
+import type { Writable } from 'node:stream';
+
+/** What a command reports as it goes. */
+export interface ProgressState {
+  pages: number;
+  rows: number;
+  /** Rows expected in all, when the service told us. */
+  total?: number;
+}
+
+/** Use in commands; `update` is cheap, `stop` clears the line. */
+export interface Progress {
+  update(state: ProgressState): void;
+  stop(): void;
+}
+
+/** The progress line's text; pure, so tests check it with a fixed elapsed time. */
+export function progressText(label: string, state: ProgressState, elapsedMs: number): string {
+  const rate = elapsedMs > 0 ? (state.rows * 1000) / elapsedMs : 0;
+  const parts = [`${label}: page ${state.pages}`, `${state.rows.toLocaleString('en-US')} rows`];
+  if (state.total !== undefined && state.total > 0) {
+    parts[1] = `${state.rows.toLocaleString('en-US')}/${state.total.toLocaleString('en-US')} rows`;
+  }
+  parts.push(`${Math.round(rate).toLocaleString('en-US')} rows/s`);
+  if (state.total !== undefined && rate > 0 && state.total > state.rows) {
+    parts.push(`ETA ${Math.ceil((state.total - state.rows) / rate)}s`);
+  }
+  return parts.join(' · ');
+}
+
+/** A progress that shows nothing (pipes, --quiet, tests). */
+export const NO_PROGRESS: Progress = { update() {}, stop() {} };
+
+/** An ora spinner on `stream`, timed by `now`. */
+export function createSpinnerProgress(
+  stream: Writable,
+  label: string,
+  now: () => number,
+  color: boolean,
+): Progress {
+  const started = now();
+  let spinner: Ora | undefined;
+  return {
+    update(state) {
+      const text = progressText(label, state, now() - started);
+      if (!spinner) spinner = ora({ text, stream, color: color ? 'cyan' : false, discardStdin: false }).start();
+      else spinner.text = text;
+    },
+    stop() {
+      spinner?.stop();
+      spinner = undefined;
+    },
+  };
+}

@@ -1,0 +1,45 @@
+// How a kind of record becomes output: named columns in contract order, plus optional table
+// formatting and JSON shaping. Commands pick a schema; exporters decide what to do with it.
+
+/** A value a CSV cell or table cell can hold; objects are written as JSON text. */
+export type CellValue = string | number | boolean | null | undefined | object;
+
+/** One output column; `name` is the contract's field name (CSV header, JSON key). */
+export interface Column<T> {
+  name: string;
+  value: (row: T) => CellValue;
+  /** How a table shows the cell (e.g. ISO times); `false` leaves the column out of tables. */
+  table?: ((row: T) => string) | false;
+  /** Table header or label; defaults to `name`. */
+  label?: string;
+}
+
+/** Use to describe a record kind once for every format. */
+export interface RecordSchema<T> {
+  columns: Column<T>[];
+  /** The object JSON and NDJSON write; defaults to the columns' values keyed by name (undefined left out). */
+  json?: (row: T) => unknown;
+}
+
+/** The JSON/NDJSON object of a row: the schema's shaping, else its columns in order. */
+export function jsonOf<T>(schema: RecordSchema<T>, row: T): unknown {
+  if (schema.json) return schema.json(row);
+  const out: Record<string, unknown> = {};
+  for (const col of schema.columns) {
+    const v = col.value(row);
+    if (v !== undefined) out[col.name] = v;
+  }
+  return out;
+}
+
+/** A cell as text: null/undefined empty, objects as JSON, everything else as String(). */
+export function cellText(value: CellValue): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+/** An epoch-ms cell as ISO 8601 for people; empty when absent. */
+export function isoCell(value: number | null | undefined): string {
+  return typeof value === 'number' && Number.isFinite(value) ? new Date(value).toISOString() : '';
+}

@@ -1,0 +1,36 @@
+// Tables for people on a terminal (cli-table3). Colour only when asked for: with `color` false
+// the text holds no ANSI codes at all.
+import Table from 'cli-table3';
+import { cellText, type Column, type RecordSchema } from './schema.js';
+
+/** Options every table takes. */
+export interface TableOptions {
+  color: boolean;
+}
+
+function tableStyle(opts: TableOptions): { head: string[]; border: string[] } {
+  return opts.color ? { head: ['cyan'], border: ['grey'] } : { head: [], border: [] };
+}
+
+function shown<T>(schema: RecordSchema<T>): Column<T>[] {
+  return schema.columns.filter((c) => c.table !== false);
+}
+
+function cell<T>(col: Column<T>, row: T): string {
+  return typeof col.table === 'function' ? col.table(row) : cellText(col.value(row));
+}
+
+/** A list of rows as one table, one column per shown schema column. */
+export function renderTable<T>(schema: RecordSchema<T>, rows: readonly T[], opts: TableOptions): string {
+  const cols = shown(schema);
+  const table = new Table({ head: cols.map((c) => c.label ?? c.name), style: tableStyle(opts) });
+  for (const row of rows) table.push(cols.map((c) => cell(c, row)));
+  return `${table.toString()}\n`;
+}
+
+/** A single result as a two-column table: label, value. */
+export function renderRecordTable<T>(schema: RecordSchema<T>, row: T, opts: TableOptions): string {
+  const table = new Table({ style: tableStyle(opts) });
+  for (const col of shown(schema)) table.push({ [col.label ?? col.name]: cell(col, row) });
+  return `${table.toString()}\n`;
+}
