@@ -1,0 +1,78 @@
+// Creating keys and accounts: the plan rules (trial, enterprise limits, active-key caps) live here
+// so the CLI and `serve --demo` apply the same ones.
+import { UsageError } from '../errors.js';
+import { ENTERPRISE_DEFAULT_LIMITS, PLANS, TRIAL_LENGTH_MS, type PlanName } from '../domain/plans.js';
+import type { Account, ApiKeyRecord, Store } from '../store/store.js';
+import { generateApiKey, hashApiKey, keyPrefix } from './api-key.js';
+
+/** What a key is created for; plan/trial/limits matter only when the account is new (or to check it). */
+export interface CreateKeyOptions {
+  account: string;
+  plan?: PlanName;
+  trial?: boolean;
+  rpm?: number;
+  burst?: number;
+  now: number;
+}
+
+/** The key (shown once, never stored), its stored record, and the account it belongs to. */
+export interface CreatedKey {
+  key: string;
+  record: ApiKeyRecord;
+  account: Account;
+  accountCreated: boolean;
+}
+
+/** Use to create a key, creating its account on first use; throws UsageError for any rule it breaks. */
+export function createApiKey(store: Store, opts: CreateKeyOptions): CreatedKey {
+  const name = opts.account.trim();
+  if (name === '') throw new UsageError('--account must not be empty');
+  if (opts.trial && opts.plan !== undefined && opts.plan !== 'builder') {
+    throw new UsageError(`--trial gives builder rights; it cannot be combined with --plan ${opts.plan}`);
+  }
+  const wantsLimits = opts.rpm !== undefined || opts.burst !== undefined;
+  let account = store.getAccount(name);
+  let accountCreated = false;
+  if (!account) {
+    if (opts.plan === undefined && !opts.trial) {
+      throw new UsageError(`account "${name}" does not exist yet: give --plan builder|pro|enterprise or --trial to create it`);
+    }
+    const plan: PlanName = opts.trial ? 'builder' : opts.plan!;
+    if (wantsLimits && plan !== 'enterprise') {
+      throw new UsageError(`--rpm and --burst are set per account only on the enterprise plan (not ${plan})`);
+    }
+    const enterprise = plan === 'enterprise';
+    account = store.createAccount({
+      name,
+      plan,
+      trialEndsAt: opts.trial ? opts.now + TRIAL_LENGTH_MS : null,
+      requestsPerMinute: enterprise ? (opts.rpm ?? ENTERPRISE_DEFAULT_LIMITS.requestsPerMinute) : null,
+      burstPerSecond: enterprise ? (opts.burst ?? ENTERPRISE_DEFAULT_LIMITS.burstPerSecond) : null,
+      createdAt: opts.now,
+    });
+    accountCreated = true;
+  } else {
+    // An existing account keeps its plan: a different one asked for is a mistake worth saying.
+    if (opts.plan !== undefined && opts.plan !== account.plan) {
+      throw new UsageError(`account "${name}" is on the ${account.plan} plan, not ${opts.plan}`);
+    }
+    if (opts.trial && account.trialEndsAt === null) {
+      throw new UsageError(`account "${name}" is a paid ${account.plan} account; --trial applies only to new accounts`);
+    }
+    if (wantsLimits) {
+      throw new UsageError(`account "${name}" exists: --rpm and --burst apply only when an account is created`);
+    }
+  }
+  const max = PLANS[account.plan].maxActiveKeys;
+  if (max !== null) {
+    const active = store.countActiveKeys(account.id, opts.now);
+    if (active >= max) {
+      throw new UsageError(
+        `account "${name}" already has ${active} active keys, the most the ${account.plan} plan allows (${max}); revoke one first (msnap serve keys revoke ID)`,
+      );
+    }
+  }
+  const key = generateApiKey();
+  const record = store.createKey(account.id, hashApiKey(key), keyPrefix(key), opts.now);
+  return { key, record, account, accountCreated };
+}

@@ -1,0 +1,81 @@
+// The schema as an ordered list of migrations; PRAGMA user_version records how many have run.
+// Append new steps at the end; never edit one that has shipped.
+
+/** One schema step: applied once, in order, inside a transaction. */
+export interface Migration {
+  version: number;
+  description: string;
+  sql: string;
+}
+
+/** Every migration, oldest first; the schema version of a database is the last one applied. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'markets, snapshots, orderbooks, accounts, api_keys',
+    sql: `
+      CREATE TABLE markets (
+        id             INTEGER PRIMARY KEY,
+        market_id      TEXT    NOT NULL UNIQUE,
+        coin           TEXT    NOT NULL,
+        market_type    TEXT    NOT NULL,
+        start_time     INTEGER NOT NULL,
+        end_time       INTEGER NOT NULL,
+        price_start    REAL,
+        price_end      REAL,
+        winner         TEXT,
+        snapshot_count INTEGER NOT NULL DEFAULT 0,
+        -- 1 when the stored snapshots are exactly t = 0, 125, 250, ... (n-1)*125: pages then
+        -- seek by arithmetic instead of OFFSET, which would step over every skipped row.
+        dense          INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE UNIQUE INDEX markets_series ON markets (coin, market_type, start_time, market_id);
+      CREATE INDEX markets_start ON markets (start_time, market_id);
+      CREATE INDEX markets_coin_start ON markets (coin, start_time, market_id);
+      CREATE INDEX markets_type_start ON markets (market_type, start_time, market_id);
+
+      -- t = time - start_time (ms); prices scaled by 1e4 and rounded (4 decimals kept), so a row
+      -- is a handful of small integers: about 25 bytes on disk.
+      CREATE TABLE snapshots (
+        market     INTEGER NOT NULL,
+        t          INTEGER NOT NULL,
+        price      INTEGER NOT NULL,
+        price_up   INTEGER NOT NULL,
+        price_down INTEGER NOT NULL,
+        PRIMARY KEY (market, t)
+      ) WITHOUT ROWID;
+
+      -- Ready JSON text per side ({"bids":[[p,s],...],"asks":[...]}), so serving is concatenation.
+      CREATE TABLE orderbooks (
+        market INTEGER NOT NULL,
+        t      INTEGER NOT NULL,
+        up     TEXT    NOT NULL,
+        down   TEXT    NOT NULL,
+        PRIMARY KEY (market, t)
+      ) WITHOUT ROWID;
+
+      CREATE TABLE accounts (
+        id            INTEGER PRIMARY KEY,
+        name          TEXT    NOT NULL UNIQUE,
+        plan          TEXT    NOT NULL,
+        trial_ends_at INTEGER,
+        rpm           INTEGER,
+        burst         INTEGER,
+        created_at    INTEGER NOT NULL
+      );
+
+      -- Only the sha256 of a key is stored; the key itself is shown once at creation.
+      CREATE TABLE api_keys (
+        id         INTEGER PRIMARY KEY,
+        account_id INTEGER NOT NULL REFERENCES accounts (id),
+        key_hash   TEXT    NOT NULL,
+        prefix     TEXT    NOT NULL,
+        created_at INTEGER NOT NULL,
+        revoked_at INTEGER,
+        expires_at INTEGER
+      );
+      CREATE UNIQUE INDEX api_keys_hash ON api_keys (key_hash);
+      CREATE INDEX api_keys_account ON api_keys (account_id);
+    `,
+  },
+];
