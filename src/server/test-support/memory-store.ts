@@ -11,12 +11,14 @@ export class MemoryStore implements Store {
   private readonly snapshots = new Map<string, Snapshot[]>();
   private readonly accounts: Account[] = [];
   private readonly keys: (ApiKeyRecord & { keyHash: string })[] = [];
+  private readonly startsByGroup = new Map<string, number[]>();
   private nextSnapshotId = 1;
   closed = false;
 
   /** `count` consecutive markets of `coin`/`type`, the newest starting at `newestStart`, each with `snapshotsEach` snapshots. */
   addMarkets(coin: Coin, type: MarketType, newestStart: number, count: number, snapshotsEach = 0): Market[] {
     const d = MARKET_DURATION_MS[type];
+    this.startsByGroup.clear();
     const made: StoredMarket[] = [];
     for (let i = 0; i < count; i++) {
       const start = newestStart - i * d;
@@ -95,11 +97,24 @@ export class MemoryStore implements Store {
   }
 
   marketRank(market: Pick<Market, 'coin' | 'market_type' | 'start_time'>): number {
-    let rank = 0;
-    for (const m of this.markets.values()) {
-      if (m.coin === market.coin && m.market_type === market.market_type && m.start_time > market.start_time) rank++;
+    const group = `${market.coin}/${market.market_type}`;
+    let starts = this.startsByGroup.get(group);
+    if (!starts) {
+      starts = [...this.markets.values()]
+        .filter((m) => m.coin === market.coin && m.market_type === market.market_type)
+        .map((m) => m.start_time)
+        .sort((a, b) => b - a);
+      this.startsByGroup.set(group, starts);
     }
-    return rank;
+    // Newest first: the rank is how many start later.
+    let lo = 0;
+    let hi = starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (starts[mid]! > market.start_time) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   snapshotPageJson(id: string, q: SnapshotQuery): { json: string; count: number; total: number } {
