@@ -1,0 +1,62 @@
+// How the bench drives msnap: seed a database, create keys, start `msnap serve`. One place
+// knows the command lines, so the figures read as measurements, not as flag plumbing.
+import Database from 'better-sqlite3';
+import { performance } from 'node:perf_hooks';
+import { MSNAP_BIN, runMsnap, startServer } from './child-process.js';
+
+/** Seed `db` with `msnap serve seed`; returns `{ wallMs, snapshots, orderbooks, markets, command }`. */
+export async function seedDatabase(db, seedArgs, { tmpDir } = {}) {
+  const args = ['serve', 'seed', '--db', db, ...seedArgs];
+  const started = performance.now();
+  const result = await runMsnap(args, { tmpDir });
+  const wallMs = performance.now() - started;
+  return { wallMs, ...countRows(db), command: `msnap ${args.join(' ')}`, output: result.stdout.trim() };
+}
+
+/** Row counts of a database file, read directly (the bench's own view, not msnap's report). */
+export function countRows(db) {
+  const d = new Database(db, { readonly: true });
+  try {
+    return d
+      .prepare(
+        `SELECT (SELECT count(*) FROM markets) AS markets, (SELECT count(*) FROM snapshots) AS snapshots,
+                (SELECT count(*) FROM orderbooks) AS orderbooks`,
+      )
+      .get();
+  } finally {
+    d.close();
+  }
+}
+
+/** Create an account (first use) and a key on it; returns the key printed alone on stdout. */
+export async function createKey(db, { account, plan, rpm, burst }) {
+  const args = ['serve', 'keys', 'create', '--account', account, '--plan', plan, '--db', db];
+  if (rpm !== undefined) args.push('--rpm', String(rpm));
+  if (burst !== undefined) args.push('--burst', String(burst));
+  const { stdout } = await runMsnap(args);
+  const key = stdout.trim().split('\n').pop()?.trim();
+  if (!key) throw new Error(`msnap ${args.join(' ')} printed no key`);
+  return key;
+}
+
+/** Start `msnap serve` on 127.0.0.1, port 0, over `db`. */
+export function startMsnapServe(db) {
+  return startServer(MSNAP_BIN, ['serve', '--db', db, '--host', '127.0.0.1', '--port', '0']);
+}
+
+/** Markets of a type whose snapshots are complete (8/s over the whole market), newest first. */
+export function fullMarkets(db, { type, coin, limit = 1000 } = {}) {
+  const d = new Database(db, { readonly: true });
+  try {
+    const where = ['dense = 1', 'snapshot_count * 125 = end_time - start_time'];
+    const params = [];
+    if (type) { where.push('market_type = ?'); params.push(type); }
+    if (coin) { where.push('coin = ?'); params.push(coin); }
+    return d
+      .prepare(`SELECT market_id, coin, market_type, start_time, end_time, snapshot_count FROM markets
+                WHERE ${where.join(' AND ')} ORDER BY start_time DESC, market_id DESC LIMIT ?`)
+      .all(...params, limit);
+  } finally {
+    d.close();
+  }
+}

@@ -1,0 +1,65 @@
+// BENCHMARKS.md from one run: the machine, then every figure with its value, target, verdict
+// and the command that produced it, then the details each figure wants to show.
+
+/** Render the report. `figures` are `{ id, title, rows: [{ name, value, unit, target, verdict, command }], notes: [] }`. */
+export function renderReport({ machine, mode, figures, totalSeconds, invocation }) {
+  const lines = [];
+  lines.push('# msnap benchmarks', '');
+  lines.push(
+    `Measured by \`${invocation}\` (${mode} mode) on ${machine.date.slice(0, 10)} (${machine.date}), ` +
+      `${totalSeconds.toFixed(0)} s in all. Every figure compares against a baseline or a bound measured in the same run.`,
+    '',
+  );
+  lines.push('| Machine | |', '|---|---|');
+  lines.push(`| CPU | ${machine.cores} cores, ${machine.cpuModel} |`);
+  lines.push(`| Memory | ${machine.memoryGb} GB |`);
+  lines.push(`| Node | ${machine.node} |`);
+  lines.push(`| OS | ${machine.platform} |`);
+  lines.push(`| Load average at start | ${machine.loadAverage} |`, '');
+  lines.push('The machine is shared and noisy: ratios against a baseline from the same run are the figures that hold; absolute rates drift.', '');
+
+  lines.push('## Summary', '');
+  lines.push('| # | Figure | Value | Target | Result |', '|---|---|---|---|---|');
+  for (const f of figures) {
+    if (f.error) {
+      lines.push(`| ${f.id} | ${f.title} | not measured | | ERROR |`);
+      continue;
+    }
+    for (const r of f.rows) {
+      const verdict = r.verdict ? (r.verdict.pass ? 'pass' : `**FAIL**${Number.isFinite(r.verdict.miss) ? ` (${(r.verdict.miss * 100).toFixed(0)}% off)` : ''}`) : 'info';
+      lines.push(`| ${f.id} | ${r.name} | ${formatValue(r.value)}${r.unit ?? ''} | ${r.target ?? ''} | ${verdict} |`);
+    }
+  }
+  lines.push('');
+
+  for (const f of figures) {
+    lines.push(`## ${f.id}. ${f.title}`, '');
+    if (f.error) {
+      lines.push('Not measured: the run failed.', '', '```', f.error, '```', '');
+      continue;
+    }
+    if (f.method) lines.push(f.method, '');
+    lines.push('| Figure | Value | Target | Result |', '|---|---|---|---|');
+    for (const r of f.rows) {
+      const verdict = r.verdict ? (r.verdict.pass ? 'pass' : '**FAIL**') : 'info';
+      lines.push(`| ${r.name} | ${formatValue(r.value)}${r.unit ?? ''} | ${r.target ?? ''} | ${verdict} |`);
+    }
+    lines.push('');
+    if (f.commands?.length) {
+      lines.push('Commands:', '', '```sh', ...f.commands, '```', '');
+    }
+    for (const note of f.notes ?? []) lines.push(`- ${note}`);
+    if (f.notes?.length) lines.push('');
+  }
+  return lines.join('\n');
+}
+
+/** Numbers with sensible precision: ratios to 3 decimals, large counts with separators. */
+export function formatValue(v) {
+  if (typeof v !== 'number') return String(v);
+  if (!Number.isFinite(v)) return String(v);
+  if (Number.isInteger(v) || Math.abs(v) >= 1000) return Math.round(v).toLocaleString('en-US');
+  if (Math.abs(v) >= 100) return v.toFixed(1);
+  if (Math.abs(v) >= 10) return v.toFixed(2);
+  return v.toFixed(3);
+}

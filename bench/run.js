@@ -1,0 +1,164 @@
+#!/usr/bin/env node
+// `npm run bench` (full, a few minutes) and `npm run bench -- --quick` (under a minute, smaller
+// sizes, same code paths). Seeds real SQLite files, starts real `msnap serve` processes on
+// loopback, runs the built CLI as a process, and writes the figures with their targets.
+// Quick mode exits non-zero when a figure misses its target by more than WIDE_MISS (or fails to
+// run), so it can guard CI. Flags: --quick, --only 1,2,...  --out FILE, --keep (keep temp files).
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { ROOT } from './child-process.js';
+import { describeMachine } from './machine.js';
+import { seedDatabase } from './msnap-commands.js';
+import { benchOptions } from './options.js';
+import { formatValue, renderReport } from './report.js';
+import { WIDE_MISS, describeTarget, judge } from './targets.js';
+import { pacingFigure } from './figures/pacing.js';
+import { exportFigures, MEMORY_TARGET_MB } from './figures/export-throughput.js';
+import { serverThroughputFigure, SERVER_MEMORY_TARGET_MB } from './figures/server-throughput.js';
+import { storageFigure } from './figures/storage-ingest.js';
+import { pointLookupFigure } from './figures/point-lookups.js';
+
+const opts = benchOptions(process.argv.slice(2));
+const started = performance.now();
+const machine = describeMachine();
+const tmpDir = mkdtempSync(path.join(os.tmpdir(), 'msnap-bench-'));
+const configDir = path.join(tmpDir, 'config');
+mkdirSync(configDir);
+const cleanup = () => {
+  if (!opts.keep) rmSync(tmpDir, { recursive: true, force: true });
+};
+process.on('SIGINT', () => { cleanup(); process.exit(130); });
+
+const log = (message) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(1).padStart(5)} s] ${message}\n`);
+
+/** What every figure gets: sizes, the main database, a temp dir, and the CLI's environment. */
+const ctx = {
+  quick: opts.quick,
+  sizes: opts.sizes,
+  tmpDir,
+  db: path.join(tmpDir, 'bench.db'),
+  // The CLI talks to the given server with the given key and keeps its config in the temp dir.
+  cliEnv: (baseUrl, key) => ({ MSNAP_BASE_URL: baseUrl, MSNAP_API_KEY: key, XDG_CONFIG_HOME: configDir, NO_COLOR: '1', CI: '1' }),
+};
+
+const figures = [];
+const wanted = (id) => !opts.only || opts.only.has(String(id));
+
+/** Run one figure; a failure is recorded in the report instead of stopping the others. */
+async function measure(id, title, fn) {
+  if (!wanted(id)) return undefined;
+  log(`figure ${id}: ${title}`);
+  try {
+    const f = await fn();
+    if (f) figures.push({ id, ...f });
+    return f;
+  } catch (err) {
+    log(`figure ${id} failed: ${err.stack ?? err}`);
+    figures.push({ id, title, error: String(err.message ?? err) });
+    return undefined;
+  }
+}
+
+let exitCode = 0;
+try {
+  log(`${opts.quick ? 'quick' : 'full'} mode; temp dir ${tmpDir}`);
+  const seed = await seedDatabase(ctx.db, opts.sizes.seedArgs, { tmpDir });
+  log(`seeded ${seed.snapshots.toLocaleString('en-US')} snapshots, ${seed.orderbooks.toLocaleString('en-US')} orderbooks, ${seed.markets} markets in ${(seed.wallMs / 1000).toFixed(1)} s`);
+
+  await measure(1, 'Pacing efficiency', () => pacingFigure(ctx));
+  let cliMemory;
+  await measure(2, 'Export throughput', async () => {
+    const r = await exportFigures(ctx);
+    cliMemory = r.cliMemory;
+    return r.exportFigure;
+  });
+  let serverPeakRssMb;
+  await measure(3, 'Server throughput', async () => {
+    const r = await serverThroughputFigure(ctx);
+    serverPeakRssMb = r.serverPeakRssMb;
+    return r.figure;
+  });
+  await measure(4, 'Point lookups stay flat', async () => {
+    const dbs = {};
+    for (const size of ['small', 'large']) {
+      const file = path.join(tmpDir, `lookups-${size}.db`);
+      const s = await seedDatabase(file, opts.sizes.lookups.seedArgs[size], { tmpDir });
+      log(`lookups ${size}: ${s.snapshots.toLocaleString('en-US')} snapshots seeded in ${(s.wallMs / 1000).toFixed(1)} s`);
+      dbs[size] = { file, snapshots: s.snapshots, seed: s };
+    }
+    try {
+      return await pointLookupFigure(ctx, dbs);
+    } finally {
+      for (const { file } of Object.values(dbs)) rmSync(file, { force: true });
+    }
+  });
+  await measure(5, 'Storage and ingest', async () => {
+    if (!ctx.exportCsv) throw new Error('needs the CSV written by figure 2, which did not run');
+    return storageFigure(ctx, { seed, exportCsv: ctx.exportCsv });
+  });
+  await measure(6, 'Memory stays flat', async () => {
+    if (!cliMemory && serverPeakRssMb === undefined) throw new Error('needs figures 2 and 3, which did not run');
+    return memoryFigure(cliMemory, serverPeakRssMb);
+  });
+
+  figures.sort((a, b) => a.id - b.id);
+  const totalSeconds = (performance.now() - started) / 1000;
+  const invocation = opts.quick ? 'npm run bench -- --quick' : 'npm run bench';
+  const report = renderReport({ machine, mode: opts.quick ? 'quick' : 'full', figures, totalSeconds, invocation });
+  if (opts.out) {
+    writeFileSync(path.resolve(ROOT, opts.out), report + '\n');
+    log(`wrote ${opts.out}`);
+  }
+  process.stdout.write(summary(figures) + '\n');
+  const wide = figures.flatMap((f) => (f.error ? [`${f.id}: ${f.error}`] : f.rows.filter((r) => r.verdict && !r.verdict.pass && r.verdict.miss > WIDE_MISS).map((r) => `${r.name}: ${formatValue(r.value)} vs ${r.target}`)));
+  if (wide.length > 0) {
+    log(`${opts.quick ? 'FAIL' : 'note'}: wide misses (> ${WIDE_MISS * 100}% off target) or errors:\n  ${wide.join('\n  ')}`);
+    if (opts.quick) exitCode = 1;
+  }
+  if (figures.some((f) => f.error)) exitCode = 1;
+  log(`done in ${totalSeconds.toFixed(1)} s`);
+} catch (err) {
+  log(`bench failed: ${err.stack ?? err}`);
+  exitCode = 1;
+} finally {
+  cleanup();
+}
+process.exit(exitCode);
+
+function memoryFigure(cli, serverMb) {
+  const rows = [];
+  const notes = [];
+  const commands = [];
+  if (cli) {
+    const big = cli.memoryRun;
+    rows.push({ name: `Memory: CLI peak RSS exporting ${big.rows.toLocaleString('en-US')} rows`, value: big.peakRssMb, unit: ' MB', target: describeTarget(MEMORY_TARGET_MB, ' MB'), verdict: judge({ value: big.peakRssMb, ...MEMORY_TARGET_MB }) });
+    rows.push({ name: 'Memory: CLI peak RSS in the figure 2 export', value: cli.exportRss, unit: ' MB' });
+    commands.push(big.command);
+    notes.push(`The large export took ${(big.wallMs / 1000).toFixed(1)} s (${Math.round(big.rows / (big.wallMs / 1000)).toLocaleString('en-US')} rows/s).`);
+  }
+  if (serverMb !== undefined) {
+    rows.push({ name: 'Memory: server peak RSS under the load test', value: serverMb, unit: ' MB', target: describeTarget(SERVER_MEMORY_TARGET_MB, ' MB'), verdict: judge({ value: serverMb, ...SERVER_MEMORY_TARGET_MB }) });
+    commands.push('msnap serve --db FILE --port 0   # VmHWM from /proc/PID/status after the figure 3 runs');
+  }
+  return {
+    title: 'Memory stays flat',
+    method: 'Peak RSS of the CLI from GNU time (`/usr/bin/time -f %M`, the kernel\'s maxrss; VmHWM polled from /proc when it is missing); of the server, VmHWM from /proc/PID/status of the `msnap serve` process after all of figure 3\'s load runs.',
+    rows,
+    commands,
+    notes,
+  };
+}
+
+function summary(list) {
+  const lines = ['', `msnap bench (${opts.quick ? 'quick' : 'full'})`, ''];
+  for (const f of list) {
+    if (f.error) { lines.push(`${f.id}. ${f.title}: ERROR ${f.error}`); continue; }
+    for (const r of f.rows) {
+      const verdict = r.verdict ? (r.verdict.pass ? 'pass' : 'FAIL') : '';
+      lines.push(`${f.id}. ${r.name.padEnd(58)} ${(formatValue(r.value) + (r.unit ?? '')).padStart(18)}  ${String(r.target ?? '').padEnd(22)} ${verdict}`);
+    }
+  }
+  return lines.join('\n');
+}
