@@ -4,7 +4,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Decision } from '../ratelimit/key-limiter.js';
 import type { Store } from '../store/store.js';
-import { authenticate, sha256Hex, type Caller, type KeyHasher } from './auth.js';
+import { hashApiKey } from '../accounts/api-key.js';
+import { authenticate, type Caller, type KeyHasher } from './auth.js';
 import { errorBody, HttpError } from './http-error.js';
 import { QueryReader } from './query.js';
 import { rateLimitHeaders, RateLimits, tooManyRequests } from './rate-limit.js';
@@ -57,7 +58,7 @@ export function createApp(options: AppOptions): App {
   const { store, version } = options;
   const now = options.now ?? Date.now;
   const maxUrlLength = options.maxUrlLength ?? MAX_URL_LENGTH;
-  const hashKey = options.hashKey ?? sha256Hex;
+  const hashKey = options.hashKey ?? hashApiKey;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const limits = new RateLimits();
   const match = createMatcher(ROUTES);

@@ -1,7 +1,8 @@
 // Credentials middleware: reads the key from `X-API-Key` or `Authorization: Bearer`, looks it up
 // by its sha256 hash (the only form the store holds) and checks key and account state.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { hashApiKey } from '../accounts/api-key.js';
 import type { Account, ApiKeyRecord, Store } from '../store/store.js';
 import { HttpError } from './http-error.js';
 
@@ -11,11 +12,8 @@ export interface Caller {
   account: Account;
 }
 
-/** How a key is turned into what the store holds; sha256 hex unless a test swaps it. */
+/** How a key is turned into what the store holds; `hashApiKey` (sha256 hex) unless a test swaps it. */
 export type KeyHasher = (key: string) => string;
-
-/** The default hasher: sha256 hex of the key, the same as `hashApiKey`. */
-export const sha256Hex: KeyHasher = (key) => createHash('sha256').update(key).digest('hex');
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
@@ -45,7 +43,7 @@ function iso(ms: number): string {
 }
 
 /** Use first on every request: the caller behind the key, or a 400/401 HttpError saying why not. */
-export function authenticate(headers: IncomingHttpHeaders, store: Store, now: number, hash: KeyHasher = sha256Hex): Caller {
+export function authenticate(headers: IncomingHttpHeaders, store: Store, now: number, hash: KeyHasher = hashApiKey): Caller {
   const key = presentedKey(headers);
   if (key === undefined) {
     throw unauthorized('An API key is required: send X-API-Key: <key> or Authorization: Bearer <key>.', 'Bearer');

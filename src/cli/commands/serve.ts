@@ -1,8 +1,156 @@
-// `msnap serve`: placeholder until the server lands (issue 2).
-import { Command } from 'commander';
+// `msnap serve`: the Market Snapshot Data Service over a local SQLite file. The command only binds
+// and checks flags; `runServe` does the work with injected dependencies so tests can drive it.
+import { isIP } from 'node:net';
+import { Command, Option } from 'commander';
+import { createApiKey } from '../../accounts/create-key.js';
+import { UsageError } from '../../errors.js';
+import { createApp } from '../../server/app.js';
+import { startServer, type RunningServer } from '../../server/listen.js';
+import { seedDatabase } from '../../store/seed/seed.js';
+import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/sqlite/db-path.js';
+import { openSqliteStore, type SqliteStore } from '../../store/sqlite/sqlite-store.js';
+import { VERSION } from '../../version.js';
 import type { CliContext } from '../context.js';
 
-/** The `serve` command and its subcommands (seed, import, keys). */
-export function serveCommand(_ctx: CliContext): Command {
-  return new Command('serve').description('Run the Market Snapshot Data Service locally over SQLite');
+/** Flag values of `msnap serve`, checked. */
+export interface ServeOptions {
+  db: string;
+  host: string;
+  port: number;
+  demo: boolean;
+}
+
+/** What `runServe` needs from the outside world. */
+export interface ServeDeps {
+  ctx: CliContext;
+  /** Resolves with the signal's name when the server should drain and stop. */
+  waitForStop: () => Promise<string>;
+  /** Called once listening (tests read the URL here). */
+  onListening?: (server: RunningServer) => void;
+}
+
+/** The demo accounts `--demo` gives a key each. */
+export const DEMO_ACCOUNTS = [
+  { account: 'demo-builder', plan: 'builder' },
+  { account: 'demo-pro', plan: 'pro' },
+] as const;
+
+const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
+/** Use to check --port: an integer 0..65535 (0 = any free port). */
+export function parsePort(value: string): number {
+  const n = /^\d{1,5}$/.test(value) ? Number(value) : NaN;
+  if (!(n >= 0 && n <= 65535)) throw new UsageError(`--port must be an integer from 0 to 65535 (0 picks a free port); got "${value.slice(0, 40)}"`);
+  return n;
+}
+
+/** Use to check --host: an IP address or a host name. */
+export function parseHost(value: string): string {
+  if (isIP(value) || HOSTNAME.test(value)) return value;
+  throw new UsageError(`--host must be an IP address or a host name, e.g. 127.0.0.1; got "${value.slice(0, 40)}"`);
+}
+
+/** The `serve` command (its subcommands are added by the caller's tree builder). */
+export function serveCommand(ctx: CliContext): Command {
+  const cmd = new Command('serve')
+    .description('Run the Market Snapshot Data Service locally over SQLite')
+    // Options after a subcommand name (`serve seed --db x`) belong to the subcommand.
+    .enablePositionalOptions()
+    .option('--db <file>', `SQLite database file (default: ${DEFAULT_DB_PATH_HELP})`)
+    .addOption(new Option('--host <host>', 'address to listen on').default('127.0.0.1'))
+    .addOption(new Option('--port <port>', 'port to listen on; 0 picks a free one').default('8787'))
+    .option('--demo', 'seed an empty or missing database and print one builder and one pro key', false)
+    .addHelpText(
+      'after',
+      `
+The first line on stdout is "msnap serve listening on http://HOST:PORT".
+SIGINT/SIGTERM finish in-flight requests, close the database and exit 0.
+
+Examples:
+  $ msnap serve --demo                     # seed ./msnap.db if empty, print demo keys, serve on :8787
+  $ msnap serve --db data.db --port 0      # any free port; the URL is printed
+  $ msnap serve seed --db data.db --days 15
+  $ msnap serve keys create --db data.db --account alice --plan pro
+  $ curl -H "X-API-Key: $KEY" http://127.0.0.1:8787/api/v1/markets?coin=btc&limit=5`,
+    )
+    .action(async (raw: { db?: string; host: string; port: string; demo: boolean }) => {
+      const options: ServeOptions = {
+        db: resolveDbPath(raw.db, ctx.env),
+        host: parseHost(raw.host),
+        port: parsePort(raw.port),
+        demo: raw.demo,
+      };
+      await runServe(options, { ctx, waitForStop: processSignals });
+    });
+  return cmd;
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+function processSignals(): Promise<string> {
+  return new Promise((resolve) => {
+    const stop = (signal: string) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(signal);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+/** Use to run the service until `waitForStop` resolves; then drains and closes the database. */
+export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<void> {
+  const { ctx } = deps;
+  let store: SqliteStore;
+  try {
+    store = openSqliteStore(options.db);
+  } catch (err) {
+    throw new UsageError(`cannot open database ${options.db}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  let running: RunningServer;
+  let demoLines: string[] = [];
+  try {
+    if (options.demo) demoLines = prepareDemo(store, ctx);
+    const app = createApp({ store, now: ctx.now, version: VERSION, log: (line) => ctx.stderr.write(`${line}\n`) });
+    running = await startServer({ app, host: options.host, port: options.port });
+  } catch (err) {
+    store.close();
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new UsageError(`port ${options.port} is already in use on ${options.host}`, 'pick another with --port (0 = any free port)');
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`cannot listen on ${options.host}: not an address of this machine`);
+    if (code === 'EACCES') throw new UsageError(`not allowed to listen on port ${options.port}`, 'use a port above 1023');
+    throw err;
+  }
+  ctx.stdout.write(`msnap serve listening on ${running.url}\n`);
+  for (const line of demoLines) ctx.stdout.write(`${line}\n`);
+  deps.onListening?.(running);
+  const signal = await deps.waitForStop();
+  ctx.stderr.write(`msnap serve: ${signal}, finishing in-flight requests\n`);
+  await running.close();
+}
+
+/** Seeds an empty database and gives each demo account a key when it has none; returns the lines to print. */
+function prepareDemo(store: SqliteStore, ctx: CliContext): string[] {
+  const now = ctx.now();
+  const { total } = store.listMarkets({ limit: 1, offset: 0, window: null, now });
+  if (total === 0) {
+    ctx.stderr.write('msnap serve: seeding the demo database (15 days of markets)...\n');
+    const summary = seedDatabase(store, { now });
+    ctx.stderr.write(
+      `msnap serve: seeded ${summary.markets} markets and ${summary.snapshots} snapshots in ${(summary.ms / 1000).toFixed(1)} s\n`,
+    );
+  }
+  const lines: string[] = [];
+  for (const demo of DEMO_ACCOUNTS) {
+    const account = store.getAccount(demo.account);
+    if (account && store.countActiveKeys(account.id, now) > 0) {
+      ctx.stderr.write(
+        `msnap serve: ${demo.account} already has a key (printed when it was made); \`msnap serve keys create --account ${demo.account}\` makes another\n`,
+      );
+      continue;
+    }
+    const created = createApiKey(store, { account: demo.account, plan: demo.plan, now });
+    lines.push(`demo ${demo.plan} key (${demo.account}): ${created.key}`);
+  }
+  return lines;
 }
