@@ -1,0 +1,632 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MockAgent } from 'undici';
+import { MsnapClient, type ClientOptions } from './client.js';
+import { AuthError, HttpError, MsnapError, NotFoundError, RateLimitedError, UnreachableError, UsageError, WindowError } from '../errors.js';
+import { KeyLimiter } from '../ratelimit/key-limiter.js';
+import { marketId, type Market } from '../domain/market.js';
+import { DEFAULT_BACKOFF } from './backoff.js';
+
+const BASE = 'http://127.0.0.1:8787';
+const KEY = 'msk_abcdefghijklmnopqrstuvwxyz012345';
+const T0 = 1_763_769_600_000;
+
+interface FakeClock {
+  t: number;
+  sleeps: number[];
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+}
+
+/** A clock whose sleep returns at once after moving time forward. */
+function fakeClock(start = T0): FakeClock {
+  const c: FakeClock = {
+    t: start,
+    sleeps: [],
+    now: () => c.t,
+    sleep: async (ms: number) => {
+      c.sleeps.push(ms);
+      c.t += Math.max(0, ms);
+    },
+  };
+  return c;
+}
+
+let agent: MockAgent;
+let clock: FakeClock;
+
+beforeEach(() => {
+  agent = new MockAgent();
+  agent.disableNetConnect();
+  clock = fakeClock();
+});
+
+afterEach(async () => {
+  agent.assertNoPendingInterceptors();
+  await agent.close();
+});
+
+function client(extra: Partial<ClientOptions> = {}): MsnapClient {
+  return new MsnapClient({
+    baseUrl: BASE,
+    apiKey: KEY,
+    dispatcher: agent,
+    now: clock.now,
+    sleep: clock.sleep,
+    random: () => 0.5,
+    pacing: false,
+    ...extra,
+  });
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+function market(start: number, extra: Partial<Market> = {}): Market {
+  const id = marketId('BTC', '5m', start);
+  return {
+    market_id: id,
+    slug: id,
+    coin: 'BTC',
+    market_type: '5m',
+    status: 'resolved',
+    start_time: start,
+    end_time: start + 300_000,
+    price_start: 97_000,
+    price_end: 97_010,
+    winner: 'Up',
+    snapshot_count: 2400,
+    ...extra,
+  };
+}
+
+function query(path: string): URLSearchParams {
+  return new URL(path, BASE).searchParams;
+}
+
+describe('requests', () => {
+  it('sends the key as X-API-Key by default, with accept and user-agent', async () => {
+    let seen: Record<string, string> = {};
+    agent
+      .get(BASE)
+      .intercept({ path: '/api/health', method: 'GET' })
+      .reply((opts) => {
+        seen = opts.headers as Record<string, string>;
+        return { statusCode: 200, data: { status: 'ok', time: T0, version: '0.1.0' }, responseOptions: { headers: JSON_HEADERS } };
+      });
+    const h = await client().health();
+    expect(h).toMatchObject({ status: 'ok', time: T0, version: '0.1.0' });
+    expect(h.rttMs).toBeGreaterThanOrEqual(0);
+    expect(seen['x-api-key']).toBe(KEY);
+    expect(seen['authorization']).toBeUndefined();
+    expect(seen['accept']).toBe('application/json');
+    expect(seen['user-agent']).toMatch(/^msnap\/\d+\.\d+\.\d+/);
+  });
+
+  it('sends Authorization: Bearer with authScheme bearer', async () => {
+    let seen: Record<string, string> = {};
+    agent
+      .get(BASE)
+      .intercept({ path: '/api/health', method: 'GET' })
+      .reply((opts) => {
+        seen = opts.headers as Record<string, string>;
+        return { statusCode: 200, data: { status: 'ok', time: '2025-11-22T00:00:00Z', version: '1.2.3' } };
+      });
+    const h = await client({ authScheme: 'bearer' }).health();
+    expect(seen['authorization']).toBe(`Bearer ${KEY}`);
+    expect(seen['x-api-key']).toBeUndefined();
+    expect(h.time).toBe(Date.parse('2025-11-22T00:00:00Z'));
+  });
+
+  it('fails with AuthError before any request when no key is set', async () => {
+    const err = await client({ apiKey: undefined }).health().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AuthError);
+    expect((err as Error).message).toBe('no API key: set MSNAP_API_KEY, pass --api-key or run msnap keys add');
+  });
+
+  it('reports each attempt to onRequest with a URL that holds no key', async () => {
+    const seen: { url: string; status: number; attempt: number }[] = [];
+    agent.get(BASE).intercept({ path: '/api/v1/markets/x', method: 'GET' }).reply(503, { error: 'Service Unavailable' });
+    agent.get(BASE).intercept({ path: '/api/v1/markets/x', method: 'GET' }).reply(200, { market: market(T0) });
+    await client({ onRequest: (i) => seen.push(i) }).market('x');
+    expect(seen.map((s) => [s.status, s.attempt])).toEqual([
+      [503, 1],
+      [200, 2],
+    ]);
+    for (const s of seen) expect(s.url).not.toContain(KEY);
+  });
+});
+
+describe('error mapping', () => {
+  const cases: [number, object, new (...a: never[]) => MsnapError, RegExp, number][] = [
+    [400, { error: 'Bad Request', message: 'coin must be one of BTC, ETH, SOL' }, UsageError, /^coin must be one of BTC, ETH, SOL$/, 2],
+    [401, { error: 'Unauthorized', message: 'API key revoked' }, AuthError, /API key revoked/, 3],
+    [
+      403,
+      { error: 'Forbidden', message: 'Your builder plan only includes the most recent 4,100 5m markets. Upgrade to Pro for full access.', tier: 'builder' },
+      WindowError,
+      /most recent 4,100 5m markets/,
+      4,
+    ],
+    [404, { error: 'Not Found', message: 'unknown market btc-updown-5m-1' }, NotFoundError, /unknown market btc-updown-5m-1/, 6],
+    [405, { error: 'Method Not Allowed' }, HttpError, /405: Method Not Allowed/, 1],
+    [422, { error: 'Unprocessable Entity', message: 'odd' }, HttpError, /422: odd/, 1],
+  ];
+  for (const [status, body, cls, message, exit] of cases) {
+    it(`${status} -> ${cls.name} (exit ${exit}), exactly one request`, async () => {
+      let calls = 0;
+      agent
+        .get(BASE)
+        .intercept({ path: '/api/v1/markets/m1', method: 'GET' })
+        .reply(() => {
+          calls++;
+          return { statusCode: status, data: body };
+        });
+      const err = await client({ maxRetries: 5 }).market('m1').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(cls);
+      expect((err as MsnapError).message).toMatch(message);
+      expect((err as MsnapError).exitCode).toBe(exit);
+      expect(calls).toBe(1);
+      expect(clock.sleeps).toEqual([]);
+      if (err instanceof WindowError) {
+        expect(err.tier).toBe('builder');
+        expect(err.hint).toMatch(/upgrade to Pro/i);
+      }
+      if (err instanceof HttpError) {
+        expect(err.status).toBe(status);
+        expect(err.url).toBe(`${BASE}/api/v1/markets/m1`);
+        expect(err.body).toEqual(body);
+      }
+    });
+  }
+
+  it('uses `error` as the message when the body holds only `error`', async () => {
+    agent.get(BASE).intercept({ path: '/api/v1/markets/m1', method: 'GET' }).reply(404, { error: 'market not found' });
+    const err = await client().market('m1').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NotFoundError);
+    expect((err as Error).message).toBe('market not found');
+  });
+
+  it('never puts the key in a message, even when the service echoes it', async () => {
+    agent
+      .get(BASE)
+      .intercept({ path: '/api/v1/markets/m1', method: 'GET' })
+      .reply(401, { error: 'Unauthorized', message: `unknown key ${KEY}` });
+    agent.get(BASE).intercept({ path: '/api/v1/markets/m2', method: 'GET' }).reply(418, `teapot ${KEY}`);
+    const e1 = (await client().market('m1').catch((e: unknown) => e)) as HttpError;
+    const e2 = (await client().market('m2').catch((e: unknown) => e)) as HttpError;
+    for (const e of [e1, e2]) {
+      expect(e).toBeInstanceOf(MsnapError);
+      expect(`${e.message} ${e.hint ?? ''} ${JSON.stringify(e.body ?? '')} ${e.url ?? ''}`).not.toContain(KEY);
+    }
+    expect(e1.message).toContain('msk_abcd…');
+  });
+
+  it('gives up on 5xx after maxRetries with HttpError keeping the status, sleeps bounded', async () => {
+    let calls = 0;
+    agent
+      .get(BASE)
+      .intercept({ path: '/api/v1/markets/m1', method: 'GET' })
+      .reply(() => {
+        calls++;
+        return { statusCode: 502, data: { error: 'Bad Gateway' } };
+      })
+      .times(4);
+    const err = await client({ maxRetries: 3, random: () => 0.999 }).market('m1').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HttpError);
+    expect((err as HttpError).status).toBe(502);
+    expect(calls).toBe(4);
+    expect(clock.sleeps.length).toBe(3);
+    const bound = [0, 1, 2].reduce((s, i) => s + Math.min(DEFAULT_BACKOFF.capMs, DEFAULT_BACKOFF.baseMs * 2 ** i), 0);
+    expect(clock.sleeps.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(bound);
+    // Exponential: each retry may wait longer than the one before.
+    expect(clock.sleeps[2]!).toBeGreaterThan(clock.sleeps[0]!);
+  });
+
+  it('retries network errors, then succeeds', async () => {
+    const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    // MockAgent matches interceptors in order of definition: the errors come first.
+    agent.get(BASE).intercept({ path: '/api/v1/markets/m1', method: 'GET' }).replyWithError(reset).times(2);
+    agent.get(BASE).intercept({ path: '/api/v1/markets/m1', method: 'GET' }).reply(200, { market: market(T0) });
+    const c = client();
+    const m = await c.market('m1');
+    expect(m).toMatchObject({ market_id: marketId('BTC', '5m', T0) });
+    expect(c.stats()).toMatchObject({ requests: 3, retries: 2 });
+    expect(clock.sleeps.length).toBe(2);
+  });
+
+  it('fails fast with UnreachableError and a start hint when nothing ever answered on loopback', async () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8787'), { code: 'ECONNREFUSED' });
+    agent.get(BASE).intercept({ path: '/api/health', method: 'GET' }).replyWithError(refused).times(3);
+    const err = await client({ maxRetries: 5 }).health().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnreachableError);
+    expect((err as Error).message).toBe(
+      'no msnap service at http://127.0.0.1:8787: start one with `msnap serve --demo` or set --base-url / MSNAP_BASE_URL',
+    );
+    expect((err as UnreachableError).exitCode).toBe(7);
+    expect(clock.sleeps.length).toBe(2);
+  });
+
+  it('says which host when a remote service is unreachable', async () => {
+    const remote = 'http://msnap.invalid';
+    const refused = Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
+    agent.get(remote).intercept({ path: '/api/health', method: 'GET' }).replyWithError(refused).times(3);
+    const err = await client({ baseUrl: remote }).health().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnreachableError);
+    expect((err as Error).message).toMatch(/cannot reach the msnap service at http:\/\/msnap.invalid/);
+  });
+});
+
+describe('429', () => {
+  it('waits at least Retry-After, then succeeds', async () => {
+    let firstAt = 0;
+    let secondAt = 0;
+    agent
+      .get(BASE)
+      .intercept({ path: '/api/v1/markets/m1', method: 'GET' })
+      .reply(() => {
+        firstAt = clock.t;
+        return {
+          statusCode: 429,
+          data: { error: 'Too Many Requests', message: 'slow down', retry_after: 7 },
+          responseOptions: { headers: { 'retry-after': '7', 'x-ratelimit-limit': '250', 'x-ratelimit-remaining': '0' } },
+        };
+      });
+    agent
+      .get(BASE)
+      .intercept({ path: '/api/v1/markets/m1', method: 'GET' })
+      .reply(() => {
+        secondAt = clock.t;
+        return { statusCode: 200, data: { market: market(T0) } };
+      });
+    for (const pacing of [true]) {
+      const c = client({ pacing, random: () => 0 });
+      const m = await c.market('m1');
+      expect(m.market_id).toBe(marketId('BTC', '5m', T0));
+      expect(secondAt - firstAt).toBeGreaterThanOrEqual(7000);
+      expect(c.stats().responses429).toBe(1);
+    }
+  });
+
+  it('pauses every request of the key, not just the one that got the 429', async () => {
+    const times: number[] = [];
+    let n = 0;
+    agent
+      .get(BASE)
+      .intercept({ path: (p) => p.startsWith('/api/v1/markets/'), method: 'GET' })
+      .reply(() => {
+        n++;
+        times.push(clock.t);
+        if (n === 1) return { statusCode: 429, data: { error: 'Too Many Requests' }, responseOptions: { headers: { 'retry-after': '3' } } };
+        return { statusCode: 200, data: { market: market(T0) } };
+      })
+      .times(3);
+    const c = client({ pacing: true, random: () => 0.99 });
+    await c.market('a');
+    await c.market('b');
+    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(3000);
+    expect(times[2]!).toBeGreaterThanOrEqual(times[0]! + 3000);
+  });
+
+  it('gives up with RateLimitedError after maxRateLimitRetries consecutive 429s', async () => {
+    agent
+      .get(BASE)
+      .intercept({ path: '/api/v1/markets/m1', method: 'GET' })
+      .reply(429, { error: 'Too Many Requests' }, { headers: { 'retry-after': '1' } })
+      .times(4);
+    const err = await client({ maxRateLimitRetries: 3 }).market('m1').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RateLimitedError);
+    expect((err as RateLimitedError).exitCode).toBe(5);
+    expect(clock.sleeps.length).toBe(3);
+    for (const s of clock.sleeps) expect(s).toBeGreaterThanOrEqual(1000);
+  });
+});
+
+describe('normalised responses', () => {
+  it('accepts numeric strings, ISO times, btc_price, btc_price_start/end, id instead of market_id', async () => {
+    const id = marketId('ETH', '15m', T0);
+    agent
+      .get(BASE)
+      .intercept({ path: (p) => p.startsWith(`/api/v1/markets/${id}/snapshots`), method: 'GET' })
+      .reply(200, {
+        market: {
+          id,
+          coin: 'eth',
+          market_type: '15m',
+          start_time: new Date(T0).toISOString(),
+          end_time: String(T0 + 900_000),
+          btc_price_start: '3100.5',
+          btc_price_end: null,
+          winner: 'up',
+          snapshot_count: '7200',
+        },
+        snapshots: [
+          { time: new Date(T0 + 125).toISOString(), btc_price: '3100.75', price_up: '0.51', price_down: 0.49, id: '7' },
+          { id: 8, market_id: id, time: T0 + 250, price: 3101, price_up: 0.5, price_down: 0.5 },
+        ],
+        total: '2',
+        limit: '10000',
+        offset: '0',
+      });
+    const page = await client().snapshotsPage(id, { limit: 10000 });
+    expect(Object.keys(page.market!)).toEqual([
+      'market_id', 'slug', 'coin', 'market_type', 'status', 'start_time', 'end_time', 'price_start', 'price_end', 'winner', 'snapshot_count',
+    ]);
+    expect(page.market).toEqual({
+      market_id: id, slug: id, coin: 'ETH', market_type: '15m', status: 'active', start_time: T0, end_time: T0 + 900_000,
+      price_start: 3100.5, price_end: null, winner: 'Up', snapshot_count: 7200,
+    });
+    expect(page.snapshots[0]).toEqual({ id: 7, market_id: id, time: T0 + 125, price: 3100.75, price_up: 0.51, price_down: 0.49 });
+    expect(Object.keys(page.snapshots[0]!)).toEqual(['id', 'market_id', 'time', 'price', 'price_up', 'price_down']);
+    expect(page.snapshots[1]).toEqual({ id: 8, market_id: id, time: T0 + 250, price: 3101, price_up: 0.5, price_down: 0.5 });
+    expect(page.total).toBe(2);
+  });
+
+  it('passes list warnings to onWarning once per distinct text', async () => {
+    const warnings: string[] = [];
+    const body = (warning: string) => ({ markets: [market(T0)], total: 1, limit: 1, offset: 0, warning });
+    const pool = agent.get(BASE);
+    pool.intercept({ path: (p) => p.startsWith('/api/v1/markets?'), method: 'GET' }).reply(200, body('limit clamped to 1000'));
+    pool.intercept({ path: (p) => p.startsWith('/api/v1/markets?'), method: 'GET' }).reply(200, body('limit clamped to 1000'));
+    pool.intercept({ path: (p) => p.startsWith('/api/v1/markets?'), method: 'GET' }).reply(200, body('other'));
+    const c = client({ onWarning: (w) => warnings.push(w) });
+    for (let i = 0; i < 3; i++) await c.marketsPage({ limit: 5000 });
+    expect(warnings).toEqual(['limit clamped to 1000', 'other']);
+  });
+
+  it('sends the contract parameter names', async () => {
+    let path = '';
+    agent
+      .get(BASE)
+      .intercept({ path: (p) => p.startsWith('/api/v1/markets?'), method: 'GET' })
+      .reply((o) => {
+        path = o.path;
+        return { statusCode: 200, data: { markets: [], total: 0, limit: 5, offset: 10 } };
+      });
+    await client().marketsPage({ coin: 'BTC', marketType: '5m', status: 'resolved', limit: 5, offset: 10, startTime: 1, endTime: 2 });
+    expect(Object.fromEntries(query(path))).toEqual({
+      coin: 'BTC', market_type: '5m', status: 'resolved', limit: '5', offset: '10', start_time: '1', end_time: '2',
+    });
+  });
+
+  it('at() reads the nearest snapshot', async () => {
+    const id = marketId('BTC', '5m', T0);
+    agent
+      .get(BASE)
+      .intercept({ path: (p) => p.startsWith('/v1/snapshots/at-timestamp?'), method: 'GET' })
+      .reply((o) => {
+        expect(Object.fromEntries(query(o.path))).toEqual({ market: id, ts: String(T0 + 100) });
+        return {
+          statusCode: 200,
+          data: { market_id: id, ts: T0 + 100, delta_ms: 25, snapshot: { id: 1, market_id: id, time: T0 + 125, price: 1, price_up: 0.5, price_down: 0.5 } },
+        };
+      });
+    const r = await client().at(id, T0 + 100);
+    expect(r).toEqual({ market_id: id, ts: T0 + 100, delta_ms: 25, snapshot: { id: 1, market_id: id, time: T0 + 125, price: 1, price_up: 0.5, price_down: 0.5 } });
+  });
+});
+
+describe('snapshots pagination', () => {
+  it('with a server that clamps limit to 1000, yields every row once, in order, paging by rows returned', async () => {
+    const id = marketId('BTC', '5m', T0);
+    const total = 2400;
+    const asked: { limit: number; offset: number }[] = [];
+    agent
+      .get(BASE)
+      .intercept({ path: (p) => p.startsWith(`/api/v1/markets/${id}/snapshots?`), method: 'GET' })
+      .reply((o) => {
+        const q = query(o.path);
+        const limit = Number(q.get('limit'));
+        const offset = Number(q.get('offset'));
+        asked.push({ limit, offset });
+        const given = Math.min(limit, 1000);
+        const rows = [];
+        for (let i = offset; i < Math.min(total, offset + given); i++) {
+          rows.push({ id: i + 1, market_id: id, time: T0 + i * 125, price: 97_000 + i, price_up: 0.5, price_down: 0.5 });
+        }
+        return {
+          statusCode: 200,
+          data: { market: market(T0), snapshots: rows, total, limit: given, offset, ...(limit > 1000 ? { warning: 'limit clamped to 1000' } : {}) },
+        };
+      })
+      .times(3);
+    const pages: number[] = [];
+    const warnings: string[] = [];
+    const c = client({ onWarning: (w) => warnings.push(w) });
+    let expected = 0;
+    for await (const s of c.snapshots(id, { onPage: (p) => pages.push(p.rows) })) {
+      expect(s.time).toBe(T0 + expected * 125);
+      expected++;
+    }
+    expect(expected).toBe(total);
+    expect(pages).toEqual([1000, 1000, 400]);
+    expect(asked).toEqual([
+      { limit: 10000, offset: 0 },
+      { limit: 1000, offset: 1000 },
+      { limit: 1000, offset: 2000 },
+    ]);
+    expect(warnings).toEqual(['limit clamped to 1000']);
+  });
+
+  it('stops at an empty page even if total says more', async () => {
+    const id = marketId('BTC', '5m', T0);
+    const pool = agent.get(BASE);
+    pool
+      .intercept({ path: (p) => p.includes('offset=0'), method: 'GET' })
+      .reply(200, { snapshots: [{ id: 1, time: T0, price: 1, price_up: 0.5, price_down: 0.5 }], total: 5, limit: 10000, offset: 0 });
+    pool.intercept({ path: (p) => p.includes('offset=1'), method: 'GET' }).reply(200, { snapshots: [], total: 5, limit: 10000, offset: 1 });
+    const rows = [];
+    for await (const s of client().snapshots(id, {})) rows.push(s);
+    expect(rows.map((r) => r.market_id)).toEqual([id]);
+  });
+});
+
+describe('markets pagination', () => {
+  /** A newest-first list whose head grows (and, optionally, loses items) between pages. */
+  function driftingService(initial: number, onPage: (page: number, list: Market[]) => void): { served: number } {
+    const list: Market[] = [];
+    for (let i = initial - 1; i >= 0; i--) list.push(market(T0 + i * 300_000));
+    const state = { served: 0 };
+    agent
+      .get(BASE)
+      .intercept({ path: (p) => p.startsWith('/api/v1/markets?'), method: 'GET' })
+      .reply((o) => {
+        const q = query(o.path);
+        const limit = Math.min(Number(q.get('limit') ?? 100), 7);
+        const offset = Number(q.get('offset') ?? 0);
+        const data = { markets: list.slice(offset, offset + limit), total: list.length, limit, offset };
+        state.served++;
+        onPage(state.served, list);
+        return { statusCode: 200, data };
+      })
+      .persist();
+    return state;
+  }
+
+  it('yields every market exactly once when new ones are prepended between pages', async () => {
+    let newest = 49;
+    driftingService(50, (_page, list) => {
+      // Two new markets appear at the top after every page.
+      for (let k = 0; k < 2; k++) list.unshift(market(T0 + ++newest * 300_000));
+    });
+    const ids: string[] = [];
+    for await (const m of client().markets({ all: true, limit: 7 })) ids.push(m.market_id);
+    const original = Array.from({ length: 50 }, (_, i) => marketId('BTC', '5m', T0 + (49 - i) * 300_000));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(original);
+  });
+
+  it('steps back so nothing is skipped when markets vanish above the position', async () => {
+    driftingService(40, (page, list) => {
+      // A status filter drops the newest three after the first page.
+      if (page === 1) list.splice(0, 3);
+    });
+    const ids: string[] = [];
+    for await (const m of client().markets({ all: true, limit: 7 })) ids.push(m.market_id);
+    const original = Array.from({ length: 40 }, (_, i) => marketId('BTC', '5m', T0 + (39 - i) * 300_000));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(original);
+  });
+
+  it('stops at max', async () => {
+    const state = driftingService(50, () => undefined);
+    const ids: string[] = [];
+    for await (const m of client().markets({ max: 10, limit: 7 })) ids.push(m.market_id);
+    expect(ids.length).toBe(10);
+    expect(state.served).toBe(2);
+  });
+});
+
+describe('pacing', () => {
+  /** A service that runs the server's own limiter on arrival times and answers 429 when it says no. */
+  function limitedService(perMinute: number, burst: number, latency: () => number) {
+    const limiter = new KeyLimiter({ perMinute, burst }, clock.t);
+    const admitted: number[] = [];
+    let rejected = 0;
+    const id = marketId('BTC', '5m', T0);
+    const pool = agent.get(BASE);
+    const headers = (d: ReturnType<KeyLimiter['take']>) => ({
+      'x-ratelimit-limit': String(d.limit),
+      'x-ratelimit-remaining': String(d.remaining),
+      'x-ratelimit-reset': String(d.resetSec),
+      date: new Date(clock.t).toUTCString(),
+      ...(d.admitted ? {} : { 'retry-after': String(d.retryAfterSec) }),
+    });
+    pool
+      .intercept({ path: (p) => p.startsWith('/'), method: 'GET' })
+      .reply((o) => {
+        clock.t += latency(); // request leg
+        const d = limiter.take(clock.t);
+        const h = headers(d);
+        let data: object;
+        if (!d.admitted) {
+          rejected++;
+          data = { error: 'Too Many Requests', retry_after: d.retryAfterSec };
+        } else {
+          admitted.push(clock.t);
+          if (o.path.startsWith('/api/v1/limits')) {
+            data = {
+              plan: 'builder', trial: null, rate_limit: { requests_per_minute: perMinute, burst_per_second: burst },
+              data_window: null, api_keys: { active: 1, max: 3 }, usage: { remaining: d.remaining, reset: d.resetSec },
+            };
+          } else {
+            const offset = Number(query(o.path).get('offset'));
+            data = { snapshots: [{ id: offset + 1, time: T0 + offset * 125, price: 1, price_up: 0.5, price_down: 0.5 }], total: 600, limit: 1, offset };
+          }
+        }
+        clock.t += latency(); // response leg
+        return { statusCode: d.admitted ? 200 : 429, data, responseOptions: { headers: h } };
+      })
+      .persist();
+    return { admitted, rejected: () => rejected, id };
+  }
+
+  /** Earliest possible admission times of n requests under both limits (greedy is optimal). */
+  function theoreticalMs(n: number, perMinute: number, burst: number): number {
+    const l = new KeyLimiter({ perMinute, burst }, 0);
+    let t = 0;
+    for (let i = 0; i < n; i++) {
+      for (;;) {
+        const d = l.take(t);
+        if (d.admitted) break;
+        t += d.waitMs;
+      }
+    }
+    return t;
+  }
+
+  function bucketViolations(times: number[], burst: number, perSecond: number): number {
+    let bad = 0;
+    for (let j = 0; j < times.length; j++) {
+      for (let i = Math.max(0, j - 3 * burst); i < j; i++) {
+        if (j - i + 1 > burst + ((times[j]! - times[i]!) * perSecond) / 1000 + 1e-9) bad++;
+      }
+    }
+    return bad;
+  }
+
+  function maxInWindow(times: number[], windowMs: number): number {
+    let best = 0;
+    let lo = 0;
+    for (let hi = 0; hi < times.length; hi++) {
+      while (times[hi]! - times[lo]! >= windowMs) lo++;
+      best = Math.max(best, hi - lo + 1);
+    }
+    return best;
+  }
+
+  it('600 requests on builder: no 429, bucket never overdrawn, every 60 s window <= 250, within 5% of the minimum', async () => {
+    let seed = 42;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const svc = limitedService(250, 12, () => Math.floor(rand() * 15));
+    const c = client({ pacing: true, random: rand });
+    const start = clock.t;
+    let rows = 0;
+    for await (const _ of c.snapshots(svc.id, { pageSize: 1 })) rows++;
+    const elapsed = clock.t - start;
+    expect(rows).toBe(600);
+    expect(svc.rejected()).toBe(0);
+    expect(c.stats().responses429).toBe(0);
+    const n = svc.admitted.length; // 600 pages + the /limits call
+    expect(n).toBe(601);
+    // Sliding windows over arrival times, as the server counts them (1 s bucket = burst over any second).
+    expect(maxInWindow(svc.admitted, 60_000)).toBeLessThanOrEqual(250);
+    // The burst limit is a token bucket, so the exact check is its inequality over every pair:
+    // requests i..j fit in burst + (t_j - t_i) * rate. (Any 1 s window may hold up to 2 x burst.)
+    expect(bucketViolations(svc.admitted, 12, 12)).toBe(0);
+    expect(maxInWindow(svc.admitted, 1000)).toBeLessThanOrEqual(2 * 12);
+    const minimum = theoreticalMs(n, 250, 12);
+    console.log(`pacing: ${n} requests, ${elapsed} ms simulated, minimum ${minimum} ms, ratio ${(elapsed / minimum).toFixed(4)}, max per 1 s ${maxInWindow(svc.admitted, 1000)}`);
+    expect(elapsed / minimum).toBeLessThanOrEqual(1.05);
+    expect(elapsed / minimum).toBeGreaterThanOrEqual(1);
+  });
+
+  it('with no latency at all the pacer still never trips the server', async () => {
+    const svc = limitedService(30, 5, () => 0);
+    const c = client({ pacing: true });
+    let rows = 0;
+    for await (const _ of c.snapshots(svc.id, { pageSize: 1 })) {
+      if (++rows === 100) break;
+    }
+    expect(svc.rejected()).toBe(0);
+    expect(maxInWindow(svc.admitted, 60_000)).toBeLessThanOrEqual(30);
+  });
+});
