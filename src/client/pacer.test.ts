@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { BUCKET_MARGIN_MS, configFromMinuteLimit, LOG_MARGIN_MS, PaceModel, Pacer } from './pacer.js';
+
+function fakeClock(start = 1_000_000) {
+  const c = {
+    t: start,
+    now: () => c.t,
+    sleep: async (ms: number) => {
+      c.t += Math.max(0, ms);
+    },
+  };
+  return c;
+}
+
+describe('PaceModel', () => {
+  it('keeps a reserve of refill before the last burst token, then spaces sends at the refill rate', () => {
+    const m = new PaceModel({ perMinute: 250, burst: 12 }, 0);
+    let t = 0;
+    const sends: number[] = [];
+    for (let i = 0; i < 14; i++) {
+      t += m.waitMs(t);
+      m.onSend(t);
+      m.onDone(t);
+      sends.push(t);
+    }
+    // 11 at once: the 12th token is used only once BUCKET_MARGIN_MS of refill is in reserve.
+    expect(sends.slice(0, 11)).toEqual(Array(11).fill(0));
+    expect(sends[11]).toBe(BUCKET_MARGIN_MS);
+    expect(sends[13]! - sends[12]!).toBeGreaterThanOrEqual(83);
+    expect(sends[13]! - sends[12]!).toBeLessThanOrEqual(84);
+  });
+
+  it('frees a minute slot only LOG_MARGIN_MS after the request completed plus 60 s', () => {
+    const m = new PaceModel({ perMinute: 2, burst: 10 }, 0);
+    m.onSend(0);
+    m.onDone(500); // completed at 500: the server saw it at some time <= 500
+    m.onSend(600);
+    m.onDone(600);
+    expect(m.waitMs(700)).toBe(500 + LOG_MARGIN_MS + 60_000 - 700);
+  });
+
+  it('counts in-flight requests against the minute limit', () => {
+    const m = new PaceModel({ perMinute: 2, burst: 10 }, 0);
+    m.onSend(0);
+    m.onSend(0);
+    expect(m.waitMs(10)).toBe(Infinity);
+    m.onDone(20);
+    // Both slots are taken for a minute: one by the completed request, one by the one in flight.
+    expect(m.waitMs(20)).toBe(20 + LOG_MARGIN_MS + 60_000 - 20);
+  });
+
+  it('assumes foreign requests are the newest, except the one Reset names', () => {
+    const m = new PaceModel({ perMinute: 3, burst: 10 }, 0);
+    m.addForeign(3, 1000, 30_000);
+    // One slot frees when the server's oldest leaves (30 s), the others a full minute from now.
+    expect(m.waitMs(1000)).toBe(30_000 + LOG_MARGIN_MS - 1000);
+  });
+});
+
+describe('Pacer', () => {
+  it('admits concurrent callers first in, first out, never beyond the limits', async () => {
+    const c = fakeClock();
+    const p = new Pacer(c.now, c.sleep);
+    p.learn({ perMinute: 250, burst: 5 });
+    const order: number[] = [];
+    const times: number[] = [];
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        p.acquire().then((t) => {
+          order.push(i);
+          times.push(c.t);
+          p.done(t, undefined);
+        }),
+      ),
+    );
+    expect(order).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    // Token-bucket inequality over every pair of sends.
+    for (let j = 0; j < times.length; j++) {
+      for (let i = 0; i < j; i++) expect(j - i + 1).toBeLessThanOrEqual(5 + ((times[j]! - times[i]!) * 5) / 1000 + 1e-9);
+    }
+  });
+
+  it('lets only one request out until the first answer tells it the limits', async () => {
+    const c = fakeClock();
+    const p = new Pacer(c.now, c.sleep);
+    const t1 = await p.acquire();
+    let second = false;
+    const pending = p.acquire().then((t) => {
+      second = true;
+      return t;
+    });
+    await new Promise((r) => setImmediate(r));
+    expect(second).toBe(false);
+    p.done(t1, { limit: 250, remaining: 249, reset: 1000 });
+    const t2 = await pending;
+    expect(second).toBe(true);
+    expect(p.config).toEqual(configFromMinuteLimit(250));
+    expect(p.config).toEqual({ perMinute: 250, burst: 12 });
+    p.done(t2, undefined);
+  });
+
+  it('holds back when the headers show another process using the key', async () => {
+    const c = fakeClock(100_000);
+    const p = new Pacer(c.now, c.sleep);
+    p.learn({ perMinute: 10, burst: 10 });
+    const t1 = await p.acquire();
+    // The server counts 10 used (us + 9 others) and nothing left; its oldest leaves at 130 s.
+    p.done(t1, { limit: 10, remaining: 0, reset: 130, serverDate: c.t });
+    const before = c.t;
+    const t2 = await p.acquire();
+    expect(c.t - before).toBeGreaterThanOrEqual(30_000 - 1000);
+    p.done(t2, undefined);
+  });
+
+  it('a pause holds every caller until it ends', async () => {
+    const c = fakeClock();
+    const p = new Pacer(c.now, c.sleep);
+    p.learn({ perMinute: 250, burst: 12 });
+    p.pauseUntil(c.t + 5000);
+    const start = c.t;
+    const t = await p.acquire();
+    expect(c.t - start).toBeGreaterThanOrEqual(5000);
+    p.done(t, undefined);
+    expect(p.stats.pauses).toBe(1);
+  });
+});
