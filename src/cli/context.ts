@@ -12,6 +12,10 @@ export interface CliContext {
   now: () => number;
   /** Resolves after ms (tests may resolve at once and advance their clock). */
   sleep: (ms: number) => Promise<void>;
+  /** Names the -o temp file (`FILE.tmp-<pid>`); defaults to process.pid. */
+  pid?: number;
+  /** Registers cleanup for SIGINT/SIGTERM (delete a half-written -o file); returns the unregister function. */
+  onInterrupt?: (cleanup: () => void) => () => void;
 }
 
 /** The real process's context. */
@@ -23,5 +27,19 @@ export function processContext(): CliContext {
     env: process.env,
     now: () => Date.now(),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    pid: process.pid,
+    onInterrupt: (cleanup) => {
+      // Exit with the conventional 128+signal code once cleaned up, as the default handler would.
+      const handler = (signal: NodeJS.Signals): void => {
+        cleanup();
+        process.exit(signal === 'SIGINT' ? 130 : 143);
+      };
+      process.once('SIGINT', handler);
+      process.once('SIGTERM', handler);
+      return () => {
+        process.off('SIGINT', handler);
+        process.off('SIGTERM', handler);
+      };
+    },
   };
 }

@@ -4,20 +4,55 @@ import { Command, CommanderError } from 'commander';
 import { EXIT, MsnapError } from '../errors.js';
 import type { CliContext } from './context.js';
 import { serveCommand } from './commands/serve.js';
+import { marketsCommand } from './commands/markets.js';
+import { snapshotsCommand } from './commands/snapshots.js';
+import { atCommand } from './commands/at.js';
+import { limitsCommand } from './commands/limits.js';
+import { healthCommand } from './commands/health.js';
+import { keysCommand } from './commands/keys.js';
+import { addGlobalOptions } from './global-options.js';
 import { VERSION } from '../version.js';
 
 /** The whole command tree; commands get the context, never globals. */
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command('msnap')
     .description('Historical crypto up/down prediction-market snapshots: query, export, or serve locally.')
-    .version(VERSION, '-V, --version')
+    .version(VERSION, '-V, --version');
+  addGlobalOptions(program);
+  program.addCommand(marketsCommand(ctx));
+  program.addCommand(snapshotsCommand(ctx));
+  program.addCommand(atCommand(ctx));
+  program.addCommand(limitsCommand(ctx));
+  program.addCommand(healthCommand(ctx));
+  program.addCommand(keysCommand(ctx));
+  program.addCommand(serveCommand(ctx));
+  program.addHelpText(
+    'after',
+    `
+Examples:
+  $ msnap keys add prod                 # store a key (read without echo)
+  $ msnap limits                        # plan, rate limits, data window
+  $ msnap markets --coin BTC --type 5m --limit 5
+  $ msnap snapshots BTC 5m --csv > btc.csv
+  $ msnap at BTC 5m 2025-11-22T00:02:30Z
+
+Exit codes: 0 ok, 1 unexpected, 2 usage, 3 auth, 4 outside plan window, 5 rate-limited, 6 not found, 7 unreachable.`,
+  );
+  applyOutputSettings(program, ctx);
+  return program;
+}
+
+// addCommand() does not pass settings down, so every command gets the context's streams, the
+// one-line usage hint after an error, and the global options in its --help.
+function applyOutputSettings(cmd: Command, ctx: CliContext): void {
+  cmd
     .showHelpAfterError('(run with --help for usage)')
+    .configureHelp({ showGlobalOptions: true })
     .configureOutput({
       writeOut: (s) => ctx.stdout.write(s),
       writeErr: (s) => ctx.stderr.write(s),
     });
-  program.addCommand(serveCommand(ctx));
-  return program;
+  for (const sub of cmd.commands) applyOutputSettings(sub, ctx);
 }
 
 /** Run argv (without node and script) and return the exit code. */

@@ -12,6 +12,8 @@ export interface Column<T> {
   table?: ((row: T) => string) | false;
   /** Table header or label; defaults to `name`. */
   label?: string;
+  /** A summary only tables show (CSV and JSON carry the underlying columns instead). */
+  tableOnly?: true;
 }
 
 /** Use to describe a record kind once for every format. */
@@ -25,11 +27,16 @@ export interface RecordSchema<T> {
 export function jsonOf<T>(schema: RecordSchema<T>, row: T): unknown {
   if (schema.json) return schema.json(row);
   const out: Record<string, unknown> = {};
-  for (const col of schema.columns) {
+  for (const col of machineColumns(schema)) {
     const v = col.value(row);
     if (v !== undefined) out[col.name] = v;
   }
   return out;
+}
+
+/** The columns CSV and JSON write, in order. */
+export function machineColumns<T>(schema: RecordSchema<T>): Column<T>[] {
+  return schema.columns.filter((c) => !c.tableOnly);
 }
 
 /** A cell as text: null/undefined empty, objects as JSON, everything else as String(). */

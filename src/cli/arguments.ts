@@ -1,0 +1,65 @@
+// Checks for command-line values (coins, types, counts, ids): each turns text into a domain
+// value or throws a one-line UsageError that says what is accepted.
+import { UsageError } from '../errors.js';
+import {
+  COINS,
+  isComingSoonCoin,
+  MARKET_STATUSES,
+  MARKET_TYPES,
+  parseCoin,
+  parseMarketId,
+  parseMarketType,
+  type Coin,
+  type MarketStatus,
+  type MarketType,
+} from '../domain/market.js';
+
+/** Use for a COIN argument or --coin. */
+export function coinArg(value: string): Coin {
+  const coin = parseCoin(value);
+  if (coin) return coin;
+  if (isComingSoonCoin(value)) throw new UsageError(`${value.toUpperCase()} is coming soon; available: ${COINS.join(', ')}`);
+  throw new UsageError(`unknown coin '${value}'; available: ${COINS.join(', ')}`);
+}
+
+/** Use for a TYPE argument or --type. */
+export function marketTypeArg(value: string): MarketType {
+  const type = parseMarketType(value);
+  if (type) return type;
+  throw new UsageError(`unknown market type '${value}'; use one of: ${MARKET_TYPES.join(', ')}`);
+}
+
+/** Use for --status. */
+export function statusArg(value: string): MarketStatus {
+  const lower = value.toLowerCase();
+  if ((MARKET_STATUSES as readonly string[]).includes(lower)) return lower as MarketStatus;
+  throw new UsageError(`unknown status '${value}'; use one of: ${MARKET_STATUSES.join(', ')}`);
+}
+
+/** Use for counts (--limit, --offset, --last): digits only, at least `min`. */
+export function countArg(value: string, flag: string, min: number): number {
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(Number(value))) {
+    throw new UsageError(`${flag} must be a whole number ${min > 0 ? `>= ${min}` : '>= 0'}, got '${value}'`);
+  }
+  const n = Number(value);
+  if (n < min) throw new UsageError(`${flag} must be a whole number >= ${min}, got '${value}'`);
+  return n;
+}
+
+/** Use where a market id is expected; the message shows the expected shape. */
+export function marketIdArg(value: string): string {
+  if (parseMarketId(value)) return value;
+  throw new UsageError(
+    `'${value}' is not a market id (like btc-updown-5m-1763769600)`,
+    'or give COIN TYPE, e.g. BTC 5m',
+  );
+}
+
+/** Use after parsing --from/--to: the range must not be empty. */
+export function checkRange(from: number | undefined, to: number | undefined): void {
+  if (from !== undefined && to !== undefined && from >= to) {
+    throw new UsageError(
+      `--from (${new Date(from).toISOString()}) must be before --to (${new Date(to).toISOString()})`,
+    );
+  }
+}

@@ -1,0 +1,48 @@
+// Options every client command takes, declared once on the program; commander recognises them
+// before and after the subcommand (`msnap --csv markets` = `msnap markets --csv`).
+import { Command, Option } from 'commander';
+import { OUTPUT_FORMATS } from './output/format.js';
+
+/** The global flags as commander hands them to an action (`cmd.optsWithGlobals()`). */
+export interface GlobalOptions {
+  baseUrl?: string;
+  apiKey?: string;
+  authScheme?: 'x-api-key' | 'bearer';
+  format?: string;
+  csv?: boolean;
+  ndjson?: boolean;
+  json?: boolean;
+  output?: string;
+  quiet?: boolean;
+  verbose?: boolean;
+  /** False with --no-color. */
+  color?: boolean;
+}
+
+/** The service URL when no flag, environment variable or stored key names one (the default `msnap serve`). */
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:8787';
+
+/** Use once, on the program. */
+export function addGlobalOptions(program: Command): Command {
+  return program
+    .option('--base-url <url>', `service URL (env MSNAP_BASE_URL, else the active stored key's URL, else ${DEFAULT_BASE_URL})`)
+    .option('--api-key <key>', 'API key (env MSNAP_API_KEY, else the active stored key)')
+    .addOption(new Option('--auth-scheme <scheme>', 'how the key is sent').choices(['x-api-key', 'bearer']))
+    .addOption(
+      new Option('--format <format>', 'output format (default: table on a terminal, ndjson when piped)').choices(
+        OUTPUT_FORMATS,
+      ),
+    )
+    .option('--csv', 'same as --format csv')
+    .option('--ndjson', 'same as --format ndjson')
+    .option('--json', 'same as --format json')
+    .option('-o, --output <file>', 'write to FILE (atomically: a temp file renamed on success)')
+    .option('-q, --quiet', 'no progress or confirmations on stderr (warnings and errors still show)')
+    .option('--verbose', 'log each HTTP request to stderr (key masked)')
+    .option('--no-color', 'no colours (also NO_COLOR=1)');
+}
+
+/** The global flags of the command an action runs in. */
+export function readGlobals(cmd: Command): GlobalOptions {
+  return cmd.optsWithGlobals<GlobalOptions>();
+}

@@ -1,0 +1,158 @@
+// The columns of every record kind the CLI prints, in the contract's field order. CSV headers
+// and JSON keys use the contract's names; tables may show times as ISO and hide wide columns.
+import type { Market, Snapshot } from '../../domain/market.js';
+import { isoCell, type RecordSchema } from './schema.js';
+
+/** Markets, as `msnap markets` prints them. */
+export const MARKET_SCHEMA: RecordSchema<Market> = {
+  columns: [
+    { name: 'market_id', value: (m) => m.market_id },
+    { name: 'slug', value: (m) => m.slug, table: false },
+    { name: 'coin', value: (m) => m.coin },
+    { name: 'market_type', value: (m) => m.market_type, label: 'type' },
+    { name: 'status', value: (m) => m.status },
+    { name: 'start_time', value: (m) => m.start_time, table: (m) => isoCell(m.start_time) },
+    { name: 'end_time', value: (m) => m.end_time, table: (m) => isoCell(m.end_time) },
+    { name: 'price_start', value: (m) => m.price_start },
+    { name: 'price_end', value: (m) => m.price_end },
+    { name: 'winner', value: (m) => m.winner },
+    { name: 'snapshot_count', value: (m) => m.snapshot_count, label: 'snapshots' },
+  ],
+};
+
+/** Snapshots; the orderbook columns only when asked for (CSV holds them as JSON text). */
+export function snapshotSchema(includeOrderbook: boolean): RecordSchema<Snapshot> {
+  const columns: RecordSchema<Snapshot>['columns'] = [
+    { name: 'id', value: (s) => s.id },
+    { name: 'market_id', value: (s) => s.market_id },
+    { name: 'time', value: (s) => s.time, table: (s) => isoCell(s.time) },
+    { name: 'price', value: (s) => s.price },
+    { name: 'price_up', value: (s) => s.price_up },
+    { name: 'price_down', value: (s) => s.price_down },
+  ];
+  if (includeOrderbook) {
+    columns.push(
+      { name: 'orderbook_up', value: (s) => s.orderbook_up },
+      { name: 'orderbook_down', value: (s) => s.orderbook_down },
+    );
+  }
+  return { columns };
+}
+
+/** What `msnap at` gets back: the asked time, the distance to the nearest snapshot, and it. */
+export interface AtResult {
+  market_id: string;
+  ts: number;
+  delta_ms: number;
+  snapshot: Snapshot;
+}
+
+/** `msnap at`: one flat row for CSV and tables; JSON keeps the service's nested shape. */
+export const AT_SCHEMA: RecordSchema<AtResult> = {
+  columns: [
+    { name: 'market_id', value: (a) => a.market_id },
+    { name: 'ts', value: (a) => a.ts, table: (a) => isoCell(a.ts), label: 'asked' },
+    { name: 'delta_ms', value: (a) => a.delta_ms },
+    { name: 'id', value: (a) => a.snapshot.id, label: 'snapshot id' },
+    { name: 'time', value: (a) => a.snapshot.time, table: (a) => isoCell(a.snapshot.time) },
+    { name: 'price', value: (a) => a.snapshot.price },
+    { name: 'price_up', value: (a) => a.snapshot.price_up },
+    { name: 'price_down', value: (a) => a.snapshot.price_down },
+  ],
+  json: (a) => a,
+};
+
+/** The limits a key has, as `/api/v1/limits` reports them. */
+export interface LimitsView {
+  plan: string;
+  trial: { active: boolean; ends_at: number | null } | null;
+  rate_limit: { requests_per_minute: number; burst_per_second: number };
+  data_window: Record<string, number> | null;
+  api_keys: { active: number | null; max: number | null } | null;
+  usage: { remaining: number; reset: number } | null;
+}
+
+function windowText(w: Record<string, number> | null): string {
+  if (!w) return 'all markets';
+  return Object.entries(w)
+    .map(([type, n]) => `${n.toLocaleString('en-US')} ${type}`)
+    .join(', ');
+}
+
+/** `msnap limits`: flat columns for CSV, readable rows for a table, the body itself for JSON. */
+export const LIMITS_SCHEMA: RecordSchema<LimitsView> = {
+  columns: [
+    { name: 'plan', value: (l) => l.plan },
+    { name: 'trial_active', value: (l) => l.trial?.active ?? false, label: 'trial', table: (l) => trialText(l) },
+    { name: 'trial_ends_at', value: (l) => l.trial?.ends_at ?? null, table: false },
+    { name: 'requests_per_minute', value: (l) => l.rate_limit.requests_per_minute, label: 'requests/min' },
+    { name: 'burst_per_second', value: (l) => l.rate_limit.burst_per_second, label: 'burst/s' },
+    ...(['5m', '15m', '1hr', '4hr', '24hr'] as const).map((type) => ({
+      name: `window_${type}`,
+      value: (l: LimitsView) => l.data_window?.[type] ?? null,
+      table: false as const,
+    })),
+    { name: 'data_window', value: () => undefined, label: 'data window', table: (l) => windowText(l.data_window), tableOnly: true },
+    { name: 'keys_active', value: (l) => l.api_keys?.active ?? null, label: 'api keys', table: (l) => keysText(l) },
+    { name: 'keys_max', value: (l) => l.api_keys?.max ?? null, table: false },
+    { name: 'usage_remaining', value: (l) => l.usage?.remaining ?? null, label: 'requests left now' },
+    {
+      name: 'usage_reset',
+      value: (l) => l.usage?.reset ?? null,
+      label: 'window resets',
+      table: (l) => (l.usage ? isoCell(l.usage.reset * 1000) : ''),
+    },
+  ],
+  json: (l) => l,
+};
+
+function trialText(l: LimitsView): string {
+  if (!l.trial) return 'no (paid)';
+  const ends = l.trial.ends_at === null ? '' : ` until ${isoCell(l.trial.ends_at)}`;
+  return l.trial.active ? `active${ends}` : `ended${ends}`;
+}
+
+function keysText(l: LimitsView): string {
+  if (!l.api_keys) return '';
+  return `${l.api_keys.active ?? '?'} active of ${l.api_keys.max ?? 'unlimited'}`;
+}
+
+/** What `msnap health` prints. */
+export interface HealthView {
+  status: string;
+  version: string;
+  time: number;
+  rtt_ms: number;
+}
+
+/** `msnap health`. */
+export const HEALTH_SCHEMA: RecordSchema<HealthView> = {
+  columns: [
+    { name: 'status', value: (h) => h.status },
+    { name: 'version', value: (h) => h.version },
+    { name: 'time', value: (h) => h.time, label: 'server time', table: (h) => isoCell(h.time) },
+    { name: 'rtt_ms', value: (h) => h.rtt_ms, label: 'round trip (ms)' },
+  ],
+};
+
+/** A stored key as `keys list` shows it: never the key itself, only its mask. */
+export interface KeyRow {
+  name: string;
+  key: string;
+  base_url: string;
+  added_at: number;
+  active: boolean;
+  rotate: boolean;
+}
+
+/** `msnap keys list`. */
+export const KEY_SCHEMA: RecordSchema<KeyRow> = {
+  columns: [
+    { name: 'active', value: (k) => k.active, label: ' ', table: (k) => (k.active ? '*' : '') },
+    { name: 'name', value: (k) => k.name },
+    { name: 'key', value: (k) => k.key },
+    { name: 'base_url', value: (k) => k.base_url, label: 'base url' },
+    { name: 'added_at', value: (k) => k.added_at, label: 'added', table: (k) => isoCell(k.added_at).slice(0, 10) },
+    { name: 'rotate', value: (k) => k.rotate, table: (k) => (k.rotate ? 'rotate (90+ days old)' : '') },
+  ],
+};
