@@ -4,9 +4,14 @@ import Database from 'better-sqlite3';
 import { performance } from 'node:perf_hooks';
 import { MSNAP_BIN, runMsnap, startServer } from './child-process.js';
 
+/** The `serve seed` flags for `{ days, full: { type: newest markets with full snapshots } }`. */
+export function seedFlags({ days, full }) {
+  return ['--days', String(days), '--full', Object.entries(full).map(([type, n]) => `${type}=${n}`).join(',')];
+}
+
 /** Seed `db` with `msnap serve seed`; returns `{ wallMs, snapshots, orderbooks, markets, command }`. */
-export async function seedDatabase(db, seedArgs, { tmpDir } = {}) {
-  const args = ['serve', 'seed', '--db', db, ...seedArgs];
+export async function seedDatabase(db, spec, { tmpDir } = {}) {
+  const args = ['serve', 'seed', '--db', db, ...seedFlags(spec)];
   const started = performance.now();
   const result = await runMsnap(args, { tmpDir });
   const wallMs = performance.now() - started;

@@ -21,22 +21,43 @@ function valueAfter(argv, flag) {
   return i >= 0 ? argv[i + 1] : undefined;
 }
 
-// Pacing: the builder plan itself in full mode; in quick mode an enterprise key with small custom
-// limits (burst-bound, ~15 s) so the same maths runs inside a minute.
+// Databases are described by how many of the newest markets of each type get full 8/s
+// snapshots, per coin (3 coins); the newest market of a type is the active one and is partial.
+//
+// Full mode. Main: 410 full 5m markets per coin for the pacing export (one request each) and
+// 4 full 24hr markets (3 complete: a 2M-row export for the memory figure). Lookups: ~1M rows in
+// 5m markets against ~20M in 24hr and 4hr markets.
 const FULL = {
-  pacing: { plan: 'builder', rpm: 250, burst: 12, minRequests: 400 },
-  exportMinRows: 500_000,
-  memoryExportMinRows: 2_000_000,
+  mainDb: { days: 15, full: { '5m': 410, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 4 } },
+  pacing: { plan: 'builder', rpm: 250, burst: 12, markets: 400, minRequests: 400 },
+  exportType: '24hr',
+  exportRounds: 2,
+  memoryExport: { type: '24hr', minRows: 2_000_000 },
   loadSeconds: 10,
+  loadRounds: 1,
   connections: 10,
-  lookups: { small: 1_000_000, large: 20_000_000, count: 2000 },
+  lookups: {
+    count: 2000,
+    small: { days: 15, full: { '5m': 139, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } },
+    large: { days: 15, full: { '5m': 0, '15m': 0, '1hr': 0, '4hr': 6, '24hr': 10 } },
+  },
 };
 
+// Quick mode: the same steps on ~2M-row databases. Pacing on an enterprise key with custom
+// limits that only the burst binds (150 requests at 10/s: 14 s); the export of one complete 4hr
+// market; lookups at ~200k against ~2M rows.
 const QUICK = {
-  pacing: { plan: 'enterprise', rpm: 600, burst: 10, minRequests: 150 },
-  exportMinRows: 300_000,
-  memoryExportMinRows: 300_000,
+  mainDb: { days: 15, full: { '5m': 152, '15m': 0, '1hr': 0, '4hr': 4, '24hr': 0 } },
+  pacing: { plan: 'enterprise', rpm: 600, burst: 10, markets: 148, minRequests: 150 },
+  exportType: '4hr',
+  exportRounds: 1,
+  memoryExport: { type: '4hr', minRows: 300_000 },
   loadSeconds: 3,
+  loadRounds: 1,
   connections: 10,
-  lookups: { small: 200_000, large: 2_000_000, count: 1000 },
+  lookups: {
+    count: 1000,
+    small: { days: 15, full: { '5m': 28, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } },
+    large: { days: 15, full: { '5m': 0, '15m': 0, '1hr': 0, '4hr': 6, '24hr': 0 } },
+  },
 };

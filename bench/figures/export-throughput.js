@@ -15,8 +15,8 @@ const BASELINE = path.join(ROOT, 'bench', 'baseline-export.js');
 /** Run the export comparison and the large-export memory run; returns figures 2 and 6a. */
 export async function exportFigures(ctx) {
   const key = await createKey(ctx.db, { account: `bench-export-${process.pid}`, plan: 'enterprise', rpm: 1_000_000, burst: 100_000 });
-  const [market] = fullMarkets(ctx.db, { type: '24hr', limit: 1 });
-  if (!market) throw new Error('the seeded database holds no complete 24hr market');
+  const [market] = fullMarkets(ctx.db, { type: ctx.sizes.exportType, limit: 1 });
+  if (!market) throw new Error(`the seeded database holds no complete ${ctx.sizes.exportType} market`);
   const server = await startMsnapServe(ctx.db);
   const msnapOut = path.join(ctx.tmpDir, 'export-msnap.csv');
   const baseOut = path.join(ctx.tmpDir, 'export-baseline.csv');
@@ -51,7 +51,7 @@ export async function exportFigures(ctx) {
   const exportFigure = {
     title: 'Export throughput',
     method:
-      `\`msnap snapshots ${market.market_id} --csv -o FILE\` (one complete 24hr market, ${rows.toLocaleString('en-US')} rows) ` +
+      `\`msnap snapshots ${market.market_id} --csv -o FILE\` (one complete ${market.market_type} market, ${rows.toLocaleString('en-US')} rows) ` +
       'against bench/baseline-export.js (plain fetch at limit=10000, JSON.parse, a string join per row), alternately, ' +
       `${ctx.sizes.exportRounds} round(s), best of each, both as processes timed from spawn to exit, enterprise key with limits out of the way.`,
     rows: [
@@ -75,9 +75,9 @@ export async function exportFigures(ctx) {
 
 // The memory half: a bigger export (several complete markets) with peak RSS from the kernel.
 async function memoryExport(ctx, env) {
-  const need = ctx.sizes.memoryExportMinRows;
+  const { type, minRows } = ctx.sizes.memoryExport;
   const out = path.join(ctx.tmpDir, 'memory-export.csv');
-  const plan = pickMemoryExport(ctx.db, need);
+  const plan = pickMemoryExport(ctx.db, type, minRows);
   const args = ['snapshots', plan.coin, plan.type, '--last', String(plan.last), '--csv', '-o', out, '--quiet'];
   const run = await runMsnap(args, { env, measureRss: true, tmpDir: ctx.tmpDir });
   const { rows } = await csvDigest(out, ['time']);
@@ -85,18 +85,16 @@ async function memoryExport(ctx, env) {
   return { rows, peakRssMb: (run.peakRssKb ?? NaN) / 1024, wallMs: run.wallMs, command: `msnap ${args.map((a) => (a === out ? 'memory.csv' : a)).join(' ')}` };
 }
 
-// The fewest newest complete markets of one series whose rows add up to `need`.
-function pickMemoryExport(db, need) {
-  for (const type of ['24hr', '4hr', '1hr', '15m', '5m']) {
-    const markets = fullMarkets(db, { type, coin: 'BTC', limit: 100_000 });
-    let rows = 0;
-    // --last N takes the N newest markets, complete or not: count only a contiguous newest run.
-    for (let i = 0; i < markets.length; i++) {
-      rows += markets[i].snapshot_count;
-      if (rows >= need) return { coin: 'BTC', type, last: i + 1, rows };
-    }
+// The fewest newest markets of one series holding `need` rows in complete markets. `--last N`
+// also takes the partial active market, which only adds rows.
+function pickMemoryExport(db, type, need) {
+  const markets = fullMarkets(db, { type, coin: 'BTC', limit: 100_000 });
+  let rows = 0;
+  for (let i = 0; i < markets.length; i++) {
+    rows += markets[i].snapshot_count;
+    if (rows >= need) return { coin: 'BTC', type, last: i + 2, rows };
   }
-  throw new Error(`the seeded database holds no BTC series with ${need} rows in complete markets`);
+  throw new Error(`the seeded database holds ${rows} rows in complete BTC ${type} markets; the memory export needs ${need}`);
 }
 
 export { MEMORY_TARGET_MB };

@@ -13,7 +13,7 @@ const TARGET = { max: 1.05 };
 
 /** Run the pacing export and return the figure. */
 export async function pacingFigure(ctx) {
-  const { plan, rpm, burst, minRequests } = ctx.sizes.pacing;
+  const { plan, rpm, burst, markets, minRequests } = ctx.sizes.pacing;
   const limits = { perMinute: rpm, burst };
   const key = await createKey(ctx.db, {
     account: `bench-pacing-${process.pid}-${Date.now()}`,
@@ -21,9 +21,11 @@ export async function pacingFigure(ctx) {
     ...(plan === 'enterprise' ? { rpm, burst } : {}),
   });
   // One request per 5m market (2,400 snapshots fit one page), plus the market list and /limits.
-  const series = pickSeries(ctx.db, minRequests);
+  const series = { coin: 'BTC', type: '5m' };
+  const available = fullMarkets(ctx.db, { ...series, limit: 100_000 }).length;
+  if (available < markets) throw new Error(`the seeded database holds ${available} complete BTC 5m markets; the pacing export needs ${markets}`);
   const out = path.join(ctx.tmpDir, 'pacing.csv');
-  const args = ['snapshots', series.coin, series.type, '--last', String(minRequests), '--csv', '-o', out, '--quiet'];
+  const args = ['snapshots', series.coin, series.type, '--last', String(markets), '--csv', '-o', out, '--quiet'];
   const server = await startMsnapServe(ctx.db);
   const proxy = await startRequestLogProxy(server.url);
   let run;
@@ -45,7 +47,7 @@ export async function pacingFigure(ctx) {
   return {
     title: 'Pacing efficiency',
     method:
-      `\`msnap snapshots ${series.coin} ${series.type} --last ${minRequests} --csv -o FILE\` with a ${planText}, through a loopback ` +
+      `\`msnap snapshots ${series.coin} ${series.type} --last ${markets} --csv -o FILE\` with a ${planText}, through a loopback ` +
       'proxy that records every request and its status. The theoretical minimum is the time at which the last of that many ' +
       "requests is admitted when each is sent the very millisecond the server's own `KeyLimiter` would admit it " +
       '(bench/pacing-minimum.js); the wall time is the CLI process from spawn to exit.',
@@ -54,7 +56,7 @@ export async function pacingFigure(ctx) {
       { name: 'Pacing: 429 responses received', value: tooMany, target: '= 0', verdict: judge({ value: tooMany, exactly: 0 }) },
       { name: 'Pacing: requests in the export', value: requests, target: `>= ${minRequests}`, verdict: judge({ value: requests, min: minRequests }) },
     ],
-    commands: [`msnap snapshots ${series.coin} ${series.type} --last ${minRequests} --csv -o pacing.csv --quiet   # ${plan} key`],
+    commands: [`msnap snapshots ${series.coin} ${series.type} --last ${markets} --csv -o pacing.csv --quiet   # ${plan} key`],
     notes: [
       `${requests} requests (${otherErrors} other errors); theoretical minimum ${(minimumMs / 1000).toFixed(2)} s, ` +
         `wall ${(run.wallMs / 1000).toFixed(2)} s; first request to last response ${((last - first) / 1000).toFixed(2)} s ` +
@@ -64,8 +66,3 @@ export async function pacingFigure(ctx) {
   };
 }
 
-// The newest markets of one 5m series; the builder window (4,100) covers any --last we ask for.
-function pickSeries(db, needed) {
-  const markets = fullMarkets(db, { type: '5m', coin: 'BTC', limit: 1 });
-  return { coin: 'BTC', type: '5m', available: markets.length, needed };
-}

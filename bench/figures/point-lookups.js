@@ -14,7 +14,7 @@ export async function pointLookupFigure(ctx, dbs) {
   const measured = {};
   for (const size of ['small', 'large']) {
     const { file } = dbs[size];
-    const key = await createKey(file, { account: `bench-lookup-${process.pid}`, plan: 'enterprise', rpm: 1_000_000_000, burst: 100_000_000 });
+    const key = await createKey(file, { account: `bench-lookup-${process.pid}`, plan: 'enterprise', rpm: 1_000_000, burst: 100_000 });
     const markets = fullMarkets(file, { limit: 100_000 });
     if (markets.length === 0) throw new Error(`${file} holds no complete market`);
     const server = await startMsnapServe(file);
