@@ -236,7 +236,8 @@ describe('error mapping', () => {
   it('fails fast with UnreachableError and a start hint when nothing ever answered on loopback', async () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8787'), { code: 'ECONNREFUSED' });
     agent.get(BASE).intercept({ path: '/api/health', method: 'GET' }).replyWithError(refused).times(3);
-    const err = await client({ maxRetries: 5 }).health().catch((e: unknown) => e);
+    // With the pacer on: a failed first request must not hold the queue waiting for an answer.
+    const err = await client({ maxRetries: 5, pacing: true }).health().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnreachableError);
     expect((err as Error).message).toBe(
       'no msnap service at http://127.0.0.1:8787: start one with `msnap serve --demo` or set --base-url / MSNAP_BASE_URL',

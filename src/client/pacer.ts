@@ -156,6 +156,7 @@ export class Pacer {
   private tail: Promise<unknown> = Promise.resolve();
   private pausedUntil = 0;
   private sent = 0;
+  private inflight = 0;
   private answered = false;
   private fromLimits = false;
   private skewMs = 0;
@@ -188,6 +189,7 @@ export class Pacer {
   /** The response (or failure) of a ticket's request; `at` is its completion time. */
   done(ticket: Ticket, headers: RateHeaders | undefined): void {
     const now = this.now();
+    this.inflight = Math.max(0, this.inflight - 1);
     this.answered = this.answered || headers !== undefined;
     if (headers?.serverDate !== undefined) this.skewMs = headers.serverDate - now;
     if (!this.model && headers?.limit !== undefined && headers.limit > 0) {
@@ -247,7 +249,7 @@ export class Pacer {
       let wait = Math.max(0, this.pausedUntil - now);
       if (this.model) {
         wait = Math.max(wait, this.model.waitMs(now));
-      } else if (this.sent > 0 && !this.answered) {
+      } else if (this.inflight > 0 && !this.answered) {
         // Limits unknown until the first answer: one request at a time till then.
         wait = Infinity;
       }
@@ -258,6 +260,7 @@ export class Pacer {
     const now = this.now();
     this.stats.pacedMs += now - start;
     this.sent++;
+    this.inflight++;
     const expectedMax = this.model ? this.model.onSend(now) : this.sent;
     return { expectedMax, first: this.sent === 1 };
   }
