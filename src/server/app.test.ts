@@ -453,3 +453,34 @@ describe('failures', () => {
     expect(logs[0]).not.toMatch(/key-pro|coin=/);
   });
 });
+
+describe('malformed input', () => {
+  it('2,000 hostile requests: never 500, always JSON with error, message and the rate-limit headers', () => {
+    const { call, logs } = setup({ step: 500 });
+    let seed = 42;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const pieces = ['', '/', '//', '..', '%', '%zz', '%00', '\u00e9', '\ud83d\ude00', "'; DROP TABLE markets;--", '../../etc/passwd', 'x'.repeat(3000), '-1', 'NaN', '1e309', '0x10', ' 1', '1.0', '9'.repeat(40)];
+    const paths = ['/api/v1/markets', '/v1/markets/', '/api/v1/markets/', '/v1/snapshots/at-timestamp', '/api/health', '/api/v1/limits', '/v1/', ''];
+    const params = ['coin', 'market_type', 'status', 'limit', 'offset', 'ts', 'timestamp', 'market', 'include_orderbook', 'start_time', 'end_time'];
+    const methods = ['GET', 'GET', 'GET', 'POST', 'HEAD', 'BREW'];
+    const auths: Headers[] = [{ 'x-api-key': 'key-pro' }, { authorization: 'Bearer key-pro' }, { authorization: 'Bearer' }, { authorization: 'Basic x' }, { 'x-api-key': '' }, { 'x-api-key': 'key-pro', authorization: 'Bearer other' }, {}];
+    for (let i = 0; i < 2000; i++) {
+      const pick = <T>(xs: readonly T[]): T => xs[rand(xs.length)]!;
+      let url = pick(paths) + pick(pieces) + (rand(2) ? `/${pick(pieces)}` : '') + (rand(3) ? '/snapshots' : '');
+      const n = rand(4);
+      for (let k = 0; k < n; k++) url += `${k ? '&' : '?'}${pick(params)}=${encodeURIComponent(pick(pieces))}`;
+      const r = call(pick(methods), url, pick(auths), `10.1.${rand(4)}.${rand(4)}`);
+      expect(r.status, url).toBeLessThan(500);
+      const body = JSON.parse(r.body) as Record<string, unknown>;
+      if (r.status >= 400) {
+        expect(typeof body.error).toBe('string');
+        expect(typeof body.message).toBe('string');
+      }
+      expectRateLimitHeaders(r);
+    }
+    expect(logs).toEqual([]);
+  });
+});
