@@ -83,6 +83,7 @@ const MARKET_COLUMNS =
 const ORDER_NEWEST = 'ORDER BY start_time DESC, market_id DESC';
 /** A cutoff below every real start_time: the series has fewer markets than its cap. */
 const NO_CUTOFF = -8_640_000_000_000_000;
+const MAX_MARKET_MS = Math.max(...Object.values(MARKET_DURATION_MS));
 
 /** The store the server and the `serve` subcommands use; bulk writers are SQLite-specific extras. */
 export class SqliteStore implements Store {
@@ -90,6 +91,7 @@ export class SqliteStore implements Store {
   private readonly stmts: ReturnType<typeof prepareStatements>;
   private readonly listStatements = new Map<string, { rows: Statement; count: Statement }>();
   private cutoffCache: { version: string; windowKey: string; cutoffs: Map<string, number> } | undefined;
+  private countCache: { version: string; counts: Map<string, number> } = { version: '', counts: new Map() };
   /** Bumped on every write through this connection; PRAGMA data_version covers other connections. */
   private localWrites = 0;
 
@@ -101,6 +103,43 @@ export class SqliteStore implements Store {
   // ---- markets ------------------------------------------------------------------------------
 
   listMarkets(q: MarketQuery): { markets: Market[]; total: number } {
+    const rowsPart = this.marketFilter(q, q.status);
+    const rows = rowsPart.stmts.rows.all({ ...rowsPart.params, limit: q.limit, offset: q.offset }) as MarketRow[];
+    let total: number;
+    if (q.status === 'resolved') {
+      // "Not active" cannot use the start_time index; all minus active can (both halves are cheap).
+      total = this.cachedCount(q, undefined) - this.countOf(this.marketFilter(q, 'active'));
+    } else if (q.status === 'active') {
+      total = this.countOf(rowsPart);
+    } else {
+      total = this.cachedCount(q, undefined);
+    }
+    return { markets: rows.map((r) => toMarket(r, q.now)), total };
+  }
+
+  /** Counts without a status filter depend only on the data: cache them until it changes. */
+  private cachedCount(q: MarketQuery, status: MarketQuery['status']): number {
+    const filter = this.marketFilter(q, status);
+    const version = this.dataVersion();
+    if (this.countCache.version !== version) this.countCache = { version, counts: new Map() };
+    const key = `${filter.shape}|${JSON.stringify(filter.params)}`;
+    let n = this.countCache.counts.get(key);
+    if (n === undefined) {
+      n = this.countOf(filter);
+      this.countCache.counts.set(key, n);
+    }
+    return n;
+  }
+
+  private countOf(filter: { stmts: { count: Statement }; params: Record<string, number | string> }): number {
+    return filter.stmts.count.get(filter.params) as number;
+  }
+
+  /** The WHERE clause of a market query as a cached pair of prepared statements and its parameters. */
+  private marketFilter(
+    q: MarketQuery,
+    status: MarketQuery['status'],
+  ): { shape: string; params: Record<string, number | string>; stmts: { rows: Statement; count: Statement } } {
     const params: Record<string, number | string> = {};
     const where: string[] = [];
     let shape = '';
@@ -124,11 +163,13 @@ export class SqliteStore implements Store {
       params.before = q.startBefore;
       shape += 'b';
     }
-    if (q.status !== undefined) {
-      const active = '(start_time <= @now AND end_time > @now)';
-      where.push(q.status === 'active' ? active : `NOT ${active}`);
+    if (status !== undefined) {
+      // No market lasts longer than a day: the extra bound lets the start_time index find active ones.
+      const active = '(start_time > @nowLessDay AND start_time <= @now AND end_time > @now)';
+      where.push(status === 'active' ? active : `NOT ${active}`);
       params.now = q.now;
-      shape += q.status === 'active' ? 'A' : 'R';
+      params.nowLessDay = q.now - MAX_MARKET_MS;
+      shape += status === 'active' ? 'A' : 'R';
     }
     if (q.window !== null) {
       const cutoffs = this.windowCutoffs(q.window);
@@ -151,18 +192,20 @@ export class SqliteStore implements Store {
         shape += 'W';
       }
     }
-    let pair = this.listStatements.get(shape);
-    if (!pair) {
+    let stmts = this.listStatements.get(shape);
+    if (!stmts) {
       const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
-      pair = {
+      stmts = {
         rows: this.db.prepare(`SELECT ${MARKET_COLUMNS} FROM markets ${clause} ${ORDER_NEWEST} LIMIT @limit OFFSET @offset`),
         count: this.db.prepare(`SELECT count(*) FROM markets ${clause}`).pluck(),
       };
-      this.listStatements.set(shape, pair);
+      this.listStatements.set(shape, stmts);
     }
-    const rows = pair.rows.all({ ...params, limit: q.limit, offset: q.offset }) as MarketRow[];
-    const total = pair.count.get(params) as number;
-    return { markets: rows.map((r) => toMarket(r, q.now)), total };
+    return { shape, params, stmts };
+  }
+
+  private dataVersion(): string {
+    return `${this.stmts.dataVersion.get() as number}:${this.localWrites}`;
   }
 
   getMarket(id: string, now: number): Market | undefined {
@@ -401,7 +444,7 @@ export class SqliteStore implements Store {
 
   /** start_time of the cap-th newest market of every series, cached until the data changes. */
   private windowCutoffs(window: Exclude<DataWindow, null>): Map<string, number> {
-    const version = `${this.stmts.dataVersion.get() as number}:${this.localWrites}`;
+    const version = this.dataVersion();
     const windowKey = MARKET_TYPES.map((t) => window[t]).join(',');
     const cached = this.cutoffCache;
     if (cached && cached.version === version && cached.windowKey === windowKey) return cached.cutoffs;

@@ -1,0 +1,200 @@
+// `msnap serve import`: loads what `msnap markets|snapshots --ndjson|--csv` wrote into the store.
+// The whole file is one transaction, so a bad line leaves the database exactly as it was.
+import { createReadStream } from 'node:fs';
+import { extname } from 'node:path';
+import type { Readable } from 'node:stream';
+import { UsageError } from '../../errors.js';
+import { MARKET_DURATION_MS, parseMarketId } from '../../domain/market.js';
+import type { MarketRef, SqliteStore } from '../sqlite/sqlite-store.js';
+import { parseCsvRecord } from './csv-line.js';
+import { canonicalField, parseImportRecord, RowError, type ImportedMarket, type ImportedSnapshot } from './import-row.js';
+import { readLineBatches } from './line-reader.js';
+
+/** Input formats `msnap` writes. */
+export type ImportFormat = 'ndjson' | 'csv';
+
+/** Options for importFile; format is sniffed from the extension, else the first line, when absent. */
+export interface ImportOptions {
+  format?: ImportFormat;
+}
+
+/** What an import did: rows new to the database, and rows it already held. */
+export interface ImportSummary {
+  format: ImportFormat;
+  lines: number;
+  marketsAdded: number;
+  marketsUpdated: number;
+  snapshotsAdded: number;
+  snapshotsSkipped: number;
+  orderbooksAdded: number;
+  ms: number;
+  rowsPerSec: number;
+}
+
+/** Use to import a file path, '-' (with `stdin`), or a stream; throws UsageError `line N: ...` and rolls back. */
+export async function importFile(
+  store: SqliteStore,
+  source: string | NodeJS.ReadableStream | Readable,
+  opts: ImportOptions & { stdin?: NodeJS.ReadableStream } = {},
+): Promise<ImportSummary> {
+  const started = performance.now();
+  let input: NodeJS.ReadableStream | Readable;
+  let format = opts.format;
+  if (typeof source === 'string') {
+    if (source === '-') {
+      if (!opts.stdin) throw new UsageError('reading from stdin ("-") needs standard input');
+      input = opts.stdin;
+    } else {
+      input = await openFile(source);
+      const ext = extname(source).toLowerCase();
+      if (!format && ext === '.csv') format = 'csv';
+      if (!format && (ext === '.ndjson' || ext === '.jsonl')) format = 'ndjson';
+    }
+  } else {
+    input = source;
+  }
+
+  const s: ImportSummary = {
+    format: format ?? 'ndjson',
+    lines: 0,
+    marketsAdded: 0,
+    marketsUpdated: 0,
+    snapshotsAdded: 0,
+    snapshotsSkipped: 0,
+    orderbooksAdded: 0,
+    ms: 0,
+    rowsPerSec: 0,
+  };
+  const refs = new Map<string, MarketRef>();
+  const touched = new Set<number>();
+  let header: string[] | undefined;
+  let pending: { line: number; text: string } | undefined;
+
+  const apply = (row: ImportedMarket | ImportedSnapshot): void => {
+    if (row.kind === 'market') {
+      const { ref, created } = store.upsertMarket(row);
+      refs.set(row.marketId, ref);
+      if (created) s.marketsAdded++;
+      else s.marketsUpdated++;
+      touched.add(ref.rowid);
+      return;
+    }
+    let ref = refs.get(row.marketId) ?? store.marketRef(row.marketId);
+    if (!ref) {
+      const parsed = parseMarketId(row.marketId);
+      if (!parsed) throw new RowError(`"market_id" ${JSON.stringify(row.marketId)} is not a known market and not <coin>-updown-<type>-<start seconds>`);
+      const created = store.upsertMarket({
+        marketId: row.marketId,
+        coin: parsed.coin,
+        marketType: parsed.marketType,
+        startTime: parsed.startTime,
+        endTime: parsed.startTime + MARKET_DURATION_MS[parsed.marketType],
+        priceStart: null,
+        priceEnd: null,
+        winner: null,
+      });
+      ref = created.ref;
+      s.marketsAdded++;
+    }
+    refs.set(row.marketId, ref);
+    if (row.time < ref.startTime || row.time >= ref.endTime) {
+      throw new RowError(`"time" ${row.time} lies outside market ${row.marketId} [${ref.startTime}, ${ref.endTime})`);
+    }
+    const t = row.time - ref.startTime;
+    if (store.insertSnapshot(ref.rowid, t, row.price, row.priceUp, row.priceDown)) {
+      s.snapshotsAdded++;
+      touched.add(ref.rowid);
+    } else {
+      s.snapshotsSkipped++;
+    }
+    if (row.orderbookUp !== null && row.orderbookDown !== null) {
+      if (store.insertOrderbook(ref.rowid, t, row.orderbookUp, row.orderbookDown)) s.orderbooksAdded++;
+    }
+  };
+
+  const handle = (lineNo: number, text: string): void => {
+    if (text.trim() === '') return;
+    if (!format) {
+      format = text.trimStart().startsWith('{') ? 'ndjson' : 'csv';
+      s.format = format;
+    }
+    let rec: Record<string, unknown>;
+    if (format === 'ndjson') {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw new RowError('not valid JSON');
+      }
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new RowError('expected a JSON object');
+      rec = parsed as Record<string, unknown>;
+      // JSON keys are exact: only the hosted service's btc_* aliases need mapping.
+      if (rec.price === undefined && rec.btc_price !== undefined) rec.price = rec.btc_price;
+      if (rec.price_start === undefined && rec.btc_price_start !== undefined) rec.price_start = rec.btc_price_start;
+      if (rec.price_end === undefined && rec.btc_price_end !== undefined) rec.price_end = rec.btc_price_end;
+    } else {
+      const fields = parseCsvRecord(text);
+      if (!fields) throw new RowError('unterminated quoted field');
+      if (!header) {
+        header = fields.map(canonicalField);
+        if (!header.includes('market_id')) throw new RowError('the CSV header has no market_id column');
+        return;
+      }
+      if (fields.length !== header.length) {
+        throw new RowError(`expected ${header.length} fields as in the header, got ${fields.length}`);
+      }
+      rec = {};
+      for (let i = 0; i < header.length; i++) rec[header[i]!] = fields[i];
+    }
+    apply(parseImportRecord(rec));
+  };
+
+  store.begin();
+  let lineNo = 0;
+  try {
+    for await (const batch of readLineBatches(input)) {
+      for (let i = 0; i < batch.lines.length; i++) {
+        lineNo = batch.first + i;
+        let text = batch.lines[i]!;
+        if (pending) {
+          // A quoted CSV cell spanned a newline: the record continues on this line.
+          text = `${pending.text}\n${text}`;
+          lineNo = pending.line;
+          pending = undefined;
+        }
+        if (format === 'csv' && text.includes('"') && parseCsvRecord(text) === undefined) {
+          pending = { line: lineNo, text };
+          continue;
+        }
+        handle(lineNo, text);
+      }
+      s.lines = batch.first + batch.lines.length - 1;
+    }
+    if (pending) {
+      lineNo = pending.line;
+      throw new RowError('unterminated quoted field');
+    }
+    store.refreshMarkets(touched);
+    store.commit();
+  } catch (err) {
+    store.rollback();
+    if (err instanceof RowError) throw new UsageError(`line ${lineNo}: ${err.message}`);
+    if (err instanceof SyntaxError) throw new UsageError(`line ${lineNo}: ${err.message}`);
+    throw err;
+  }
+  s.ms = performance.now() - started;
+  const rows = s.snapshotsAdded + s.snapshotsSkipped + s.marketsAdded + s.marketsUpdated;
+  s.rowsPerSec = s.ms > 0 ? Math.round(rows / (s.ms / 1000)) : 0;
+  return s;
+}
+
+async function openFile(path: string): Promise<Readable> {
+  const stream = createReadStream(path, { highWaterMark: 1 << 20 });
+  await new Promise<void>((resolve, reject) => {
+    stream.once('open', () => resolve());
+    stream.once('error', (e: NodeJS.ErrnoException) =>
+      reject(new UsageError(e.code === 'ENOENT' ? `no such file: ${path}` : `cannot read ${path}: ${e.message}`)),
+    );
+  });
+  return stream;
+}
