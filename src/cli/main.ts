@@ -51,6 +51,8 @@ function applyOutputSettings(cmd: Command, ctx: CliContext): void {
     .configureOutput({
       writeOut: (s) => ctx.stdout.write(s),
       writeErr: (s) => ctx.stderr.write(s),
+      // Commander puts "(Did you mean --x?)" on a line of its own; keep every error to one line.
+      outputError: (s, write) => write(s.replace(/\n\(Did you mean (.+)\?\)/, ' (did you mean $1?)')),
     });
   for (const sub of cmd.commands) applyOutputSettings(sub, ctx);
 }
