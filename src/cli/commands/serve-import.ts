@@ -1,0 +1,54 @@
+// `msnap serve import`: loads a file written by `msnap markets|snapshots --ndjson|--csv`.
+import { Command, Option } from 'commander';
+import { importFile, type ImportFormat, type ImportSummary } from '../../store/import/import-file.js';
+import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/sqlite/db-path.js';
+import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
+import type { CliContext } from '../context.js';
+
+/** Checked arguments of `serve import`. */
+export interface ImportCommandOptions {
+  file: string;
+  db: string;
+  format?: ImportFormat;
+}
+
+/** Imports one file (or '-' for stdin) in one transaction and reports what was added. */
+export async function runImport(opts: ImportCommandOptions, ctx: CliContext): Promise<ImportSummary> {
+  const store = openSqliteStore(opts.db, { cacheMiB: 256 });
+  try {
+    const s = await importFile(store, opts.file, { format: opts.format, stdin: ctx.stdin });
+    const fmt = (n: number) => n.toLocaleString('en-US');
+    ctx.stdout.write(
+      `imported ${opts.file === '-' ? 'stdin' : opts.file} (${s.format}): ${fmt(s.snapshotsAdded)} snapshots added, ` +
+        `${fmt(s.snapshotsSkipped)} already present; ${fmt(s.marketsAdded)} markets added, ${fmt(s.marketsUpdated)} updated; ` +
+        `${(s.ms / 1000).toFixed(1)} s (${fmt(s.rowsPerSec)} rows/s)\n`,
+    );
+    return s;
+  } finally {
+    store.close();
+  }
+}
+
+/** The `serve import` subcommand; H2's `serve` adds it. */
+export function serveImportCommand(ctx: CliContext): Command {
+  return new Command('import')
+    .description('Load markets or snapshots exported by msnap (NDJSON or CSV) into the database')
+    .argument('<file>', 'file to load, or - for standard input')
+    .option('--db <file>', `SQLite database file (default: ${DEFAULT_DB_PATH_HELP})`)
+    .addOption(new Option('--format <format>', 'input format (default: from the extension, else sniffed)').choices(['ndjson', 'csv']))
+    .addHelpText(
+      'after',
+      `
+The whole file is one transaction: a bad line stops the import with "line N: ..." and leaves
+the database exactly as it was. Rows already stored are skipped, so re-importing adds nothing.
+Snapshots of a market the database lacks create it from its market_id.
+
+Examples:
+  $ msnap snapshots btc-updown-5m-1763769600 --ndjson > snaps.ndjson
+  $ msnap serve import snaps.ndjson --db data.db
+  $ msnap markets --coin btc --csv | msnap serve import - --format csv --db data.db`,
+    )
+    .action(async (file: string, raw: { db?: string; format?: ImportFormat }) => {
+      await runImport({ file, db: resolveDbPath(raw.db, ctx.env), format: raw.format }, ctx);
+    });
+}
