@@ -1,0 +1,183 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { marketId, type Coin, type MarketType } from '../../domain/market.js';
+import { PLANS } from '../../domain/plans.js';
+import { openSqliteStore, type SqliteStore } from './sqlite-store.js';
+import { scaledToJson, snapshotId } from './snapshot-json.js';
+
+const H = 3_600_000;
+const T0 = Date.UTC(2025, 10, 20); // a 24hr boundary
+let dir: string;
+let store: SqliteStore;
+
+function addMarket(coin: Coin, type: MarketType, start: number, dur: number, priceStart = 100, priceEnd = 101) {
+  return store.upsertMarket({
+    marketId: marketId(coin, type, start),
+    coin,
+    marketType: type,
+    startTime: start,
+    endTime: start + dur,
+    priceStart,
+    priceEnd,
+    winner: priceEnd >= priceStart ? 'Up' : 'Down',
+  }).ref;
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'msnap-store-'));
+  store = openSqliteStore(path.join(dir, 't.db'));
+});
+afterEach(() => {
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('schema', () => {
+  it('is migrated once and reopens at the same version', () => {
+    expect(store.schemaVersion()).toBe(1);
+    store.close();
+    store = openSqliteStore(path.join(dir, 't.db'));
+    expect(store.schemaVersion()).toBe(1);
+    expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
+  });
+});
+
+describe('listMarkets', () => {
+  it('orders newest first, ties by market_id descending, and counts all matches', () => {
+    for (const coin of ['BTC', 'ETH', 'SOL'] as const) addMarket(coin, '1hr', T0, H);
+    addMarket('BTC', '1hr', T0 + H, H);
+    const r = store.listMarkets({ limit: 10, offset: 0, window: null, now: T0 + 10 * H });
+    expect(r.markets.map((m) => m.market_id)).toEqual([
+      marketId('BTC', '1hr', T0 + H),
+      marketId('SOL', '1hr', T0),
+      marketId('ETH', '1hr', T0),
+      marketId('BTC', '1hr', T0),
+    ]);
+    expect(r.total).toBe(4);
+    const page = store.listMarkets({ limit: 2, offset: 1, window: null, now: T0 + 10 * H });
+    expect(page.markets.map((m) => m.coin)).toEqual(['SOL', 'ETH']);
+    expect(page.total).toBe(4);
+  });
+
+  it('computes status from the clock and hides price_end/winner while active', () => {
+    addMarket('BTC', '1hr', T0, H);
+    const during = store.listMarkets({ limit: 10, offset: 0, window: null, now: T0 + 10 });
+    expect(during.markets[0]).toMatchObject({ status: 'active', price_end: null, winner: null });
+    const atEnd = store.getMarket(marketId('BTC', '1hr', T0), T0 + H)!;
+    expect(atEnd).toMatchObject({ status: 'resolved', price_end: 101, winner: 'Up' });
+    expect(store.listMarkets({ status: 'active', limit: 10, offset: 0, window: null, now: T0 + 10 }).total).toBe(1);
+    expect(store.listMarkets({ status: 'resolved', limit: 10, offset: 0, window: null, now: T0 + 10 }).total).toBe(0);
+    expect(store.listMarkets({ status: 'resolved', limit: 10, offset: 0, window: null, now: T0 + H }).total).toBe(1);
+  });
+
+  it('applies the builder window per coin and type, in rows and total', () => {
+    const cap = PLANS.builder.dataWindow!['24hr'];
+    const day = 24 * H;
+    for (let i = 0; i < cap + 3; i++) addMarket('ETH', '24hr', T0 - i * day, day);
+    addMarket('BTC', '24hr', T0, day);
+    const now = T0 + 1;
+    const all = store.listMarkets({ limit: 1000, offset: 0, window: PLANS.builder.dataWindow, now });
+    expect(all.total).toBe(cap + 1);
+    expect(all.markets).toHaveLength(cap + 1);
+    const eth = store.listMarkets({ coin: 'ETH', marketType: '24hr', limit: 1000, offset: 0, window: PLANS.builder.dataWindow, now });
+    expect(eth.total).toBe(cap);
+    expect(eth.markets.at(-1)!.start_time).toBe(T0 - (cap - 1) * day);
+    expect(store.listMarkets({ coin: 'ETH', limit: 1000, offset: 0, window: null, now }).total).toBe(cap + 3);
+    expect(store.marketRank({ coin: 'ETH', market_type: '24hr', start_time: T0 - cap * day })).toBe(cap);
+    // A new market shifts the window (the count cache must notice the write).
+    addMarket('ETH', '24hr', T0 + day, day);
+    expect(store.listMarkets({ coin: 'ETH', marketType: '24hr', limit: 1, offset: 0, window: PLANS.builder.dataWindow, now }).total).toBe(cap);
+    expect(store.listMarkets({ coin: 'ETH', limit: 1, offset: 0, window: null, now }).total).toBe(cap + 4);
+  });
+
+  it('filters by start_time range', () => {
+    for (let i = 0; i < 5; i++) addMarket('SOL', '1hr', T0 + i * H, H);
+    const r = store.listMarkets({ startFrom: T0 + H, startBefore: T0 + 3 * H, limit: 10, offset: 0, window: null, now: T0 });
+    expect(r.markets.map((m) => m.start_time)).toEqual([T0 + 2 * H, T0 + H]);
+    expect(r.total).toBe(2);
+  });
+
+  it('answers empty when there is nothing', () => {
+    expect(store.listMarkets({ limit: 10, offset: 0, window: PLANS.builder.dataWindow, now: T0 })).toEqual({ markets: [], total: 0 });
+    expect(store.getMarket('btc-updown-5m-1', T0)).toBeUndefined();
+    expect(store.nearestSnapshot('btc-updown-5m-1', T0)).toBeUndefined();
+    expect(store.snapshotPageJson('nope', { limit: 10, offset: 0, includeOrderbook: false })).toEqual({ json: '[]', count: 0, total: 0 });
+  });
+});
+
+describe('snapshots', () => {
+  function fill(dense: boolean) {
+    const ref = addMarket('BTC', '5m', T0, 300_000);
+    const times = dense ? [0, 125, 250, 375, 500] : [0, 125, 300, 1000, 1125];
+    for (const t of times) store.insertSnapshot(ref.rowid, t, 97123.4512 + t, 0.53, 0.48);
+    store.insertOrderbook(ref.rowid, 125, '{"bids":[[0.52,10]],"asks":[[0.53,5]]}', '{"bids":[],"asks":[]}');
+    store.refreshMarkets([ref.rowid]);
+    return { ref, times };
+  }
+
+  for (const dense of [true, false]) {
+    it(`pages oldest first with total and range (${dense ? 'dense' : 'sparse'} market)`, () => {
+      const { ref, times } = fill(dense);
+      const id = marketId('BTC', '5m', T0);
+      const page = store.snapshotPageJson(id, { limit: 2, offset: 1, includeOrderbook: false });
+      const parsed = JSON.parse(page.json) as { id: number; time: number; price: number }[];
+      expect(page.total).toBe(5);
+      expect(parsed.map((s) => s.time)).toEqual([T0 + times[1]!, T0 + times[2]!]);
+      expect(parsed[0]).toEqual({
+        id: snapshotId(ref.rowid, times[1]!),
+        market_id: id,
+        time: T0 + times[1]!,
+        price: 97123.4512 + times[1]!,
+        price_up: 0.53,
+        price_down: 0.48,
+      });
+      const ranged = store.snapshotPageJson(id, { limit: 10, offset: 0, from: T0 + 125, before: T0 + times[3]!, includeOrderbook: false });
+      expect(ranged.total).toBe(2);
+      expect(ranged.count).toBe(2);
+      const past = store.snapshotPageJson(id, { limit: 10, offset: 5, includeOrderbook: false });
+      expect(past).toEqual({ json: '[]', count: 0, total: 5 });
+      const ob = JSON.parse(store.snapshotPageJson(id, { limit: 2, offset: 0, includeOrderbook: true }).json);
+      expect(ob[0].orderbook_up).toBeUndefined();
+      expect(ob[1].orderbook_up).toEqual({ bids: [[0.52, 10]], asks: [[0.53, 5]] });
+      expect(ob[1].orderbook_down).toEqual({ bids: [], asks: [] });
+      expect(store.getMarket(id, T0 + 400_000)!.snapshot_count).toBe(5);
+    });
+  }
+
+  it('finds the nearest snapshot; the earlier wins a tie', () => {
+    fill(false); // t = 0, 125, 300, 1000, 1125
+    const id = marketId('BTC', '5m', T0);
+    expect(store.nearestSnapshot(id, T0 + 200)!.time).toBe(T0 + 125);
+    expect(store.nearestSnapshot(id, T0 + 212)!.time).toBe(T0 + 125); // 87 vs 88
+    expect(store.nearestSnapshot(id, T0 + 213)!.time).toBe(T0 + 300);
+    expect(store.nearestSnapshot(id, T0 + 650)!.time).toBe(T0 + 300); // 350 vs 350: tie
+    expect(store.nearestSnapshot(id, T0 - 5000)!.time).toBe(T0);
+    expect(store.nearestSnapshot(id, T0 + 999_999)!.time).toBe(T0 + 1125);
+    expect(store.nearestSnapshot(id, T0 + 1000)).toMatchObject({ price: 97123.4512 + 1000, price_up: 0.53 });
+  });
+
+  it('prints scaled values without float noise', () => {
+    expect(scaledToJson(3)).toBe('0.0003');
+    expect(scaledToJson(971234512)).toBe('97123.4512');
+    expect(scaledToJson(970000000)).toBe('97000');
+    expect(scaledToJson(1001)).toBe('0.1001');
+    for (const v of [1, 17, 4100, 9999, 10000, 123456789, 2000000001]) expect(scaledToJson(v)).toBe(String(v / 1e4));
+  });
+});
+
+describe('accounts and keys', () => {
+  it('counts active keys, revoked ones excluded', () => {
+    const a = store.createAccount({ name: 'x', plan: 'builder', trialEndsAt: null, requestsPerMinute: null, burstPerSecond: null, createdAt: 1 });
+    const k1 = store.createKey(a.id, 'h1', 'msk_aaaa', 10);
+    store.createKey(a.id, 'h2', 'msk_bbbb', 11);
+    expect(store.countActiveKeys(a.id, 20)).toBe(2);
+    expect(store.revokeKey(k1.id, 30)).toBe(true);
+    expect(store.revokeKey(k1.id, 31)).toBe(false);
+    expect(store.countActiveKeys(a.id, 40)).toBe(1);
+    expect(store.findKeyByHash('h1')).toMatchObject({ id: k1.id, revokedAt: 30 });
+    expect(store.listKeys().map((k) => k.account.name)).toEqual(['x', 'x']);
+    expect(() => store.createKey(a.id, 'h2', 'msk_cccc', 50)).toThrow();
+  });
+});
