@@ -1,0 +1,104 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Command } from 'commander';
+import { MsnapError } from '../../errors.js';
+import { KEY_ROTATION_MS } from '../../domain/plans.js';
+import type { CliContext } from '../context.js';
+import { serveImportCommand } from './serve-import.js';
+import { serveKeysCommand } from './serve-keys.js';
+import { serveSeedCommand } from './serve-seed.js';
+
+let dir: string;
+let clock: number;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'msnap-cmd-'));
+  clock = Date.UTC(2025, 10, 22, 13, 7, 30);
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+async function run(args: string[], stdin = ''): Promise<{ out: string; err: string; error?: unknown }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (c) => (out += c));
+  stderr.on('data', (c) => (err += c));
+  const ctx: CliContext = {
+    stdout,
+    stderr,
+    stdin: Readable.from([stdin]),
+    env: { MSNAP_DB: path.join(dir, 'env.db') },
+    now: () => clock,
+    sleep: async () => {},
+  };
+  const serve = new Command('serve').exitOverride().enablePositionalOptions();
+  for (const c of [serveSeedCommand(ctx), serveImportCommand(ctx), serveKeysCommand(ctx)]) serve.addCommand(c);
+  const silence = (c: Command): void => {
+    c.exitOverride().configureOutput({ writeOut: (s) => (out += s), writeErr: (s) => (err += s) });
+    c.commands.forEach(silence);
+  };
+  silence(serve);
+  try {
+    await serve.parseAsync(args, { from: 'user' });
+    return { out, err };
+  } catch (error) {
+    return { out, err, error };
+  }
+}
+
+describe('serve keys', () => {
+  it('creates (key alone on stdout), lists without the key, flags rotation, revokes', async () => {
+    const db = path.join(dir, 'k.db');
+    const c = await run(['keys', 'create', '--account', 'alice', '--plan', 'pro', '--db', db]);
+    expect(c.error).toBeUndefined();
+    expect(c.out).toMatch(/^msk_[0-9A-Za-z]{40}\n$/);
+    expect(c.err).toContain('created account "alice" (pro)');
+    clock += KEY_ROTATION_MS + 1;
+    const list = await run(['keys', 'list', '--json', '--db', db]);
+    const records = JSON.parse(list.out);
+    expect(records).toEqual([expect.objectContaining({ id: 1, account: 'alice', plan: 'pro', status: 'active', rotate: true, age_days: 90 })]);
+    expect(list.out).not.toContain(c.out.trim());
+    const table = await run(['keys', 'list', '--db', db]);
+    expect(table.out).toMatch(/ID\s+ACCOUNT\s+PLAN\s+KEY\s+AGE\s+STATUS\s+ROTATE\n1\s+alice\s+pro\s+msk_\w{4}\.\.\.\s+90d\s+active\s+rotate/);
+    expect((await run(['keys', 'revoke', '1', '--db', db])).error).toBeUndefined();
+    expect(JSON.parse((await run(['keys', 'list', '--json', '--db', db])).out)[0].status).toBe('revoked');
+    expect((await run(['keys', 'revoke', '9', '--db', db])).error).toMatchObject({ exitCode: 6 });
+  });
+
+  it('rejects bad flags with one clear line', async () => {
+    for (const [args, msg] of [
+      [['keys', 'create', '--account', 'a', '--plan', 'gold'], '--plan must be one of builder, pro, enterprise'],
+      [['keys', 'create', '--account', 'a', '--plan', 'enterprise', '--rpm', '-3'], '--rpm must be a positive integer'],
+      [['keys', 'create', '--account', 'a'], 'does not exist yet'],
+      [['keys', 'revoke', 'x'], 'key id must be a positive integer'],
+      [['seed', '--days', '0'], '--days must be an integer from 1 to 3650'],
+      [['seed', '--full', '7m=3'], '--full takes TYPE=N pairs'],
+    ] as const) {
+      const r = await run([...args]);
+      expect(r.error, args.join(' ')).toBeInstanceOf(MsnapError);
+      expect((r.error as MsnapError).message).toContain(msg);
+      expect((r.error as MsnapError).exitCode).toBe(2);
+    }
+  });
+});
+
+describe('serve seed and import', () => {
+  it('seeds (MSNAP_DB default), refuses a second seed, and imports from a file and stdin', async () => {
+    const s = await run(['seed', '--days', '1', '--full', '5m=1,15m=0,1hr=0,4hr=0,24hr=0']);
+    expect(s.error).toBeUndefined();
+    expect(s.out).toMatch(/^seeded .*env\.db: 1,\d{3} markets \(3 with full snapshots\), [\d,]+ snapshots/);
+    expect((await run(['seed', '--days', '1'])).error).toMatchObject({ message: expect.stringContaining('already holds') });
+    const line = JSON.stringify({ market_id: 'eth-updown-5m-1763769600', time: 1763769600125, price: 3500.5, price_up: 0.5, price_down: 0.5 });
+    const file = path.join(dir, 'in.ndjson');
+    writeFileSync(file, line + '\n');
+    const i = await run(['import', file, '--db', path.join(dir, 'i.db')]);
+    expect(i.out).toMatch(/1 snapshots added, 0 already present; 1 markets added/);
+    const again = await run(['import', '-', '--db', path.join(dir, 'i.db')], line);
+    expect(again.out).toMatch(/0 snapshots added, 1 already present/);
+    const bad = await run(['import', path.join(dir, 'missing.csv'), '--db', path.join(dir, 'i.db')]);
+    expect((bad.error as MsnapError).message).toContain('no such file');
+  });
+});

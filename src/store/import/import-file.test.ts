@@ -1,0 +1,116 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { UsageError } from '../../errors.js';
+import { openSqliteStore, type SqliteStore } from '../sqlite/sqlite-store.js';
+import { seedDatabase } from '../seed/seed.js';
+import { importFile } from './import-file.js';
+
+const NOW = Date.UTC(2025, 10, 22, 13, 7, 30, 500);
+let dir: string;
+let src: SqliteStore;
+let dst: SqliteStore;
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'msnap-import-'));
+  src = openSqliteStore(path.join(dir, 'src.db'));
+  seedDatabase(src, { now: NOW, days: 1, fullMarkets: { '5m': 2, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 }, orderbookMs: 30_000 });
+  dst = openSqliteStore(path.join(dir, 'dst.db'));
+});
+afterEach(() => {
+  src.close();
+  dst.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function resolvedBtc5m() {
+  return src.listMarkets({ coin: 'BTC', marketType: '5m', status: 'resolved', limit: 1, offset: 0, window: null, now: NOW }).markets[0]!;
+}
+function exported(marketId: string, ob = false): Record<string, unknown>[] {
+  return JSON.parse(src.snapshotPageJson(marketId, { limit: 10_000, offset: 0, includeOrderbook: ob }).json);
+}
+const csvCell = (v: unknown) => {
+  const s = typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v ?? '');
+  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+};
+function toCsv(rows: Record<string, unknown>[], cols: string[]): string {
+  return [cols.join(','), ...rows.map((r) => cols.map((c) => csvCell(r[c])).join(','))].join('\n') + '\n';
+}
+const SNAP_COLS = ['id', 'market_id', 'time', 'price', 'price_up', 'price_down'];
+const MARKET_COLS = ['market_id', 'slug', 'coin', 'market_type', 'status', 'start_time', 'end_time', 'price_start', 'price_end', 'winner', 'snapshot_count'];
+
+describe('importFile', () => {
+  it('round-trips seeded markets and snapshots through NDJSON; re-import adds nothing', async () => {
+    const m = resolvedBtc5m();
+    const snaps = exported(m.market_id);
+    const file = path.join(dir, 'x.ndjson');
+    writeFileSync(file, [JSON.stringify(m), ...snaps.map((s) => JSON.stringify(s))].join('\n') + '\n');
+    const first = await importFile(dst, file);
+    expect(first).toMatchObject({ format: 'ndjson', marketsAdded: 1, snapshotsAdded: 2400, snapshotsSkipped: 0 });
+    expect(dst.getMarket(m.market_id, NOW)).toEqual(m);
+    const mine = JSON.parse(dst.snapshotPageJson(m.market_id, { limit: 10_000, offset: 0, includeOrderbook: false }).json);
+    expect(mine.map((s: { id: number; time: number }) => s.time)).toEqual(snaps.map((s) => s.time));
+    expect(mine.map(({ id: _id, ...rest }: Record<string, unknown>) => rest)).toEqual(snaps.map(({ id: _id, ...rest }) => rest));
+    const again = await importFile(dst, file);
+    expect(again).toMatchObject({ marketsAdded: 0, snapshotsAdded: 0, snapshotsSkipped: 2400 });
+    expect(dst.counts().snapshots).toBe(2400);
+  });
+
+  it('round-trips CSV with orderbooks in quoted JSON cells, and markets CSV', async () => {
+    const active = src.listMarkets({ coin: 'SOL', marketType: '5m', status: 'active', limit: 1, offset: 0, window: null, now: NOW }).markets[0]!;
+    const snaps = exported(active.market_id, true);
+    expect(snaps.some((s) => s.orderbook_up)).toBe(true);
+    const file = path.join(dir, 'x.csv');
+    writeFileSync(file, toCsv(snaps, [...SNAP_COLS, 'orderbook_up', 'orderbook_down']));
+    const r = await importFile(dst, file);
+    expect(r.snapshotsAdded).toBe(snaps.length);
+    expect(r.orderbooksAdded).toBe(snaps.filter((s) => s.orderbook_up).length);
+    const back = JSON.parse(dst.snapshotPageJson(active.market_id, { limit: 10_000, offset: 0, includeOrderbook: true }).json);
+    expect(back.map(({ id: _i, ...x }: Record<string, unknown>) => x)).toEqual(snaps.map(({ id: _i, ...x }) => x));
+    // The market came from its id; a markets CSV then fills in its metadata.
+    const markets = src.listMarkets({ coin: 'SOL', limit: 1000, offset: 0, window: null, now: NOW }).markets;
+    const mfile = path.join(dir, 'm.csv');
+    writeFileSync(mfile, toCsv(markets, MARKET_COLS));
+    const rm = await importFile(dst, mfile);
+    expect(rm.marketsAdded + rm.marketsUpdated).toBe(markets.length);
+    expect(dst.getMarket(active.market_id, NOW)).toEqual(active);
+  });
+
+  it('accepts the hosted variants: numeric strings, ISO times, btc_price, stdin', async () => {
+    const m = resolvedBtc5m();
+    const lines = [
+      { market_id: m.market_id, time: String(m.start_time), btc_price: '97000.5', price_up: '0.5', price_down: 0.51 },
+      { market_id: m.market_id, time: new Date(m.start_time + 125).toISOString(), price: 97001, price_up: 0.52, price_down: 0.49 },
+    ];
+    const r = await importFile(dst, '-', { stdin: Readable.from([lines.map((l) => JSON.stringify(l)).join('\n')]) });
+    expect(r.snapshotsAdded).toBe(2);
+    const snaps = JSON.parse(dst.snapshotPageJson(m.market_id, { limit: 10, offset: 0, includeOrderbook: false }).json);
+    expect(snaps.map((s: { price: number }) => s.price)).toEqual([97000.5, 97001]);
+    expect(dst.getMarket(m.market_id, NOW)!.price_start).toBe(97000.5);
+  });
+
+  it('stops at a bad row, names its line, and leaves the database exactly as before', async () => {
+    const m = resolvedBtc5m();
+    const good = exported(m.market_id).slice(0, 10);
+    await importFile(dst, Readable.from([JSON.stringify(good[0]) + '\n']), { format: 'ndjson' });
+    const before = readFileSync(path.join(dir, 'dst.db')).length;
+    const countsBefore = dst.counts();
+    const bad = [...good.map((s) => JSON.stringify(s)), JSON.stringify({ ...good[1], time: good[1]!.time as number + 2, price_up: 1.5 })];
+    const file = path.join(dir, 'bad.ndjson');
+    writeFileSync(file, bad.join('\n'));
+    await expect(importFile(dst, file)).rejects.toThrow(new UsageError('line 11: "price_up" must be a probability in [0, 1], got 1.5'));
+    expect(dst.counts()).toEqual(countsBefore);
+    expect(readFileSync(path.join(dir, 'dst.db')).length).toBe(before);
+    for (const [text, msg] of [
+      ['{"market_id":"x","time":1,', 'line 1: not valid JSON'],
+      ['market_id,time,price\nbtc-updown-5m-1,"unterminated', 'line 2: unterminated quoted field'],
+      [`{"market_id":"${m.market_id}","time":1,"price":1,"price_up":0.5,"price_down":0.5}`, `line 1: "time" 1 lies outside`],
+      ['{"market_id":"nope","time":1,"price":1,"price_up":0.5,"price_down":0.5}', 'line 1: "market_id" "nope" is not a known market'],
+    ] as const) {
+      await expect(importFile(dst, Readable.from([text]))).rejects.toThrow(msg);
+    }
+    expect(dst.counts()).toEqual(countsBefore);
+  });
+});
