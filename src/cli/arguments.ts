@@ -63,3 +63,12 @@ export function checkRange(from: number | undefined, to: number | undefined): vo
     );
   }
 }
+
+/** Key names are plain identifiers: conf reads dots as paths, and names appear in shell commands. */
+const KEY_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Use for NAME in `msnap keys add|use|remove`. */
+export function keyNameArg(name: string): string {
+  if (!KEY_NAME.test(name)) throw new UsageError(`invalid key name '${name}': use 1-64 letters, digits, '-' or '_'`);
+  return name;
+}

@@ -5,14 +5,14 @@ import type { Command } from 'commander';
 import type { Market, MarketStatus, MarketType, Coin, Snapshot } from '../domain/market.js';
 import { AuthError, UsageError } from '../errors.js';
 import { maskKey } from '../client/mask-key.js';
-import { MsnapClient } from '../client/client.js';
 import type { CliContext } from './context.js';
-import { KeyStore } from './config/key-store.js';
+// conf, ora and undici cost ~0.4 s to load: they are imported only by runs that use them.
+import type { KeyStore } from './config/key-store.js';
 import { DEFAULT_BASE_URL, readGlobals, type GlobalOptions } from './global-options.js';
 import { openAtomicFile, type AtomicFile } from './output/atomic-file.js';
 import { createExporter, type Exporter } from './output/exporter.js';
 import { resolveFormat } from './output/format.js';
-import { createSpinnerProgress, NO_PROGRESS, type Progress } from './output/progress.js';
+import type { Progress } from './output/progress.js';
 import type { AtResult, LimitsView } from './output/record-schemas.js';
 import { OutputSink } from './output/sink.js';
 import { readSecret } from './secret-input.js';
@@ -58,7 +58,7 @@ export interface Connection {
 }
 
 /** Builds the real client; tests replace it. */
-export type ClientFactory = (conn: Connection, hooks: ClientHooks) => CliClient;
+export type ClientFactory = (conn: Connection, hooks: ClientHooks) => CliClient | Promise<CliClient>;
 
 /** What the CLI wires into the client: its clock, warnings and the --verbose request log. */
 export interface ClientHooks {
@@ -72,13 +72,13 @@ export interface ClientHooks {
 export interface CliDeps {
   now(): number;
   /** The service client; an AuthError when no key is configured. */
-  client(): CliClient;
+  client(): Promise<CliClient>;
   /** Where the client connects (for messages). */
-  connection(): Connection;
-  keyStore(): KeyStore;
+  connection(): Promise<Connection>;
+  keyStore(): Promise<KeyStore>;
   exporter(): Promise<Exporter>;
   /** A progress line on stderr (a no-op unless stderr is a terminal and not --quiet). */
-  progress(label: string): Progress;
+  progress(label: string): Promise<Progress>;
   /** `msnap: warning: ...` on stderr, always. */
   warn(message: string): void;
   /** A confirmation on stderr, silenced by --quiet. */
@@ -107,16 +107,22 @@ export function checkBaseUrl(value: string, source: string): string {
 }
 
 /** Flag, then environment, then the active stored key's URL, then the local default. */
-export function resolveConnection(globals: GlobalOptions, env: NodeJS.ProcessEnv, store: () => KeyStore): Connection {
-  const stored = (): ReturnType<KeyStore['active']> => store().active();
+export async function resolveConnection(
+  globals: GlobalOptions,
+  env: NodeJS.ProcessEnv,
+  store: () => Promise<KeyStore>,
+): Promise<Connection> {
+  // The store is opened only when a flag or variable does not already decide.
+  let active: ReturnType<KeyStore['active']> | null = null;
+  const stored = async (): Promise<ReturnType<KeyStore['active']>> => (active ??= (await store()).active());
   let baseUrl: string;
   if (globals.baseUrl !== undefined) baseUrl = checkBaseUrl(globals.baseUrl, '--base-url');
   else if (env.MSNAP_BASE_URL) baseUrl = checkBaseUrl(env.MSNAP_BASE_URL, 'MSNAP_BASE_URL');
   else {
-    const url = stored()?.baseUrl;
+    const url = (await stored())?.baseUrl;
     baseUrl = url ? checkBaseUrl(url, 'stored key') : DEFAULT_BASE_URL;
   }
-  const apiKey = globals.apiKey ?? (env.MSNAP_API_KEY || undefined) ?? stored()?.key;
+  const apiKey = globals.apiKey ?? (env.MSNAP_API_KEY || undefined) ?? (await stored())?.key;
   return { baseUrl, authScheme: globals.authScheme ?? 'x-api-key', ...(apiKey ? { apiKey } : {}) };
 }
 
@@ -145,8 +151,14 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
 
   // Decided up front: a bad or conflicting format is a usage error before any request is made.
   const format = resolveFormat(globals, globals.output === undefined && ctx.stdout.isTTY === true);
-  const keyStore = (): KeyStore => (store ??= new KeyStore(ctx.env.MSNAP_CONFIG_DIR || undefined));
-  const connection = (): Connection => (conn ??= resolveConnection(globals, ctx.env, keyStore));
+  const keyStore = async (): Promise<KeyStore> => {
+    if (!store) {
+      const { KeyStore } = await import('./config/key-store.js');
+      store = new KeyStore(ctx.env.MSNAP_CONFIG_DIR || undefined);
+    }
+    return store;
+  };
+  const connection = async (): Promise<Connection> => (conn ??= await resolveConnection(globals, ctx.env, keyStore));
   const note = (text: string): void => void ctx.stderr.write(`msnap: ${text}\n`);
 
   const deps: CliDeps = {
@@ -154,9 +166,9 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
     connection,
     keyStore,
     baseUrlFlag: () => globals.baseUrl,
-    client() {
+    async client() {
       if (client) return client;
-      const c = connection();
+      const c = await connection();
       if (!c.apiKey) {
         throw new AuthError(
           'no API key configured',
@@ -164,7 +176,7 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
         );
       }
       const shownKey = maskKey(c.apiKey);
-      client = clientFactory(c, {
+      client = await clientFactory(c, {
         now: ctx.now,
         sleep: ctx.sleep,
         onWarning: (message) => deps.warn(message),
@@ -194,7 +206,8 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
       });
       return exporter;
     },
-    progress(label) {
+    async progress(label) {
+      const { createSpinnerProgress, NO_PROGRESS } = await import('./output/progress.js');
       if (globals.quiet || ctx.stderr.isTTY !== true) return NO_PROGRESS;
       const p = createSpinnerProgress(ctx.stderr, label, ctx.now, colorEnabled(globals, ctx.env, true));
       progresses.push(p);
@@ -243,8 +256,9 @@ export async function runWithDeps(
 }
 
 /** The real client core (src/client/client.ts). */
-export const httpClientFactory: ClientFactory = (conn, hooks) =>
-  new MsnapClient({
+export const httpClientFactory: ClientFactory = async (conn, hooks) => {
+  const { MsnapClient } = await import('../client/client.js');
+  return new MsnapClient({
     baseUrl: conn.baseUrl,
     authScheme: conn.authScheme,
     ...(conn.apiKey ? { apiKey: conn.apiKey } : {}),
@@ -253,3 +267,4 @@ export const httpClientFactory: ClientFactory = (conn, hooks) =>
     onWarning: hooks.onWarning,
     ...(hooks.onRequest ? { onRequest: hooks.onRequest } : {}),
   });
+};

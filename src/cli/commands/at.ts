@@ -24,7 +24,7 @@ export function parseAtArgs(first: string, second: string, third: string | undef
 
 /** Look the snapshot up and write it. */
 export async function runAt(opts: AtOptions, deps: CliDeps): Promise<void> {
-  const result = await deps.client().at(opts.marketId, opts.ts);
+  const result = await (await deps.client()).at(opts.marketId, opts.ts);
   await (await deps.exporter()).record(AT_SCHEMA, result);
 }
 

@@ -6,7 +6,7 @@ import { HEALTH_SCHEMA } from '../output/record-schemas.js';
 
 /** Ask the service for its health and write status, version, time and round trip. */
 export async function runHealth(deps: CliDeps): Promise<void> {
-  const h = await deps.client().health();
+  const h = await (await deps.client()).health();
   await (await deps.exporter()).record(HEALTH_SCHEMA, {
     status: h.status,
     version: h.version,

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { maskKey } from '../../client/mask-key.js';
 import type { CliContext } from '../context.js';
-import { checkKeyName } from '../config/key-store.js';
+import { keyNameArg } from '../arguments.js';
 import { checkBaseUrl, runWithDeps, type CliDeps } from '../deps.js';
 import { DEFAULT_BASE_URL } from '../global-options.js';
 import { KEY_SCHEMA } from '../output/record-schemas.js';
@@ -20,7 +20,7 @@ export async function runKeysAdd(name: string, key: string | undefined, deps: Cl
   const baseFlag = deps.baseUrlFlag();
   const baseUrl = baseFlag === undefined ? undefined : checkBaseUrl(baseFlag, '--base-url');
   const value = checkKeyValue(key ?? (await deps.readSecret(`API key for '${name}': `)));
-  const replaced = deps.keyStore().add(name, value, baseUrl, deps.now());
+  const replaced = (await deps.keyStore()).add(name, value, baseUrl, deps.now());
   deps.info(
     `${replaced ? 'Replaced' : 'Saved'} key '${name}' (${maskKey(value)}) for ${baseUrl ?? `${DEFAULT_BASE_URL} (default)`}; it is now the active key.`,
   );
@@ -28,7 +28,7 @@ export async function runKeysAdd(name: string, key: string | undefined, deps: Cl
 
 /** List stored keys, masked, with the active marker and the rotation flag. */
 export async function runKeysList(deps: CliDeps): Promise<void> {
-  const entries = deps.keyStore().list(deps.now());
+  const entries = (await deps.keyStore()).list(deps.now());
   if (entries.length === 0) deps.info('No stored keys; add one with: msnap keys add NAME');
   await (await deps.exporter()).list(
     KEY_SCHEMA,
@@ -47,14 +47,14 @@ export async function runKeysList(deps: CliDeps): Promise<void> {
 
 /** Make NAME the active key. */
 export async function runKeysUse(name: string, deps: CliDeps): Promise<void> {
-  deps.keyStore().use(name);
+  (await deps.keyStore()).use(name);
   deps.info(`Active key: '${name}'.`);
 }
 
 /** Forget NAME. */
 export async function runKeysRemove(name: string, deps: CliDeps): Promise<void> {
-  const wasActive = deps.keyStore().active()?.name === name;
-  deps.keyStore().remove(name);
+  const wasActive = (await deps.keyStore()).active()?.name === name;
+  (await deps.keyStore()).remove(name);
   deps.info(`Removed key '${name}'.${wasActive ? ' No key is active now; pick one with: msnap keys use NAME' : ''}`);
 }
 
@@ -88,7 +88,7 @@ Examples:
   $ msnap keys add local msk_abc123 --base-url http://127.0.0.1:8787`,
     )
     .action(async (name: string, key: string | undefined, _flags: unknown, cmd: Command) => {
-      checkKeyName(name);
+      keyNameArg(name);
       await runWithDeps(ctx, cmd, (deps) => runKeysAdd(name, key, deps));
     });
   keys
@@ -104,7 +104,7 @@ Examples:
     .argument('<name>')
     .addHelpText('after', '\nExamples:\n  $ msnap keys use prod')
     .action(async (name: string, _flags: unknown, cmd: Command) => {
-      checkKeyName(name);
+      keyNameArg(name);
       await runWithDeps(ctx, cmd, (deps) => runKeysUse(name, deps));
     });
   keys
@@ -113,7 +113,7 @@ Examples:
     .argument('<name>')
     .addHelpText('after', '\nExamples:\n  $ msnap keys remove old')
     .action(async (name: string, _flags: unknown, cmd: Command) => {
-      checkKeyName(name);
+      keyNameArg(name);
       await runWithDeps(ctx, cmd, (deps) => runKeysRemove(name, deps));
     });
   return keys;

@@ -6,7 +6,7 @@ import { LIMITS_SCHEMA } from '../output/record-schemas.js';
 
 /** Fetch and write the key's limits. */
 export async function runLimits(deps: CliDeps): Promise<void> {
-  const limits = await deps.client().limits();
+  const limits = await (await deps.client()).limits();
   await (await deps.exporter()).record(LIMITS_SCHEMA, limits);
 }
 

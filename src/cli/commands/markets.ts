@@ -58,9 +58,9 @@ export function parseMarketsFlags(flags: RawFlags, now: number): MarketsOptions 
 
 /** List markets to the exporter. */
 export async function runMarkets(opts: MarketsOptions, deps: CliDeps): Promise<void> {
-  const client = deps.client();
+  const client = await deps.client();
   const exporter = await deps.exporter();
-  const progress = deps.progress('markets');
+  const progress = await deps.progress('markets');
   const rows = client.markets({
     ...(opts.coin ? { coin: opts.coin } : {}),
     ...(opts.marketType ? { marketType: opts.marketType } : {}),

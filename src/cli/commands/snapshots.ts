@@ -92,7 +92,7 @@ function rangeText(opts: Pick<SnapshotsOptions, 'from' | 'to'>): string {
 
 /** Export the chosen snapshots to the exporter. */
 export async function runSnapshots(opts: SnapshotsOptions, deps: CliDeps): Promise<void> {
-  const client = deps.client();
+  const client = await deps.client();
   let ids: string[];
   let knownTotal: number | undefined;
   if ('marketId' in opts.target) {
@@ -108,7 +108,7 @@ export async function runSnapshots(opts: SnapshotsOptions, deps: CliDeps): Promi
       : undefined;
   }
   const exporter = await deps.exporter();
-  const progress = deps.progress('snapshots');
+  const progress = await deps.progress('snapshots');
   try {
     await exporter.list(snapshotSchema(opts.orderbook), streamAll(client, ids, opts, progress, knownTotal));
   } finally {

@@ -24,17 +24,6 @@ interface ConfigShape extends Record<string, unknown> {
   profiles: Record<string, StoredKey>;
 }
 
-/** Names are plain identifiers: conf reads dots as paths, and names appear in shell commands. */
-const NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-
-/** Use to check a key name from the command line. */
-export function checkKeyName(name: string): string {
-  if (!NAME_PATTERN.test(name)) {
-    throw new UsageError(`invalid key name '${name}': use 1-64 letters, digits, '-' or '_'`);
-  }
-  return name;
-}
-
 /** Use for every read or write of stored keys; `dir` overrides the config directory. */
 export class KeyStore {
   private readonly conf: Conf<ConfigShape>;
