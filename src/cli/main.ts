@@ -44,17 +44,18 @@ Exit codes: 0 ok, 1 unexpected, 2 usage, 3 auth, 4 outside plan window, 5 rate-l
 
 // addCommand() does not pass settings down, so every command gets the context's streams, the
 // one-line usage hint after an error, and the global options in its --help.
-function applyOutputSettings(cmd: Command, ctx: CliContext): void {
+function applyOutputSettings(cmd: Command, ctx: CliContext, clientSide = true): void {
   cmd
     .showHelpAfterError('(run with --help for usage)')
-    .configureHelp({ showGlobalOptions: true })
+    .configureHelp({ showGlobalOptions: clientSide })
     .configureOutput({
       writeOut: (s) => ctx.stdout.write(s),
       writeErr: (s) => ctx.stderr.write(s),
       // Commander puts "(Did you mean --x?)" on a line of its own; keep every error to one line.
       outputError: (s, write) => write(s.replace(/\n\(Did you mean (.+)\?\)/, ' (did you mean $1?)')),
     });
-  for (const sub of cmd.commands) applyOutputSettings(sub, ctx);
+  // The global options are the client's; `serve` ignores them, so its help does not list them.
+  for (const sub of cmd.commands) applyOutputSettings(sub, ctx, clientSide && sub.name() !== 'serve');
 }
 
 /** Run argv (without node and script) and return the exit code. */
