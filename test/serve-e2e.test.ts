@@ -251,6 +251,18 @@ describe('msnap serve lifecycle', () => {
     await agent.close();
   });
 
+  it('subcommands get their own --db (serve keys create/list --db FILE)', async () => {
+    const created = await execa('node', [path.join(ROOT, 'bin/msnap.js'), 'serve', 'keys', 'create', '--db', db, '--account', 'cli-made', '--plan', 'pro'], {
+      cwd: dir,
+      reject: false,
+    });
+    expect(created.exitCode).toBe(0);
+    expect(created.stdout.trim()).toMatch(/^msk_\w+$/);
+    const listed = await execa('node', [path.join(ROOT, 'bin/msnap.js'), 'serve', 'keys', 'list', '--json', '--db', db], { cwd: dir, reject: false });
+    expect(listed.stdout).toContain('cli-made');
+    expect(existsSync(path.join(dir, 'msnap.db'))).toBe(false);
+  });
+
   it('rejects a bad --port with exit code 2 and one line', async () => {
     const r = await execa('node', ['bin/msnap.js', 'serve', '--db', db, '--port', 'abc'], { cwd: ROOT, reject: false });
     expect(r.exitCode).toBe(2);

@@ -11,6 +11,9 @@ import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/sqlite/db-path.
 import { openSqliteStore, type SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { VERSION } from '../../version.js';
 import type { CliContext } from '../context.js';
+import { serveImportCommand } from './serve-import.js';
+import { serveKeysCommand } from './serve-keys.js';
+import { serveSeedCommand } from './serve-seed.js';
 
 /** Flag values of `msnap serve`, checked. */
 export interface ServeOptions {
@@ -50,12 +53,10 @@ export function parseHost(value: string): string {
   throw new UsageError(`--host must be an IP address or a host name, e.g. 127.0.0.1; got "${value.slice(0, 40)}"`);
 }
 
-/** The `serve` command (its subcommands are added by the caller's tree builder). */
+/** The `serve` command with its subcommands `seed`, `import` and `keys`. */
 export function serveCommand(ctx: CliContext): Command {
   const cmd = new Command('serve')
     .description('Run the Market Snapshot Data Service locally over SQLite')
-    // Options after a subcommand name (`serve seed --db x`) belong to the subcommand.
-    .enablePositionalOptions()
     .option('--db <file>', `SQLite database file (default: ${DEFAULT_DB_PATH_HELP})`)
     .addOption(new Option('--host <host>', 'address to listen on').default('127.0.0.1'))
     .addOption(new Option('--port <port>', 'port to listen on; 0 picks a free one').default('8787'))
@@ -82,7 +83,23 @@ Examples:
       };
       await runServe(options, { ctx, waitForStop: processSignals });
     });
+  cmd.addCommand(serveSeedCommand(ctx));
+  cmd.addCommand(serveImportCommand(ctx));
+  cmd.addCommand(serveKeysCommand(ctx));
+  // The root program does not use positional options, so `serve seed --db x` hands --db to
+  // `serve`; pass it on to whichever subcommand (at any depth) runs and takes --db itself.
+  cmd.hook('preSubcommand', (self, sub) => {
+    const db = self.getOptionValue('db') as string | undefined;
+    if (db !== undefined) forwardDb(sub, db);
+  });
   return cmd;
+}
+
+function forwardDb(command: Command, db: string): void {
+  if (command.options.some((o) => o.long === '--db') && command.getOptionValue('db') === undefined) {
+    command.setOptionValueWithSource('db', db, 'cli');
+  }
+  for (const sub of command.commands) forwardDb(sub, db);
 }
 
 /** Resolves on the first SIGINT or SIGTERM. */
