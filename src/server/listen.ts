@@ -37,7 +37,12 @@ export async function startServer(options: ListenOptions): Promise<RunningServer
   let inFlight = 0;
   let closing = false;
 
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req: IncomingMessage, res: ServerResponse) => {
+  const headersTimeout = options.headersTimeoutMs ?? envMs('MSNAP_HEADERS_TIMEOUT_MS') ?? 10_000;
+  const requestTimeout = Math.max(headersTimeout, options.requestTimeoutMs ?? envMs('MSNAP_REQUEST_TIMEOUT_MS') ?? 30_000);
+  // Node enforces both timeouts only when it sweeps its connections (every 30 s by default), so a
+  // stalled client would hold its socket up to 30 s past the timeout; sweep often enough to matter.
+  const connectionsCheckingInterval = Math.min(1000, headersTimeout);
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, connectionsCheckingInterval }, (req: IncomingMessage, res: ServerResponse) => {
     inFlight++;
     res.once('close', () => inFlight--);
     // A client that vanishes mid-response is its own problem, never the server's.
@@ -52,8 +57,8 @@ export async function startServer(options: ListenOptions): Promise<RunningServer
     if (closing) res.setHeader('Connection', 'close');
     write(res, response);
   });
-  server.headersTimeout = options.headersTimeoutMs ?? 10_000;
-  server.requestTimeout = options.requestTimeoutMs ?? 30_000;
+  server.headersTimeout = headersTimeout;
+  server.requestTimeout = requestTimeout;
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
 
   // Errors Node catches before a request exists (oversized headers, bad syntax, timeouts) still
@@ -98,6 +103,12 @@ export async function startServer(options: ListenOptions): Promise<RunningServer
   };
 
   return { url: `http://${host}:${address.port}`, host: address.address, port: address.port, server, close };
+}
+
+/** A positive integer of milliseconds from the environment (tests shorten the timeouts), else undefined. */
+function envMs(name: string): number | undefined {
+  const value = process.env[name];
+  return value !== undefined && /^\d+$/.test(value) && Number(value) > 0 ? Number(value) : undefined;
 }
 
 function write(res: ServerResponse, response: AppResponse): void {
