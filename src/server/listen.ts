@@ -19,6 +19,8 @@ export interface ListenOptions {
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
   keepAliveTimeoutMs?: number;
+  /** How often Node looks for requests past their timeouts (its default, 30 s, lets a stalled client linger). */
+  timeoutCheckMs?: number;
 }
 
 /** A running server: where it listens, and how to stop it. */
