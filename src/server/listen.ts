@@ -43,7 +43,7 @@ export async function startServer(options: ListenOptions): Promise<RunningServer
   const requestTimeout = Math.max(headersTimeout, options.requestTimeoutMs ?? envMs('MSNAP_REQUEST_TIMEOUT_MS') ?? 30_000);
   // Node enforces both timeouts only when it sweeps its connections (every 30 s by default), so a
   // stalled client would hold its socket up to 30 s past the timeout; sweep often enough to matter.
-  const connectionsCheckingInterval = Math.min(1000, headersTimeout);
+  const connectionsCheckingInterval = options.timeoutCheckMs ?? Math.min(1000, headersTimeout);
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, connectionsCheckingInterval }, (req: IncomingMessage, res: ServerResponse) => {
     inFlight++;
     res.once('close', () => inFlight--);
