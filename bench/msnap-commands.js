@@ -4,6 +4,10 @@ import Database from 'better-sqlite3';
 import { performance } from 'node:perf_hooks';
 import { MSNAP_BIN, runMsnap, startServer } from './child-process.js';
 
+// `serve` and its subcommands both declare --db; MSNAP_DB names the same file, so the
+// subcommands get it whichever command commander gives the flag to.
+const dbEnv = (db) => ({ MSNAP_DB: db });
+
 /** The `serve seed` flags for `{ days, full: { type: newest markets with full snapshots } }`. */
 export function seedFlags({ days, full }) {
   return ['--days', String(days), '--full', Object.entries(full).map(([type, n]) => `${type}=${n}`).join(',')];
@@ -13,7 +17,7 @@ export function seedFlags({ days, full }) {
 export async function seedDatabase(db, spec, { tmpDir } = {}) {
   const args = ['serve', 'seed', '--db', db, ...seedFlags(spec)];
   const started = performance.now();
-  const result = await runMsnap(args, { tmpDir });
+  const result = await runMsnap(args, { tmpDir, env: dbEnv(db) });
   const wallMs = performance.now() - started;
   return { wallMs, ...countRows(db), command: `msnap ${args.join(' ')}`, output: result.stdout.trim() };
 }
@@ -38,7 +42,7 @@ export async function createKey(db, { account, plan, rpm, burst }) {
   const args = ['serve', 'keys', 'create', '--account', account, '--plan', plan, '--db', db];
   if (rpm !== undefined) args.push('--rpm', String(rpm));
   if (burst !== undefined) args.push('--burst', String(burst));
-  const { stdout } = await runMsnap(args);
+  const { stdout } = await runMsnap(args, { env: dbEnv(db) });
   const key = stdout.trim().split('\n').pop()?.trim();
   if (!key) throw new Error(`msnap ${args.join(' ')} printed no key`);
   return key;
@@ -46,7 +50,7 @@ export async function createKey(db, { account, plan, rpm, burst }) {
 
 /** Start `msnap serve` on 127.0.0.1, port 0, over `db`. */
 export function startMsnapServe(db) {
-  return startServer(MSNAP_BIN, ['serve', '--db', db, '--host', '127.0.0.1', '--port', '0']);
+  return startServer(MSNAP_BIN, ['serve', '--db', db, '--host', '127.0.0.1', '--port', '0'], { env: dbEnv(db) });
 }
 
 /** Markets of a type whose snapshots are complete (8/s over the whole market), newest first. */

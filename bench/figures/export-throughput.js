@@ -34,7 +34,7 @@ export async function exportFigures(ctx) {
       const m = await runMsnap(msnapArgs, { env, measureRss: true, tmpDir: ctx.tmpDir });
       msnapRuns.push({ wallMs: m.wallMs, peakRssKb: m.peakRssKb });
     }
-    memoryRun = await memoryExport(ctx, env);
+    memoryRun = ctx.sizes.memoryExport ? await memoryExport(ctx, env) : undefined;
   } finally {
     await server.stop();
   }
@@ -48,6 +48,7 @@ export async function exportFigures(ctx) {
   const ratio = msnapRate / baseRate;
   const same = mDigest.rows === bDigest.rows && mDigest.hash === bDigest.hash;
   const exportRss = Math.max(...msnapRuns.map((r) => r.peakRssKb ?? 0)) / 1024;
+  const exportCommand = `msnap snapshots ${market.market_id} --csv -o msnap.csv --quiet`;
   const exportFigure = {
     title: 'Export throughput',
     method:
@@ -70,7 +71,7 @@ export async function exportFigures(ctx) {
         `baseline ${bDigest.rows} rows sha256 ${bDigest.hash.slice(0, 16)}${same ? '' : `; first rows msnap ${JSON.stringify(mDigest.sample.slice(0, 2))} vs baseline ${JSON.stringify(bDigest.sample.slice(0, 2))}`}.`,
     ],
   };
-  return { exportFigure, cliMemory: { exportRss, memoryRun } };
+  return { exportFigure, cliMemory: { exportRss, exportRows: rows, exportCommand, memoryRun } };
 }
 
 // The memory half: a bigger export (several complete markets) with peak RSS from the kernel.

@@ -53,6 +53,7 @@ export async function pacingFigure(ctx) {
       '(bench/pacing-minimum.js); the wall time is the CLI process from spawn to exit.',
     rows: [
       { name: 'Pacing: wall / theoretical minimum', value: ratio, target: describeTarget(TARGET), verdict: judge({ value: ratio, ...TARGET }) },
+      { name: 'Pacing: first request to last response / theoretical minimum', value: spanRatio },
       { name: 'Pacing: 429 responses received', value: tooMany, target: '= 0', verdict: judge({ value: tooMany, exactly: 0 }) },
       { name: 'Pacing: requests in the export', value: requests, target: `>= ${minRequests}`, verdict: judge({ value: requests, min: minRequests }) },
     ],

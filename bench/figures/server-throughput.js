@@ -12,7 +12,6 @@ const TARGET = { min: 0.85 };
 const SERIALISED_AIM = 1_000_000;
 const SERVER_MEMORY_TARGET_MB = { max: 300 };
 const PAGE = 1000;
-const WARMUP_SECONDS = 1;
 const BASELINE = path.join(ROOT, 'bench', 'baseline-server.js');
 
 /** Load both servers on both endpoints; returns figure 3 and the server's peak RSS. */
@@ -38,7 +37,7 @@ export async function serverThroughputFigure(ctx) {
     sameJson = await compareBodies(msnap.url, baseline.url, headers, [snapshotPath(), marketsPath(), `/api/v1/markets/${markets[0].market_id}/snapshots?limit=${PAGE}&offset=0`]);
     for (const [name, makePath] of [['snapshots', snapshotPath], ['markets', marketsPath]]) {
       // A short unrecorded run per server first: JIT, page cache and connection set-up.
-      for (const url of [baseline.url, msnap.url]) await load(url, headers, makePath, { ...ctx.sizes, loadSeconds: WARMUP_SECONDS });
+      for (const url of [baseline.url, msnap.url]) await load(url, headers, makePath, { ...ctx.sizes, loadSeconds: ctx.sizes.warmupSeconds });
       // Baseline first, then msnap, then both again when there is time; best of each counts.
       for (let round = 0; round < ctx.sizes.loadRounds; round++) {
         for (const [server, url] of [['baseline', baseline.url], ['msnap', msnap.url]]) {
@@ -67,7 +66,7 @@ export async function serverThroughputFigure(ctx) {
         `${ctx.sizes.loadRounds} round(s) alternating baseline and msnap, best of each, against \`msnap serve\` (enterprise key, limits out of the way) ` +
         'and bench/baseline-server.js (node:http + better-sqlite3 on the same file, the same SQL and byte-identical JSON, no auth, limits or validation), ' +
         `each in its own process. Snapshots: \`/api/v1/markets/ID/snapshots?limit=${PAGE}&offset=RANDOM\` over ${markets.length} complete ${ctx.sizes.exportType} markets; ` +
-        `markets: \`/api/v1/markets?limit=100&offset=RANDOM\`. Each pair starts with an unrecorded ${WARMUP_SECONDS} s warm-up per server. ` +
+        `markets: \`/api/v1/markets?limit=100&offset=RANDOM\`. Each pair starts with an unrecorded ${ctx.sizes.warmupSeconds} s warm-up per server. ` +
         'The baseline serialises raw rows by string concatenation with plain number-to-string conversion. The 2 cores are shared by autocannon and the server under test.',
       rows: [
         { name: 'Server: snapshots req/s, msnap', value: results['snapshots/msnap'].reqPerSec, unit: ' req/s' },

@@ -17,7 +17,7 @@ export async function storageFigure(ctx, { seed, exportCsv }) {
   const importDb = path.join(ctx.tmpDir, 'import.db');
   const args = ['serve', 'import', exportCsv.file, '--db', importDb];
   const started = performance.now();
-  await runMsnap(args, { tmpDir: ctx.tmpDir });
+  await runMsnap(args, { tmpDir: ctx.tmpDir, env: { MSNAP_DB: importDb } });
   const importMs = performance.now() - started;
   const imported = countRows(importDb);
   const importRate = imported.snapshots / (importMs / 1000);
