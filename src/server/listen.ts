@@ -36,7 +36,6 @@ export interface RunningServer {
 /** Use to serve `app` on a real socket; resolves once listening (port 0 picks a free port). */
 export async function startServer(options: ListenOptions): Promise<RunningServer> {
   const { app } = options;
-  let inFlight = 0;
   let closing = false;
 
   const headersTimeout = options.headersTimeoutMs ?? envMs('MSNAP_HEADERS_TIMEOUT_MS') ?? 10_000;
@@ -45,8 +44,6 @@ export async function startServer(options: ListenOptions): Promise<RunningServer
   // stalled client would hold its socket up to 30 s past the timeout; sweep often enough to matter.
   const connectionsCheckingInterval = options.timeoutCheckMs ?? Math.min(1000, headersTimeout);
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, connectionsCheckingInterval }, (req: IncomingMessage, res: ServerResponse) => {
-    inFlight++;
-    res.once('close', () => inFlight--);
     // A client that vanishes mid-response is its own problem, never the server's.
     req.on('error', () => {});
     res.on('error', () => {});
