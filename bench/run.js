@@ -93,8 +93,8 @@ try {
     }
   });
   await measure(5, 'Storage and ingest', async () => {
-    if (!ctx.exportCsv) throw new Error('needs the CSV written by figure 2, which did not run');
-    return storageFigure(ctx, { seed, exportCsv: ctx.exportCsv });
+    if (!ctx.importCsv) throw new Error('needs the CSV written by figure 2, which did not run');
+    return storageFigure(ctx, { seed, exportCsv: ctx.importCsv });
   });
   await measure(6, 'Memory stays flat', async () => {
     if (!cliMemory && serverPeakRssMb === undefined) throw new Error('needs figures 2 and 3, which did not run');

@@ -40,6 +40,7 @@ export async function exportFigures(ctx) {
   }
   const [mDigest, bDigest] = await Promise.all([csvDigest(msnapOut), csvDigest(baseOut)]);
   ctx.exportCsv = { file: msnapOut, rows: mDigest.rows, market };
+  ctx.importCsv ??= ctx.exportCsv;
   rmSync(baseOut, { force: true });
   const rows = bDigest.rows;
   const best = (runs) => Math.max(...runs.map((r) => rows / (r.wallMs / 1000)));
@@ -82,7 +83,8 @@ async function memoryExport(ctx, env) {
   const args = ['snapshots', plan.coin, plan.type, '--last', String(plan.last), '--csv', '-o', out, '--quiet'];
   const run = await runMsnap(args, { env, measureRss: true, tmpDir: ctx.tmpDir });
   const { rows } = await csvDigest(out, ['time']);
-  rmSync(out, { force: true });
+  // Kept for figure 5, which imports the largest export the run made.
+  ctx.importCsv = { file: out, rows };
   return { rows, peakRssMb: (run.peakRssKb ?? NaN) / 1024, wallMs: run.wallMs, command: `msnap ${args.map((a) => (a === out ? 'memory.csv' : a)).join(' ')}` };
 }
 

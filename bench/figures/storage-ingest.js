@@ -11,30 +11,37 @@ import { describeTarget, judge } from '../targets.js';
 const BYTES_TARGET = { max: 40 };
 const IMPORT_TARGET = { min: 300_000 };
 
-/** `seed` is the main seed's result; `exportCsv` the CSV written by the export figure. */
+/** `seed` is the main seed's result; `exportCsv` the largest CSV the export figure wrote. */
 export async function storageFigure(ctx, { seed, exportCsv }) {
   const bytes = bytesPerSnapshot(ctx.db);
   const importDb = path.join(ctx.tmpDir, 'import.db');
   const args = ['serve', 'import', exportCsv.file, '--db', importDb];
   const started = performance.now();
-  await runMsnap(args, { tmpDir: ctx.tmpDir, env: { MSNAP_DB: importDb } });
+  const run = await runMsnap(args, { tmpDir: ctx.tmpDir, env: { MSNAP_DB: importDb } });
   const importMs = performance.now() - started;
+  // msnap's own figure (import loop only, without process start) is shown next to the wall one.
+  const own = /\(([\d,]+) rows\/s\)/.exec(run.stdout + run.stderr);
+  const ownRate = own ? Number(own[1].replace(/,/g, '')) : undefined;
   const imported = countRows(importDb);
   const importRate = imported.snapshots / (importMs / 1000);
   const seedRows = seed.snapshots + seed.orderbooks + seed.markets;
   const seedRate = seedRows / (seed.wallMs / 1000);
+  const seedOwnMatch = /\(([\d,]+) rows\/s\)/.exec(seed.output);
+  const seedOwn = seedOwnMatch ? Number(seedOwnMatch[1].replace(/,/g, '')) : undefined;
   return {
     title: 'Storage and ingest',
     method:
       'Bytes per snapshot from `SELECT name, sum(pgsize) FROM dbstat GROUP BY name` on the seeded database (snapshots table ' +
       'bytes / snapshot rows; with orderbook adds the orderbooks table bytes / orderbook rows). Seed rows/s: all rows written ' +
-      '(markets, snapshots, orderbooks) over the `msnap serve seed` process wall time. Import rows/s: the CSV written by figure 2 ' +
+      '(markets, snapshots, orderbooks) over the `msnap serve seed` process wall time. Import rows/s: the largest CSV written by figure 2 (or 6, in full mode) ' +
       'imported into a fresh database by `msnap serve import`, snapshots over process wall time.',
     rows: [
       { name: 'Storage: bytes per snapshot, no orderbook', value: bytes.plain, unit: ' B', target: describeTarget(BYTES_TARGET, ' B'), verdict: judge({ value: bytes.plain, ...BYTES_TARGET }) },
       { name: 'Storage: bytes per snapshot with orderbook', value: bytes.withOrderbook, unit: ' B' },
-      { name: 'Ingest: seed rows/s', value: seedRate, unit: ' rows/s' },
-      { name: 'Ingest: import rows/s', value: importRate, unit: ' rows/s', target: describeTarget(IMPORT_TARGET, ' rows/s'), verdict: judge({ value: importRate, ...IMPORT_TARGET }) },
+      { name: 'Ingest: seed rows/s (process wall)', value: seedRate, unit: ' rows/s' },
+      ...(seedOwn !== undefined ? [{ name: 'Ingest: seed rows/s as msnap reports it (no process start)', value: seedOwn, unit: ' rows/s' }] : []),
+      { name: 'Ingest: import rows/s (process wall)', value: importRate, unit: ' rows/s', target: describeTarget(IMPORT_TARGET, ' rows/s'), verdict: judge({ value: importRate, ...IMPORT_TARGET }) },
+      ...(ownRate !== undefined ? [{ name: 'Ingest: import rows/s as msnap reports it (no process start)', value: ownRate, unit: ' rows/s' }] : []),
     ],
     commands: [seed.command.replace(ctx.db, 'bench.db'), `msnap serve import export.csv --db import.db`],
     notes: [
