@@ -17,7 +17,8 @@ export function judge({ value, max, min, exactly }) {
 
 /** The target as people read it: "<= 1.05", ">= 0.9x", "== 0". */
 export function describeTarget({ max, min, exactly }, unit = '') {
-  if (exactly !== undefined) return `= ${exactly}${unit}`;
-  if (max !== undefined) return `<= ${max}${unit}`;
-  return `>= ${min}${unit}`;
+  const n = (v) => v.toLocaleString('en-US');
+  if (exactly !== undefined) return `= ${n(exactly)}${unit}`;
+  if (max !== undefined) return `<= ${n(max)}${unit}`;
+  return `>= ${n(min)}${unit}`;
 }
