@@ -1,8 +1,10 @@
 // `msnap serve import`: loads a file written by `msnap markets|snapshots --ndjson|--csv`.
+import { existsSync, statSync } from 'node:fs';
 import { Command, Option } from 'commander';
+import { UsageError } from '../../errors.js';
 import { importFile, type ImportFormat, type ImportSummary } from '../../store/import/import-file.js';
 import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/sqlite/db-path.js';
-import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
+import { openServeStore } from './serve-store.js';
 import type { CliContext } from '../context.js';
 
 /** Checked arguments of `serve import`. */
@@ -14,7 +16,11 @@ export interface ImportCommandOptions {
 
 /** Imports one file (or '-' for stdin) in one transaction and reports what was added. */
 export async function runImport(opts: ImportCommandOptions, ctx: CliContext): Promise<ImportSummary> {
-  const store = openSqliteStore(opts.db, { cacheMiB: 256 });
+  // A directory opens like a file and fails only on the first read, deep in the import.
+  if (opts.file !== '-' && existsSync(opts.file) && statSync(opts.file).isDirectory()) {
+    throw new UsageError(`${opts.file} is a directory; give a .ndjson or .csv file`);
+  }
+  const store = openServeStore(opts.db, { cacheMiB: 256 });
   try {
     const s = await importFile(store, opts.file, { format: opts.format, stdin: ctx.stdin });
     const fmt = (n: number) => n.toLocaleString('en-US');

@@ -5,7 +5,7 @@ import { keyStatus, needsRotation, type KeyStatus } from '../../accounts/key-sta
 import { NotFoundError, UsageError } from '../../errors.js';
 import { PLAN_NAMES, parsePlanName, type PlanName } from '../../domain/plans.js';
 import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/sqlite/db-path.js';
-import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
+import { openServeStore } from './serve-store.js';
 import type { Store } from '../../store/store.js';
 import type { CliContext } from '../context.js';
 
@@ -90,7 +90,7 @@ export function runKeysRevoke(store: Store, id: number, ctx: CliContext): void {
 }
 
 function withStore<T>(raw: { db?: string }, ctx: CliContext, fn: (store: Store) => T): T {
-  const store = openSqliteStore(resolveDbPath(raw.db, ctx.env));
+  const store = openServeStore(resolveDbPath(raw.db, ctx.env));
   try {
     return fn(store);
   } finally {

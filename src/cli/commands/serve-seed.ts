@@ -4,7 +4,7 @@ import { UsageError } from '../../errors.js';
 import { MARKET_TYPES, parseMarketType, type MarketType } from '../../domain/market.js';
 import { DEFAULT_FULL_MARKETS, seedDatabase, type SeedSummary } from '../../store/seed/seed.js';
 import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/sqlite/db-path.js';
-import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
+import { openServeStore } from './serve-store.js';
 import type { CliContext } from '../context.js';
 
 /** Checked flags of `serve seed`. */
@@ -39,7 +39,7 @@ export function parseFullSpec(value: string): Partial<Record<MarketType, number>
 
 /** Seeds `opts.db` (which must hold no markets yet) and writes a summary to stdout. */
 export function runSeed(opts: SeedCommandOptions, ctx: CliContext): SeedSummary {
-  const store = openSqliteStore(opts.db, { cacheMiB: 256 });
+  const store = openServeStore(opts.db, { cacheMiB: 256 });
   try {
     const existing = store.counts().markets;
     if (existing > 0) {

@@ -1,0 +1,13 @@
+// Opening the server's database from a `serve` subcommand: a path that cannot be opened (missing
+// directory, a directory, not SQLite) is the user's input, so it is a one-line usage error.
+import { UsageError } from '../../errors.js';
+import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../../store/sqlite/sqlite-store.js';
+
+/** Use in `serve seed|import|keys` instead of openSqliteStore: failures become UsageError (exit 2). */
+export function openServeStore(db: string, opts: SqliteStoreOptions = {}): SqliteStore {
+  try {
+    return openSqliteStore(db, opts);
+  } catch (err) {
+    throw new UsageError(`cannot open database ${db}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
