@@ -4,8 +4,8 @@ import Database from 'better-sqlite3';
 import { performance } from 'node:perf_hooks';
 import { MSNAP_BIN, runMsnap, startServer } from './child-process.js';
 
-// `serve` and its subcommands both declare --db; MSNAP_DB names the same file, so the
-// subcommands get it whichever command commander gives the flag to.
+// `serve` and its subcommands both declare --db (and once routed it to the parent); MSNAP_DB
+// names the same file too, so a bench database never lands in ./msnap.db whatever the parser does.
 const dbEnv = (db) => ({ MSNAP_DB: db });
 
 /** The `serve seed` flags for `{ days, full: { type: newest markets with full snapshots } }`. */
