@@ -91,6 +91,44 @@ describe('importFile', () => {
     expect(dst.getMarket(m.market_id, NOW)!.price_start).toBe(97000.5);
   });
 
+  it('mixes fast and general lines of several markets; the first of two rows for one time wins', async () => {
+    const a = resolvedBtc5m();
+    const b = src.listMarkets({ coin: 'ETH', marketType: '5m', status: 'resolved', limit: 1, offset: 0, window: null, now: NOW }).markets[0];
+    const sa = exported(a!.market_id);
+    const sb = exported(b!.market_id);
+    const lines: string[] = [];
+    for (let i = 0; i < sa.length; i++) {
+      const s = sa[i]!;
+      // Every 7th line in a hosted shape (general path), markets interleaved every 400 lines.
+      lines.push(i % 7 === 3 ? JSON.stringify({ ...s, time: new Date(s.time as number).toISOString(), price: String(s.price) }) : JSON.stringify(s));
+      if (i % 400 === 399) lines.push(...sb.slice(i - 399, i + 1).map((x) => JSON.stringify(x)));
+    }
+    lines.push(JSON.stringify({ ...sa[5], price: 1 }));
+    const file = path.join(dir, 'mixed.ndjson');
+    writeFileSync(file, lines.join('\n'));
+    const r = await importFile(dst, file);
+    expect(r).toMatchObject({ snapshotsAdded: sa.length + sb.length, snapshotsSkipped: 1 });
+    for (const [m, snaps] of [[a!, sa], [b!, sb]] as const) {
+      const mine = JSON.parse(dst.snapshotPageJson(m.market_id, { limit: 10_000, offset: 0, includeOrderbook: false }).json);
+      expect(mine.map(({ id: _i, ...x }: Record<string, unknown>) => x)).toEqual(snaps.map(({ id: _i, ...x }) => x));
+      expect(dst.getMarket(m.market_id, NOW)).toMatchObject({ snapshot_count: snaps.length, price_start: m.price_start });
+    }
+    // The same rows as CSV with a bad line after thousands of fast ones: nothing of it stays.
+    const before = dst.counts();
+    const csv = toCsv(sa, SNAP_COLS).trimEnd().split('\n');
+    csv.splice(2000, 0, `1,${a!.market_id},${sa[0]!.time},97000,0.5,-0.5`);
+    const cfile = path.join(dir, 'bad.csv');
+    writeFileSync(cfile, csv.join('\n'));
+    const fresh = openSqliteStore(path.join(dir, 'fresh.db'));
+    try {
+      await expect(importFile(fresh, cfile)).rejects.toThrow('line 2001: "price_down" must be a probability in [0, 1], got "-0.5"');
+      expect(fresh.counts()).toMatchObject({ markets: 0, snapshots: 0 });
+    } finally {
+      fresh.close();
+    }
+    expect(dst.counts()).toEqual(before);
+  });
+
   it('stops at a bad row, names its line, and leaves the database exactly as before', async () => {
     const m = resolvedBtc5m();
     const good = exported(m.market_id).slice(0, 10);

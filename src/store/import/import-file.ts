@@ -6,9 +6,11 @@ import type { Readable } from 'node:stream';
 import { UsageError } from '../../errors.js';
 import { MARKET_DURATION_MS, parseMarketId } from '../../domain/market.js';
 import type { MarketRef, SqliteStore } from '../sqlite/sqlite-store.js';
+import { toScaled } from '../sqlite/price-scale.js';
 import { parseCsvRecord } from './csv-line.js';
 import { canonicalField, parseImportRecord, RowError, type ImportedMarket, type ImportedSnapshot } from './import-row.js';
 import { readLineBatches } from './line-reader.js';
+import { csvColumns, PlainSnapshotParser, type CsvColumns } from './plain-row.js';
 
 /** Input formats `msnap` writes. */
 export type ImportFormat = 'ndjson' | 'csv';
@@ -67,7 +69,12 @@ export async function importFile(
   };
   const refs = new Map<string, MarketRef>();
   const touched = new Set<number>();
+  const writer = store.snapshotWriter();
+  const plain = new PlainSnapshotParser();
+  /** The market of the last snapshot line: the only one the fast path writes to. */
+  let current: MarketRef | undefined;
   let header: string[] | undefined;
+  let columns: CsvColumns | undefined;
   let pending: { line: number; text: string } | undefined;
 
   const apply = (row: ImportedMarket | ImportedSnapshot): void => {
@@ -100,19 +107,16 @@ export async function importFile(
     if (row.time < ref.startTime || row.time >= ref.endTime) {
       throw new RowError(`"time" ${row.time} lies outside market ${row.marketId} [${ref.startTime}, ${ref.endTime})`);
     }
+    current = ref;
+    plain.setMarket(row.marketId, ref.startTime, ref.endTime);
     const t = row.time - ref.startTime;
-    if (store.insertSnapshot(ref.rowid, t, row.price, row.priceUp, row.priceDown)) {
-      s.snapshotsAdded++;
-      touched.add(ref.rowid);
-    } else {
-      s.snapshotsSkipped++;
-    }
+    writer.add(ref.rowid, t, toScaled(row.price), toScaled(row.priceUp), toScaled(row.priceDown));
     if (row.orderbookUp !== null && row.orderbookDown !== null) {
       if (store.insertOrderbook(ref.rowid, t, row.orderbookUp, row.orderbookDown)) s.orderbooksAdded++;
     }
   };
 
-  const handle = (lineNo: number, text: string): void => {
+  const handle = (text: string): void => {
     if (text.trim() === '') return;
     if (!format) {
       format = text.trimStart().startsWith('{') ? 'ndjson' : 'csv';
@@ -138,6 +142,7 @@ export async function importFile(
       if (!header) {
         header = fields.map(canonicalField);
         if (!header.includes('market_id')) throw new RowError('the CSV header has no market_id column');
+        columns = csvColumns(header);
         return;
       }
       if (fields.length !== header.length) {
@@ -153,9 +158,17 @@ export async function importFile(
   let lineNo = 0;
   try {
     for await (const batch of readLineBatches(input)) {
-      for (let i = 0; i < batch.lines.length; i++) {
+      const lines = batch.lines;
+      for (let i = 0; i < lines.length; i++) {
+        let text = lines[i]!;
+        // Most lines are snapshots of the market the line before named, in msnap's own shape.
+        if (pending === undefined && current !== undefined) {
+          if (format === 'ndjson' ? plain.ndjson(text) : columns !== undefined && plain.csv(text, columns)) {
+            writer.add(current.rowid, plain.t, plain.price, plain.priceUp, plain.priceDown);
+            continue;
+          }
+        }
         lineNo = batch.first + i;
-        let text = batch.lines[i]!;
         if (pending) {
           // A quoted CSV cell spanned a newline: the record continues on this line.
           text = `${pending.text}\n${text}`;
@@ -166,14 +179,18 @@ export async function importFile(
           pending = { line: lineNo, text };
           continue;
         }
-        handle(lineNo, text);
+        handle(text);
       }
-      s.lines = batch.first + batch.lines.length - 1;
+      s.lines = batch.first + lines.length - 1;
     }
     if (pending) {
       lineNo = pending.line;
       throw new RowError('unterminated quoted field');
     }
+    writer.flush();
+    s.snapshotsAdded = writer.added;
+    s.snapshotsSkipped = writer.skipped;
+    for (const id of writer.touched) touched.add(id);
     store.refreshMarkets(touched);
     store.commit();
   } catch (err) {

@@ -16,6 +16,7 @@ import type { DataWindow, PlanName } from '../../domain/plans.js';
 import type { Account, ApiKeyRecord, MarketQuery, SnapshotQuery, Store } from '../store.js';
 import { MIGRATIONS } from './migrations.js';
 import { fromScaled, toScaled } from './price-scale.js';
+import { SnapshotBatchWriter } from './snapshot-batch.js';
 import { snapshotId, snapshotRowsToJson, type RawSnapshotRow } from './snapshot-json.js';
 
 /** Options for openSqliteStore. */
@@ -391,6 +392,11 @@ export class SqliteStore implements Store {
   /** Stores one snapshot (values as decimals, t = time - start_time); false when it was already stored. */
   insertSnapshot(rowid: number, t: number, price: number, priceUp: number, priceDown: number): boolean {
     return this.stmts.insertSnapshot.run(rowid, t, toScaled(price), toScaled(priceUp), toScaled(priceDown)).changes > 0;
+  }
+
+  /** A buffered writer for many snapshots (scaled values) inside one transaction; flush() before commit. */
+  snapshotWriter(): SnapshotBatchWriter {
+    return new SnapshotBatchWriter(this.db);
   }
 
   /** Stores one snapshot's depth as ready JSON text per side; false when it was already stored. */
