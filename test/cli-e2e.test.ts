@@ -44,7 +44,7 @@ beforeAll(async () => {
   const now = Date.now();
   const store = openSqliteStore(db);
   // 15 days: more than builder's 4,100 5m markets, so the oldest ones are outside its window.
-  seedDatabase(store, { now, days: 15, seed: 3, fullMarkets: { '5m': 2, '15m': 1, '1hr': 0, '4hr': 0, '24hr': 0 } });
+  seedDatabase(store, { now, days: 15, seed: 3, fullMarkets: { '5m': 20, '15m': 1, '1hr': 0, '4hr': 0, '24hr': 0 } });
   keys.builder = createApiKey(store, { account: 'b', plan: 'builder', now }).key;
   keys.pro = createApiKey(store, { account: 'p', plan: 'pro', now }).key;
   const all = store.listMarkets({ coin: 'BTC', marketType: '5m', limit: 1, offset: 0, window: null, now });
@@ -122,16 +122,36 @@ describe('exports', () => {
     expect(times).toEqual([...times].sort((a, b) => a - b));
   });
 
-  it('--ndjson | head -1 prints one record and exits 0 without an error', async () => {
-    const r = await execa('bash', ['-c', 'set -o pipefail; node bin/msnap.js snapshots BTC 5m --last 2 --ndjson | head -1'], {
+  it('--ndjson | head -1 prints one record, exits 0 without an error, and stops the download', async () => {
+    const r = await execa('bash', ['-c', 'set -o pipefail; node bin/msnap.js snapshots BTC 5m --last 20 --ndjson --verbose | head -1'], {
       cwd: ROOT,
       reject: false,
       env: { MSNAP_CONFIG_DIR: mkdtempSync(path.join(dir, 'config-')), MSNAP_BASE_URL: url, MSNAP_API_KEY: keys.pro },
     });
     expect(r.exitCode).toBe(0);
-    expect(r.stderr).toBe('');
     expect(lines(r.stdout)).toHaveLength(1);
     expect(JSON.parse(r.stdout)).toHaveProperty('price_up');
+    // Only the --verbose request log: no error, and far fewer snapshot pages than the 20 markets.
+    const log = lines(r.stderr);
+    expect(log.every((l) => l.startsWith('msnap: GET '))).toBe(true);
+    expect(log.filter((l) => l.includes('/snapshots')).length).toBeLessThan(5);
+  });
+
+  it('SIGTERM during an -o export leaves no file behind', async () => {
+    const target = path.join(dir, 'interrupted.csv');
+    const proc = msnap(['snapshots', 'BTC', '5m', '--last', '20', '-o', target], { env: { MSNAP_API_KEY: keys.builder } });
+    const started = Date.now();
+    while (!readdirSync(dir).some((f) => f.startsWith('interrupted.csv.tmp-')) && Date.now() - started < 10_000) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    proc.kill('SIGTERM');
+    const r = await proc;
+    // Killed mid-export (143) or, on a very fast machine, finished first (0, with a complete file).
+    if (r.exitCode === 0) expect(lines(readFileSync(target, 'utf8')).length).toBeGreaterThan(20 * 2000);
+    else {
+      expect(r.exitCode).toBe(143);
+      expect(readdirSync(dir).filter((f) => f.startsWith('interrupted.csv'))).toEqual([]);
+    }
   });
 
   it('piped output defaults to NDJSON; markets are newest first', async () => {

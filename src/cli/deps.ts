@@ -208,8 +208,14 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
     },
     async progress(label) {
       const { createSpinnerProgress, NO_PROGRESS } = await import('./output/progress.js');
-      if (globals.quiet || ctx.stderr.isTTY !== true) return NO_PROGRESS;
-      const p = createSpinnerProgress(ctx.stderr, label, ctx.now, colorEnabled(globals, ctx.env, true));
+      // Only while the data goes elsewhere: a spinner and a table (or NDJSON) on the same terminal garble each other.
+      const dataOnTerminal = globals.output === undefined && ctx.stdout.isTTY === true;
+      // A terminal that reports no width (some CI ptys) makes ora's line accounting spin: no spinner there.
+      const width = (ctx.stderr as { columns?: number }).columns ?? 0;
+      // NO_COLOR / --no-color promise no escape codes at all, and a spinner is made of them.
+      const ansi = colorEnabled(globals, ctx.env, ctx.stderr.isTTY);
+      if (globals.quiet || !ansi || dataOnTerminal || width <= 0) return NO_PROGRESS;
+      const p = createSpinnerProgress(ctx.stderr, label, ctx.now, true);
       progresses.push(p);
       return p;
     },

@@ -41,6 +41,11 @@ export function createExporter(opts: ExporterOptions): Exporter {
     if (wait) await wait;
     if (sink.failure) throw sink.failure;
   };
+  const done = async (): Promise<void> => {
+    const wait = sink.flush();
+    if (wait) await wait;
+    if (sink.failure) throw sink.failure;
+  };
 
   return {
     async list<T>(schema: RecordSchema<T>, rows: AsyncIterable<T> | Iterable<T>): Promise<ListResult> {
@@ -54,9 +59,9 @@ export function createExporter(opts: ExporterOptions): Exporter {
         else await emit(jsonArrayItem(schema, row, count));
         count += 1;
       }
-      if (sink.closed) return { rows: count, readerGone: !sink.failure };
-      if (opts.format === 'json') await emit(jsonArrayEnd(count));
-      return { rows: count, readerGone: false };
+      if (opts.format === 'json' && !sink.closed) await emit(jsonArrayEnd(count));
+      await done();
+      return { rows: count, readerGone: sink.closed };
     },
 
     async record<T>(schema: RecordSchema<T>, row: T): Promise<void> {
@@ -64,6 +69,7 @@ export function createExporter(opts: ExporterOptions): Exporter {
       else if (opts.format === 'csv') await emit(csvHeader(schema) + csvRow(schema, row));
       else if (opts.format === 'ndjson') await emit(ndjsonLine(schema, row));
       else await emit(jsonRecord(schema, row));
+      await done();
     },
   };
 
@@ -78,11 +84,12 @@ export function createExporter(opts: ExporterOptions): Exporter {
       kept.push(row);
     }
     await emit(renderTable(schema, kept, { color: opts.color }));
+    await done();
     if (capped) {
       opts.onNote?.(
         `showing the first ${kept.length} rows; use --csv, --ndjson, --json or -o FILE for all of them`,
       );
     }
-    return { rows: kept.length, readerGone: sink.closed && !sink.failure };
+    return { rows: kept.length, readerGone: sink.closed };
   }
 }

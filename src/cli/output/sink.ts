@@ -2,7 +2,14 @@
 // (`msnap ... | head`: EPIPE), so the export stops quietly instead of crashing.
 import type { Writable } from 'node:stream';
 
-/** Use for all data output: `write` returns a promise only when the stream asks us to wait. */
+/** Rows are gathered up to this size before a write: one syscall per row costs more than the rows. */
+const FLUSH_BYTES = 64 * 1024;
+
+/**
+ * Use for all data output: `write` returns a promise only when the stream asks us to wait.
+ * Text is batched, but never held back while the producer waits (for the next page): a flush is
+ * scheduled with setImmediate, so rows still leave as they arrive.
+ */
 export class OutputSink {
   /** True once nothing more can be written (reader gone, or a write error). */
   closed = false;
@@ -17,13 +24,38 @@ export class OutputSink {
     stream.on('error', this.onError);
   }
 
+  private pending: string[] = [];
+  private pendingBytes = 0;
+  private scheduled: NodeJS.Immediate | undefined;
+
   /** Write text; await the result (when there is one) before writing more. */
   write(text: string): Promise<void> | undefined {
+    if (this.closed) return undefined;
+    this.pending.push(text);
+    this.pendingBytes += text.length;
+    if (this.pendingBytes >= FLUSH_BYTES) return this.flush();
+    this.scheduled ??= setImmediate(() => {
+      this.scheduled = undefined;
+      void this.flush();
+    });
+    return undefined;
+  }
+
+  /** Write out what is batched; call (and await) before the output is considered complete. */
+  flush(): Promise<void> | undefined {
+    if (this.scheduled) {
+      clearImmediate(this.scheduled);
+      this.scheduled = undefined;
+    }
+    if (this.pending.length === 0) return undefined;
+    const chunk = this.pending.join('');
+    this.pending = [];
+    this.pendingBytes = 0;
     if (this.closed || this.stream.destroyed) {
       this.closed = true;
       return undefined;
     }
-    if (this.stream.write(text)) return undefined;
+    if (this.stream.write(chunk)) return undefined;
     return new Promise((resolve) => {
       const done = (): void => {
         this.stream.off('drain', done);
@@ -39,6 +71,7 @@ export class OutputSink {
 
   /** Stop listening; the stream itself stays open (stdout belongs to the process). */
   detach(): void {
+    if (this.scheduled) clearImmediate(this.scheduled);
     // Keep a no-op listener: a late EPIPE after we are done must not become an uncaught error.
     this.stream.off('error', this.onError);
     this.stream.on('error', () => {});
