@@ -5,7 +5,7 @@
 //   node scripts/measure-store.mjs                       # ./dist only
 //   node scripts/measure-store.mjs --dist /tmp/base/dist --dist dist   # baseline, then current
 // Options: --rounds N (default 2, best kept), --serve-ms N (per page size, default 1500),
-// --only import|serve, --keep (leave the work directory with its export files).
+// --only seed|import|serve, --keep (leave the work directory with its export files).
 import { mkdtempSync, rmSync, statSync, writeFileSync, createWriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -80,9 +80,23 @@ function mb(p) {
   return (statSync(p).size / 1e6).toFixed(1);
 }
 
+// ---- seed ---------------------------------------------------------------------------------------
+if (only === 'seed') {
+  for (let round = 0; round < rounds; round++) {
+    for (const v of variants) {
+      const store = v.openSqliteStore(path.join(work, `seed-${variants.indexOf(v)}-${round}.db`), { cacheMiB: 256 });
+      const c0 = process.cpuUsage();
+      const r = v.seedDatabase(store, { now: NOW, days: 1, fullMarkets: { '5m': 72, '15m': 24, '1hr': 6, '4hr': 0, '24hr': 0 } });
+      const cpu = cpuSeconds(c0);
+      store.close();
+      console.log(`  round ${round + 1} seed ${v.label}: ${fmt(r.snapshots)} snapshots, ${fmt(r.rowsPerSec)} rows/s, ${fmt(r.snapshots / cpu)} per CPU second`);
+    }
+  }
+}
+
 // ---- import -------------------------------------------------------------------------------------
 const servingDb = new Map();
-if (only !== 'serve') {
+if (only === '' || only === 'import') {
   const best = new Map();
   for (let round = 0; round < rounds; round++) {
     for (const v of variants) {
@@ -125,7 +139,7 @@ if (only !== 'serve') {
 }
 
 // ---- serving ------------------------------------------------------------------------------------
-if (only !== 'import') {
+if (only === '' || only === 'serve') {
   for (const v of variants) {
     if (servingDb.has(v)) continue;
     const dbPath = path.join(work, `serve-${variants.indexOf(v)}.db`);

@@ -11,6 +11,7 @@ import {
   type Coin,
   type MarketType,
 } from '../../domain/market.js';
+import type { SnapshotBatchWriter } from '../sqlite/snapshot-batch.js';
 import type { SqliteStore } from '../sqlite/sqlite-store.js';
 import { toScaled } from '../sqlite/price-scale.js';
 import { mulberry32, normalCdf, type Random } from './prng.js';
@@ -96,6 +97,7 @@ export function seedDatabase(store: SqliteStore, opts: SeedOptions): SeedSummary
   let orderbooks = 0;
   let fullCount = 0;
   store.transaction(() => {
+    const writer = store.snapshotWriter();
     for (const [ci, coin] of COINS.entries()) {
       const model = COIN_MODELS[coin];
       const path = simulatePricePath({
@@ -124,7 +126,7 @@ export function seedDatabase(store: SqliteStore, opts: SeedOptions): SeedSummary
           winner: priceEnd === null ? null : priceEnd >= priceStart ? 'Up' : 'Down',
         });
         if (!m.full) continue;
-        const n = writeSnapshots(store, ref.rowid, m, priceStart, path, round, noise, now, orderbookMs);
+        const n = writeSnapshots(store, writer, ref.rowid, m, priceStart, path, round, noise, now, orderbookMs);
         snapshots += n.snapshots;
         orderbooks += n.orderbooks;
         fullCount++;
@@ -132,6 +134,7 @@ export function seedDatabase(store: SqliteStore, opts: SeedOptions): SeedSummary
       }
       opts.onProgress?.(`${coin}: ${snapshots.toLocaleString('en-US')} snapshots so far`);
     }
+    writer.flush();
   });
   const ms = performance.now() - started;
   const rows = planned.length + snapshots + orderbooks;
@@ -149,6 +152,7 @@ export function seedDatabase(store: SqliteStore, opts: SeedOptions): SeedSummary
 
 function writeSnapshots(
   store: SqliteStore,
+  writer: SnapshotBatchWriter,
   rowid: number,
   m: PlannedMarket,
   priceStart: number,
@@ -173,7 +177,7 @@ function writeSnapshots(
     const spread = Math.floor(noise() * 3) / 100;
     const down = clampProbability(Math.round((1 - up + spread) * 100) / 100);
     const t = time - m.start;
-    store.insertSnapshot(rowid, t, price, up, down);
+    writer.add(rowid, t, toScaled(price), toScaled(up), toScaled(down));
     snapshots++;
     if (time >= depthFrom) {
       store.insertOrderbook(rowid, t, orderbookSideJson(up, noise), orderbookSideJson(down, noise));
