@@ -120,7 +120,9 @@ export class PaceModel {
     const times: number[] = [];
     for (let i = 0; i < this.log.size; i++) times.push(entry(this.log, i));
     this.config = config;
-    this.bucket = { tokens: Math.min(config.burst, config.burst - used), last: now };
+    // The server's bucket never goes below empty: a guessed burst far above the real one (an
+    // enterprise account's custom limits) must not carry over as a debt of hundreds of tokens.
+    this.bucket = { tokens: Math.max(0, Math.min(config.burst, config.burst - used)), last: now };
     this.log = newLog(config.perMinute);
     for (const t of times.slice(-config.perMinute)) append(this.log, t);
   }
