@@ -54,6 +54,11 @@ export async function startServer(options: ListenOptions): Promise<RunningServer
       remoteAddress: req.socket.remoteAddress ?? 'unknown',
     });
     if (closing) res.setHeader('Connection', 'close');
+    // An answer that was in flight when close() began ends its connection once written, so the
+    // drain does not wait for the keep-alive timeout.
+    res.once('finish', () => {
+      if (closing) req.socket.end();
+    });
     write(res, response);
   });
   server.headersTimeout = headersTimeout;
@@ -113,7 +118,10 @@ function envMs(name: string): number | undefined {
 function write(res: ServerResponse, response: AppResponse): void {
   if (res.destroyed) return;
   res.writeHead(response.status, { ...response.headers, 'Content-Length': Buffer.byteLength(response.body) });
-  res.end(response.body);
+  // end() only once the body has left our buffers: server.close() destroys every connection whose
+  // response has ended, flushed or not, which cut large answers to slow readers short on SIGTERM.
+  if (res.write(response.body)) res.end();
+  else res.once('drain', () => res.end());
 }
 
 function clientErrorStatus(code: string | undefined): [number, string] {
