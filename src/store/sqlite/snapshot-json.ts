@@ -1,5 +1,6 @@
 // Serialises raw snapshot rows straight into a JSON array string: no intermediate objects and no
 // JSON.stringify per row, which is what makes pages of thousands of snapshots cheap to serve.
+import { SNAPSHOT_INTERVAL_MS } from '../../domain/market.js';
 import { PRICE_SCALE } from './price-scale.js';
 
 // Number-to-string of a double is the costly step per row; the fractional part of a scaled value
@@ -10,7 +11,7 @@ const PROBABILITIES: string[] = Array.from({ length: PRICE_SCALE + 1 }, (_, i) =
 /** Use to print a stored (scaled, non-negative) value exactly as JSON would print value / 1e4. */
 export function scaledToJson(v: number): string {
   if (v >= 0 && v <= PRICE_SCALE) return PROBABILITIES[v]!;
-  return v >= 0 ? Math.floor(v / PRICE_SCALE) + FRACTIONS[v % PRICE_SCALE]! : String(v / PRICE_SCALE);
+  return priceText(v);
 }
 
 /** A raw row as the page query returns it: t, price, price_up, price_down[, orderbook up, orderbook down]. */
@@ -24,6 +25,61 @@ export function snapshotId(marketRowid: number, t: number): number {
   return marketRowid * SNAPSHOT_ID_STRIDE + t;
 }
 
+/**
+ * Ids and times are 11-13 digit integers, above V8's small-integer range: printing one goes
+ * through a slow double-to-string conversion. Both are written instead as a fixed head plus
+ * 8 zero-padded low digits, each a small integer (ids are rowid * 1e8 + t with t < 1e8).
+ * This holds the per-page pieces; three times faster pages than String(idBase + t).
+ */
+class PageText {
+  private readonly idHead: string;
+  private readonly timeLow: number;
+  private readonly timeHead: string;
+  private readonly timeHeadNext: string;
+  /** Between the id and the time: the market id is the same for every row, quoted once. */
+  readonly idToTime: string;
+  /** False when a value falls outside what the split printing assumes; plain printing then. */
+  private readonly split: boolean;
+
+  constructor(
+    private readonly marketRowid: number,
+    marketId: string,
+    private readonly startTime: number,
+  ) {
+    this.split = Number.isSafeInteger(marketRowid) && marketRowid >= 1 && Number.isSafeInteger(startTime) && startTime >= 0;
+    const hi = Math.floor(startTime / SNAPSHOT_ID_STRIDE);
+    this.idHead = String(marketRowid);
+    this.timeLow = startTime - hi * SNAPSHOT_ID_STRIDE;
+    this.timeHead = String(hi);
+    this.timeHeadNext = String(hi + 1);
+    this.idToTime = `,"market_id":${JSON.stringify(marketId)},"time":`;
+  }
+
+  /** The snapshot id at offset t (0 <= t < 1e8), as JSON. */
+  id(t: number): string {
+    if (!this.split || !(t >= 0 && t < SNAPSHOT_ID_STRIDE)) return String(this.marketRowid * SNAPSHOT_ID_STRIDE + t);
+    return this.idHead + String(SNAPSHOT_ID_STRIDE + t).slice(1);
+  }
+
+  /** start_time + t, as JSON. */
+  time(t: number): string {
+    if (!this.split || !(t >= 0 && t < SNAPSHOT_ID_STRIDE)) return String(this.startTime + t);
+    const low = this.timeLow + t;
+    // low < 2e8: either "1" + 8 digits past the head, or the 8 digits themselves.
+    return low < SNAPSHOT_ID_STRIDE
+      ? this.timeHead + String(SNAPSHOT_ID_STRIDE + low).slice(1)
+      : this.timeHeadNext + String(low).slice(1);
+  }
+}
+
+function priceText(p: number): string {
+  return p >= 0 ? Math.floor(p / PRICE_SCALE) + FRACTIONS[p % PRICE_SCALE]! : String(p / PRICE_SCALE);
+}
+
+function probabilityText(v: number): string {
+  return PROBABILITIES[v] ?? String(v / PRICE_SCALE);
+}
+
 /** Use to turn a page of raw rows of one market into the contract's JSON array of snapshots. */
 export function snapshotRowsToJson(
   rows: readonly RawSnapshotRow[],
@@ -33,29 +89,67 @@ export function snapshotRowsToJson(
   withOrderbook: boolean,
 ): string {
   if (rows.length === 0) return '[]';
-  const idBase = marketRowid * SNAPSHOT_ID_STRIDE;
-  // The market id is the same for every row: quote it once.
-  const idToTime = `,"market_id":${JSON.stringify(marketId)},"time":`;
+  const text = new PageText(marketRowid, marketId, startTime);
   let out = '[';
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i]!;
     const t = r[0];
-    const p = r[1];
     out +=
       (i === 0 ? '{"id":' : ',{"id":') +
-      (idBase + t) +
-      idToTime +
-      (startTime + t) +
+      text.id(t) +
+      text.idToTime +
+      text.time(t) +
       ',"price":' +
-      (p >= 0 ? Math.floor(p / PRICE_SCALE) + FRACTIONS[p % PRICE_SCALE]! : String(p / PRICE_SCALE)) +
+      priceText(r[1]) +
       ',"price_up":' +
-      (PROBABILITIES[r[2]] ?? r[2] / PRICE_SCALE) +
+      probabilityText(r[2]) +
       ',"price_down":' +
-      (PROBABILITIES[r[3]] ?? r[3] / PRICE_SCALE);
+      probabilityText(r[3]);
     if (withOrderbook && r[4] != null && r[5] != null) {
       out += ',"orderbook_up":' + r[4] + ',"orderbook_down":' + r[5];
     }
     out += '}';
+  }
+  return out + ']';
+}
+
+/** Probabilities packed two to a number by the dense page query: up * 2^14 + down, -1 if out of range. */
+export const SIDE_BITS = 14;
+const SIDE_MASK = (1 << SIDE_BITS) - 1;
+
+/**
+ * Use for a page of a dense market (rows at t = firstT, firstT + 125, ...), fetched as two plucked
+ * columns: prices, and both probabilities packed by SIDE_BITS. One value per row and column
+ * instead of an array per row roughly halves the fetch. Same text as snapshotRowsToJson for the
+ * same rows; undefined when a packed value is -1 (a probability the packing cannot hold).
+ */
+export function denseColumnsToJson(
+  prices: readonly number[],
+  sides: readonly number[],
+  firstT: number,
+  marketRowid: number,
+  marketId: string,
+  startTime: number,
+): string | undefined {
+  if (prices.length === 0) return '[]';
+  const text = new PageText(marketRowid, marketId, startTime);
+  let out = '[';
+  let t = firstT;
+  for (let i = 0; i < prices.length; i++, t += SNAPSHOT_INTERVAL_MS) {
+    const ud = sides[i]!;
+    if (ud < 0) return undefined;
+    out +=
+      (i === 0 ? '{"id":' : ',{"id":') +
+      text.id(t) +
+      text.idToTime +
+      text.time(t) +
+      ',"price":' +
+      priceText(prices[i]!) +
+      ',"price_up":' +
+      PROBABILITIES[ud >> SIDE_BITS]! +
+      ',"price_down":' +
+      PROBABILITIES[ud & SIDE_MASK]! +
+      '}';
   }
   return out + ']';
 }

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { marketId, type Coin, type MarketType } from '../../domain/market.js';
 import { PLANS } from '../../domain/plans.js';
 import { openSqliteStore, type SqliteStore } from './sqlite-store.js';
-import { scaledToJson, snapshotId } from './snapshot-json.js';
+import { scaledToJson, snapshotId, snapshotRowsToJson, type RawSnapshotRow } from './snapshot-json.js';
 
 const H = 3_600_000;
 const T0 = Date.UTC(2025, 10, 20); // a 24hr boundary
@@ -156,6 +156,43 @@ describe('snapshots', () => {
     expect(store.nearestSnapshot(id, T0 - 5000)!.time).toBe(T0);
     expect(store.nearestSnapshot(id, T0 + 999_999)!.time).toBe(T0 + 1125);
     expect(store.nearestSnapshot(id, T0 + 1000)).toMatchObject({ price: 97123.4512 + 1000, price_up: 0.53 });
+  });
+
+  it('serves a dense page exactly as the general path and JSON.stringify would write it', () => {
+    // start % 1e8 = 99,900,000: times cross a 1e8 boundary 100 s in, which the split printing handles.
+    const start = 17_638 * 100_000_000 - 100_000;
+    expect(start % 300_000).toBe(0);
+    const ref = addMarket('ETH', '5m', start, 300_000);
+    const expected: Record<string, unknown>[] = [];
+    for (let k = 0; k < 2400; k++) {
+      const t = k * 125;
+      const [price, up, down] = [(35_000_000 + k + (k % 7) * 10_100) / 1e4, (k % 10_001) / 1e4, (10_000 - (k % 97)) / 1e4];
+      store.insertSnapshot(ref.rowid, t, price, up, down);
+      expected.push({ id: snapshotId(ref.rowid, t), market_id: marketId('ETH', '5m', start), time: start + t, price, price_up: up, price_down: down });
+    }
+    store.refreshMarkets([ref.rowid]);
+    const id = marketId('ETH', '5m', start);
+    const raw = store.db
+      .prepare('SELECT t, price, price_up, price_down FROM snapshots WHERE market = ? ORDER BY t')
+      .raw(true)
+      .all(ref.rowid) as RawSnapshotRow[];
+    for (const [offset, limit] of [[0, 2400], [790, 20], [2399, 5]] as const) {
+      const page = store.snapshotPageJson(id, { limit, offset, includeOrderbook: false });
+      const want = expected.slice(offset, offset + limit);
+      expect(page.json).toBe(JSON.stringify(want));
+      expect(page.json).toBe(snapshotRowsToJson(raw.slice(offset, offset + limit), ref.rowid, id, start, false));
+      expect(page.json).toBe(store.snapshotPageJson(id, { limit, offset, includeOrderbook: true }).json);
+    }
+    // A probability the dense packing cannot hold (not written by msnap, but possible in a file
+    // edited by hand) sends the page down the general path.
+    store.db.prepare('UPDATE snapshots SET price_up = 20000 WHERE market = ? AND t = 1000').run(ref.rowid);
+    const patched = store.snapshotPageJson(id, { limit: 10, offset: 5, includeOrderbook: false }).json;
+    expect(JSON.parse(patched)[3].price_up).toBe(2);
+    expect(patched).toBe(snapshotRowsToJson([...raw.slice(5, 8), [1000, raw[8]![1], 20_000, raw[8]![3]], ...raw.slice(9, 15)], ref.rowid, id, start, false));
+    // Rowid 0 and odd offsets take plain number printing: still the same text.
+    const odd: RawSnapshotRow[] = [[0, 10_000, 1, 0], [99_999_999, 5, 10_000, 2], [-125, 7, 3, 3]];
+    const oddWant = odd.map(([t, p, u, d]) => ({ id: t, market_id: 'x', time: 5 + t, price: p / 1e4, price_up: u / 1e4, price_down: d / 1e4 }));
+    expect(snapshotRowsToJson(odd, 0, 'x', 5, false)).toBe(JSON.stringify(oddWant));
   });
 
   it('prints scaled values without float noise', () => {

@@ -15,9 +15,9 @@ import {
 import type { DataWindow, PlanName } from '../../domain/plans.js';
 import type { Account, ApiKeyRecord, MarketQuery, SnapshotQuery, Store } from '../store.js';
 import { MIGRATIONS } from './migrations.js';
-import { fromScaled, toScaled } from './price-scale.js';
+import { fromScaled, PRICE_SCALE, toScaled } from './price-scale.js';
 import { SnapshotBatchWriter } from './snapshot-batch.js';
-import { snapshotId, snapshotRowsToJson, type RawSnapshotRow } from './snapshot-json.js';
+import { denseColumnsToJson, SIDE_BITS, snapshotId, snapshotRowsToJson, type RawSnapshotRow } from './snapshot-json.js';
 
 /** Options for openSqliteStore. */
 export interface SqliteStoreOptions {
@@ -240,7 +240,22 @@ export class SqliteStore implements Store {
       const first = kLo + q.offset;
       const last = Math.min(kHi, first + q.limit);
       if (last <= first) return { json: '[]', count: 0, total };
-      rows = stmt.all(m.id, first * SNAPSHOT_INTERVAL_MS, last * SNAPSHOT_INTERVAL_MS, q.limit, 0) as RawSnapshotRow[];
+      const from = first * SNAPSHOT_INTERVAL_MS;
+      const to = last * SNAPSHOT_INTERVAL_MS;
+      if (!q.includeOrderbook) {
+        // Each row's t follows from its position, so it is not fetched. Stored rows are never
+        // updated or deleted, so the two reads agree whenever both hold every row of the range
+        // (a writer elsewhere may have changed the market since it was read: general path then).
+        const n = last - first;
+        const prices = this.stmts.densePrices.all(m.id, from, to) as number[];
+        const sides = this.stmts.denseSides.all(m.id, from, to) as number[];
+        const json =
+          prices.length === n && sides.length === n
+            ? denseColumnsToJson(prices, sides, from, m.id, m.market_id, m.start_time)
+            : undefined;
+        if (json !== undefined) return { json, count: n, total };
+      }
+      rows = stmt.all(m.id, from, to, q.limit, 0) as RawSnapshotRow[];
     } else {
       total =
         q.from === undefined && q.before === undefined
@@ -518,6 +533,14 @@ function prepareStatements(db: Database.Database) {
     dataVersion: db.prepare('PRAGMA data_version').pluck(),
     pageRange: db.prepare(pageSql(false)).raw(true),
     pageRangeOb: db.prepare(pageSql(true)).raw(true),
+    densePrices: db.prepare('SELECT price FROM snapshots WHERE market = ? AND t >= ? AND t < ? ORDER BY t').pluck(),
+    denseSides: db
+      .prepare(
+        `SELECT CASE WHEN price_up BETWEEN 0 AND ${PRICE_SCALE} AND price_down BETWEEN 0 AND ${PRICE_SCALE}
+         THEN price_up * ${1 << SIDE_BITS} + price_down ELSE -1 END
+         FROM snapshots WHERE market = ? AND t >= ? AND t < ? ORDER BY t`,
+      )
+      .pluck(),
     countRange: db.prepare('SELECT count(*) FROM snapshots WHERE market = ? AND t >= ? AND t < ?').pluck(),
     atOrBefore: db
       .prepare('SELECT t, price, price_up, price_down FROM snapshots WHERE market = ? AND t <= ? ORDER BY t DESC LIMIT 1')
