@@ -305,7 +305,7 @@ describe('hostile HTTP requests against a running msnap serve', () => {
   ];
 
   it.concurrent.each(RAW_CASES)('raw socket: %s gets a JSON 4xx or a closed socket, never a 5xx', async (name, bytes) => {
-    const answer = await rawExchange(served.port, bytes, { waitMs: 2000, gapMs: 20 });
+    const answer = await rawExchange(served.port, bytes, { waitMs: 2000, gapMs: 20, settleMs: 300 });
     const responses = parseRawResponses(answer.text);
     if (answer.text !== '') expect(responses.length, answer.text.slice(0, 200)).toBeGreaterThan(0);
     for (const res of responses) {

@@ -169,10 +169,11 @@ describe('keys on the client', () => {
       [['health', '--verbose', '--base-url', 'http://127.0.0.1:9'], { MSNAP_API_KEY: keys.pro }],
       [['health', '--verbose'], {}], // the stored key from `keys add`
     ];
-    for (const [args, env] of runs) {
-      const r = await cli(args, env);
-      expect(String(r.stderr), args.join(' ')).not.toMatch(/^\s+at /m);
-    }
+    const results = await Promise.all(runs.map(([args, env]) => cli(args, env)));
+    for (const [i, r] of results.entries()) expect(String(r.stderr), runs[i]![0].join(' ')).not.toMatch(/^\s+at /m);
+    // Each kind of answer really happened (masked lines on success and on failure).
+    expect(results.map((r) => r.exitCode)).toEqual([0, 0, 3, 3, 6, 4, 7, 0]);
+    expect(String(results[0]!.stderr)).toMatch(/key msk_\w{4}…/);
   });
 });
 

@@ -132,11 +132,17 @@ export interface RawAnswer {
 
 /**
  * Use to send bytes no HTTP client would send. Collects the answer until the server closes the
- * socket or `waitMs` passes (then the test closes it). `chunks` are written `gapMs` apart.
+ * socket, `waitMs` passes, or (with `settleMs`) nothing more arrived for that long after the last
+ * bytes; then the test closes it. `chunks` are written `gapMs` apart.
  */
-export function rawExchange(port: number, chunks: string[] | string, opts: { waitMs?: number; gapMs?: number } = {}): Promise<RawAnswer> {
+export function rawExchange(
+  port: number,
+  chunks: string[] | string,
+  opts: { waitMs?: number; gapMs?: number; settleMs?: number } = {},
+): Promise<RawAnswer> {
   const parts = typeof chunks === 'string' ? [chunks] : chunks;
   const waitMs = opts.waitMs ?? 3000;
+  let settle: NodeJS.Timeout | undefined;
   return new Promise((resolve) => {
     const started = performance.now();
     const socket = connect(port, '127.0.0.1');
@@ -146,11 +152,19 @@ export function rawExchange(port: number, chunks: string[] | string, opts: { wai
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(settle);
       socket.destroy();
       resolve({ text, closedByServer, ms: performance.now() - started });
     };
     const timer = setTimeout(() => finish(false), waitMs);
-    socket.on('data', (d) => (text += d.toString('latin1')));
+    socket.on('data', (d) => {
+      text += d.toString('latin1');
+      // With settleMs, a socket the server keeps open (keep-alive) ends once the answers stop coming.
+      if (opts.settleMs !== undefined) {
+        clearTimeout(settle);
+        settle = setTimeout(() => finish(false), opts.settleMs);
+      }
+    });
     socket.on('end', () => finish(true));
     socket.on('close', () => finish(true));
     socket.on('error', () => finish(true));
