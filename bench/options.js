@@ -31,11 +31,11 @@ const FULL = {
   mainDb: { days: 15, full: { '5m': 410, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 4 } },
   pacing: { plan: 'builder', rpm: 250, burst: 12, markets: 400, minRequests: 400 },
   exportType: '24hr',
-  exportRounds: 2,
+  exportRounds: 3,
   memoryExport: { type: '24hr', minRows: 2_000_000 },
-  loadSeconds: 10,
+  loadSeconds: 20,
+  loadSlices: 5,
   warmupSeconds: 1,
-  loadRounds: 1,
   connections: 10,
   lookups: {
     count: 2000,
@@ -55,8 +55,8 @@ const QUICK = {
   // The memory figure reads the figure 2 export's peak RSS instead of a second, larger export.
   memoryExport: null,
   loadSeconds: 3,
+  loadSlices: 3,
   warmupSeconds: 0.5,
-  loadRounds: 1,
   connections: 10,
   lookups: {
     count: 1000,
