@@ -1,6 +1,5 @@
 // Serialises raw snapshot rows straight into a JSON array string: no intermediate objects and no
 // JSON.stringify per row, which is what makes pages of thousands of snapshots cheap to serve.
-import { SNAPSHOT_INTERVAL_MS } from '../../domain/market.js';
 import { PRICE_SCALE } from './price-scale.js';
 
 // Number-to-string of a double is the costly step per row; the fractional part of a scaled value
@@ -46,7 +45,9 @@ class PageText {
     marketId: string,
     private readonly startTime: number,
   ) {
-    this.split = Number.isSafeInteger(marketRowid) && marketRowid >= 1 && Number.isSafeInteger(startTime) && startTime >= 0;
+    // A start below 1e8 (1970-01-02) has an empty head: the low digits would print a leading zero.
+    this.split =
+      Number.isSafeInteger(marketRowid) && marketRowid >= 1 && Number.isSafeInteger(startTime) && startTime >= SNAPSHOT_ID_STRIDE;
     const hi = Math.floor(startTime / SNAPSHOT_ID_STRIDE);
     this.idHead = String(marketRowid);
     this.timeLow = startTime - hi * SNAPSHOT_ID_STRIDE;
@@ -109,47 +110,6 @@ export function snapshotRowsToJson(
       out += ',"orderbook_up":' + r[4] + ',"orderbook_down":' + r[5];
     }
     out += '}';
-  }
-  return out + ']';
-}
-
-/** Probabilities packed two to a number by the dense page query: up * 2^14 + down, -1 if out of range. */
-export const SIDE_BITS = 14;
-const SIDE_MASK = (1 << SIDE_BITS) - 1;
-
-/**
- * Use for a page of a dense market (rows at t = firstT, firstT + 125, ...), fetched as two plucked
- * columns: prices, and both probabilities packed by SIDE_BITS. One value per row and column
- * instead of an array per row roughly halves the fetch. Same text as snapshotRowsToJson for the
- * same rows; undefined when a packed value is -1 (a probability the packing cannot hold).
- */
-export function denseColumnsToJson(
-  prices: readonly number[],
-  sides: readonly number[],
-  firstT: number,
-  marketRowid: number,
-  marketId: string,
-  startTime: number,
-): string | undefined {
-  if (prices.length === 0) return '[]';
-  const text = new PageText(marketRowid, marketId, startTime);
-  let out = '[';
-  let t = firstT;
-  for (let i = 0; i < prices.length; i++, t += SNAPSHOT_INTERVAL_MS) {
-    const ud = sides[i]!;
-    if (ud < 0) return undefined;
-    out +=
-      (i === 0 ? '{"id":' : ',{"id":') +
-      text.id(t) +
-      text.idToTime +
-      text.time(t) +
-      ',"price":' +
-      priceText(prices[i]!) +
-      ',"price_up":' +
-      PROBABILITIES[ud >> SIDE_BITS]! +
-      ',"price_down":' +
-      PROBABILITIES[ud & SIDE_MASK]! +
-      '}';
   }
   return out + ']';
 }

@@ -17,7 +17,8 @@ import type { Account, ApiKeyRecord, MarketQuery, SnapshotQuery, Store } from '.
 import { MIGRATIONS } from './migrations.js';
 import { fromScaled, PRICE_SCALE, toScaled } from './price-scale.js';
 import { SnapshotBatchWriter } from './snapshot-batch.js';
-import { denseColumnsToJson, SIDE_BITS, snapshotId, snapshotRowsToJson, type RawSnapshotRow } from './snapshot-json.js';
+import { SIDE_BITS, writeDensePage } from './dense-page-writer.js';
+import { snapshotId, snapshotRowsToJson, type RawSnapshotRow } from './snapshot-json.js';
 
 /** Options for openSqliteStore. */
 export interface SqliteStoreOptions {
@@ -251,7 +252,7 @@ export class SqliteStore implements Store {
         const sides = this.stmts.denseSides.all(m.id, from, to) as number[];
         const json =
           prices.length === n && sides.length === n
-            ? denseColumnsToJson(prices, sides, from, m.id, m.market_id, m.start_time)
+            ? writeDensePage(prices, sides, from, m.id, m.market_id, m.start_time)
             : undefined;
         if (json !== undefined) return { json, count: n, total };
       }

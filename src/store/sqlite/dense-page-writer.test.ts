@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { SIDE_BITS, writeDensePage } from './dense-page-writer.js';
+import { snapshotRowsToJson, type RawSnapshotRow } from './snapshot-json.js';
+
+const pack = (up: number, down: number) => up * 2 ** SIDE_BITS + down;
+
+describe('writeDensePage', () => {
+  it('writes the same text as the general path for every shape of value', () => {
+    const values = [0, 1, 9, 10, 100, 1000, 1001, 9999, 10_000, 10_001, 12_340, 971_234_512, 970_000_000, 2_000_000_001, 123_456_789_012_345];
+    const probs = [0, 1, 10, 100, 1000, 5000, 5300, 9999, 10_000];
+    const prices: number[] = [];
+    const sides: number[] = [];
+    const rows: RawSnapshotRow[] = [];
+    const firstT = 99_999_000; // ids' low digits reach 99,999,xxx
+    for (let i = 0; i < 8; i++) {
+      const price = values[i % values.length]!;
+      const [up, down] = [probs[i % probs.length]!, probs[(i * 5) % probs.length]!];
+      prices.push(price);
+      sides.push(pack(up, down));
+      rows.push([firstT + i * 125, price, up, down]);
+    }
+    for (const start of [100_000_000, 1_763_769_500_000, 1_763_799_900_000 - firstT - 250]) {
+      const text = writeDensePage(prices, sides, firstT, 7, 'btc-updown-5m-1763769600', start);
+      expect(text).toBe(snapshotRowsToJson(rows, 7, 'btc-updown-5m-1763769600', start, false));
+      expect(JSON.parse(text!).map((s: { id: number; time: number }) => [s.id, s.time])).toEqual(rows.map((r) => [700_000_000 + r[0], start + r[0]]));
+    }
+    const all = values.map((v, i): RawSnapshotRow => [i * 125, v, probs[i % probs.length]!, 0]);
+    expect(writeDensePage(values, all.map((r) => pack(r[2], r[3])), 0, 123_456, 'x', 2e8)).toBe(snapshotRowsToJson(all, 123_456, 'x', 2e8, false));
+    expect(JSON.parse(writeDensePage([971_234_512], [pack(5300, 4700)], 125, 3, 'm', 1e12)!)).toEqual([
+      { id: 300_000_125, market_id: 'm', time: 1e12 + 125, price: 97123.4512, price_up: 0.53, price_down: 0.47 },
+    ]);
+    expect(writeDensePage([], [], 0, 1, 'm', 0)).toBe('[]');
+  });
+
+  it('declines what it does not print, so the caller takes the general path', () => {
+    const ok = (prices: number[], sides: number[], rowid = 1, id = 'm') => writeDensePage(prices, sides, 0, rowid, id, 1e12);
+    expect(ok([1], [pack(1, 1)])).toBeDefined();
+    expect(ok([-1], [pack(1, 1)])).toBeUndefined();
+    expect(ok([1.5], [pack(1, 1)])).toBeUndefined();
+    expect(ok([1], [-1])).toBeUndefined();
+    expect(ok([1], [pack(1, 1)], 0)).toBeUndefined();
+    expect(ok([1], [pack(1, 1)], 1, 'é')).toBeUndefined();
+    expect(writeDensePage([1], [pack(1, 1)], 100_000_000, 1, 'm', 1e12)).toBeUndefined();
+    expect(writeDensePage([1], [pack(1, 1)], 0, 1, 'm', 99_999_999)).toBeUndefined();
+    // The general path prints such early times plainly.
+    expect(JSON.parse(snapshotRowsToJson([[125, 1, 1, 1]], 1, 'm', 1000, false))[0].time).toBe(1125);
+  });
+});
