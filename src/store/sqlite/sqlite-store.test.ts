@@ -72,6 +72,30 @@ describe('listMarkets', () => {
     expect(store.listMarkets({ status: 'resolved', limit: 10, offset: 0, window: null, now: T0 + H }).total).toBe(1);
   });
 
+  it('leaves price_end and winner null once resolved until the data reaches the final second', () => {
+    // As seed leaves the market active at its `now`: price_start known, the end not yet.
+    const ref = store.upsertMarket({
+      marketId: marketId('SOL', '5m', T0),
+      coin: 'SOL',
+      marketType: '5m',
+      startTime: T0,
+      endTime: T0 + 300_000,
+      priceStart: 200,
+      priceEnd: null,
+      winner: null,
+    }).ref;
+    for (let t = 0; t < 60_000; t += 125) store.insertSnapshot(ref.rowid, t, 200 + t / 1e6, 0.5, 0.5);
+    store.refreshMarkets([ref.rowid]);
+    const id = marketId('SOL', '5m', T0);
+    // The clock passed the end, the stored data did not: the end price is unknown, not guessed.
+    expect(store.getMarket(id, T0 + 400_000)).toMatchObject({ status: 'resolved', price_end: null, winner: null, snapshot_count: 480 });
+    // An import that brings the final second fills both in.
+    store.insertSnapshot(ref.rowid, 299_875, 199.5, 0.1, 0.9);
+    store.refreshMarkets([ref.rowid]);
+    expect(store.getMarket(id, T0 + 400_000)).toMatchObject({ status: 'resolved', price_end: 199.5, winner: 'Down', snapshot_count: 481 });
+    expect(store.getMarket(id, T0 + 10)).toMatchObject({ status: 'active', price_end: null, winner: null });
+  });
+
   it('applies the builder window per coin and type, in rows and total', () => {
     const cap = PLANS.builder.dataWindow!['24hr'];
     const day = 24 * H;

@@ -611,6 +611,9 @@ function seriesKey(coin: string, type: string): string {
   return `${coin}/${type}`;
 }
 
+// A market the clock has resolved whose stored data stops before its final second (seed data
+// ends at the seed's `now`) keeps price_end and winner null: unknown, never guessed from the last
+// stored price. An import that brings the final second fills them in (refreshMarkets).
 function toMarket(r: MarketRow, now: number): Market {
   const active = r.start_time <= now && now < r.end_time;
   return {
