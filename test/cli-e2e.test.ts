@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildIfStale } from './support/msnap-process.js';
 import { createApiKey } from '../src/accounts/create-key.js';
 import type { Market } from '../src/domain/market.js';
 import { seedDatabase } from '../src/store/seed/seed.js';
@@ -14,22 +15,7 @@ import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-function newestSource(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSource(p));
-    else if (entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(p).mtimeMs);
-  }
-  return newest;
-}
 
-/** Build unless dist is newer than every source (`npm test` has just built it). */
-async function buildIfStale(): Promise<void> {
-  const entry = path.join(ROOT, 'dist/cli/main.js');
-  if (existsSync(entry) && statSync(entry).mtimeMs >= newestSource(path.join(ROOT, 'src'))) return;
-  await execa('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT, reject: false });
-}
 
 let dir: string;
 let url: string;

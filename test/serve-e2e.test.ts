@@ -1,5 +1,5 @@
 // End to end: the built `msnap serve` over a real seeded SQLite file on a real port, spoken to over HTTP.
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildIfStale } from './support/msnap-process.js';
 import { createApiKey } from '../src/accounts/create-key.js';
 import { TRIAL_LENGTH_MS } from '../src/domain/plans.js';
 import { seedDatabase } from '../src/store/seed/seed.js';
@@ -21,23 +22,7 @@ interface Served {
   lines: string[];
 }
 
-/** The newest modification time of any .ts file under `dir`. */
-function newestSource(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSource(p));
-    else if (entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(p).mtimeMs);
-  }
-  return newest;
-}
 
-/** Build unless dist is newer than every source (`npm test` has just built it). */
-async function buildIfStale(): Promise<void> {
-  const entry = path.join(ROOT, 'dist/cli/main.js');
-  if (existsSync(entry) && statSync(entry).mtimeMs >= newestSource(path.join(ROOT, 'src'))) return;
-  await execa('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT, reject: false });
-}
 
 /** Start `node bin/msnap.js serve ...` and wait for its first `wantLines` stdout lines. */
 async function serve(args: string[], wantLines = 1): Promise<Served> {
