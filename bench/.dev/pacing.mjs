@@ -1,0 +1,17 @@
+import { createKey, startMsnapServe } from '../msnap-commands.js';
+import { startRequestLogProxy } from '../request-log-proxy.js';
+import { runMsnap } from '../child-process.js';
+import { pacingMinimumMs } from '../pacing-minimum.js';
+const [db, rpm, burst, last] = process.argv.slice(2);
+const key = await createKey(db, { account: 'dev-' + Date.now(), plan: 'enterprise', rpm: Number(rpm), burst: Number(burst) });
+const server = await startMsnapServe(db);
+const proxy = await startRequestLogProxy(server.url);
+const t0 = performance.now();
+const run = await runMsnap(['snapshots', 'BTC', '5m', '--last', last, '--csv', '-o', '/tmp/h5/p.csv', '--quiet', '--verbose'], { env: { MSNAP_BASE_URL: proxy.url, MSNAP_API_KEY: key, MSNAP_CONFIG_DIR: '/tmp/h5/cfg' } });
+await proxy.close(); await server.stop();
+let prev = t0;
+const lines = proxy.log.map((e) => { const l = `${(e.startMs - t0).toFixed(0).padStart(6)} +${(e.startMs - prev).toFixed(0).padStart(4)} ${(e.endMs - e.startMs).toFixed(0).padStart(4)} ${e.status} ${e.path.slice(0, 70)}`; prev = e.startMs; return l; });
+const i429 = proxy.log.findIndex((e) => e.status === 429);
+console.log(i429 < 0 ? lines.slice(0, 20).join('\n') : lines.slice(0, i429 + 4).join('\n'));
+console.log('429 at', i429, 'wall', run.wallMs.toFixed(0), 'min', pacingMinimumMs(proxy.log.length, { perMinute: Number(rpm), burst: Number(burst) }));
+console.log(run.stderr.split('\n').filter((l) => /429|limits/.test(l)).slice(0, 10).join('\n'));
