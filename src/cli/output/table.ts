@@ -8,8 +8,12 @@ export interface TableOptions {
   color: boolean;
 }
 
-function tableStyle(opts: TableOptions): { head: string[]; border: string[] } {
-  return opts.color ? { head: ['cyan'], border: ['grey'] } : { head: [], border: [] };
+// cli-table3's own styles go through @colors/colors, which turns itself off when it guesses the
+// terminal has no colour (CI=true, no TTY): the caller has already decided, so colour here by hand.
+const NO_STYLE = { head: [], border: [] };
+
+function header(text: string, opts: TableOptions): string {
+  return opts.color ? `\u001b[36m${text}\u001b[39m` : text;
 }
 
 function shown<T>(schema: RecordSchema<T>): Column<T>[] {
@@ -23,14 +27,14 @@ function cell<T>(col: Column<T>, row: T): string {
 /** A list of rows as one table, one column per shown schema column. */
 export function renderTable<T>(schema: RecordSchema<T>, rows: readonly T[], opts: TableOptions): string {
   const cols = shown(schema);
-  const table = new Table({ head: cols.map((c) => c.label ?? c.name), style: tableStyle(opts) });
+  const table = new Table({ head: cols.map((c) => header(c.label ?? c.name, opts)), style: NO_STYLE });
   for (const row of rows) table.push(cols.map((c) => cell(c, row)));
   return `${table.toString()}\n`;
 }
 
 /** A single result as a two-column table: label, value. */
 export function renderRecordTable<T>(schema: RecordSchema<T>, row: T, opts: TableOptions): string {
-  const table = new Table({ style: tableStyle(opts) });
-  for (const col of shown(schema)) table.push({ [col.label ?? col.name]: cell(col, row) });
+  const table = new Table({ style: NO_STYLE });
+  for (const col of shown(schema)) table.push({ [header(col.label ?? col.name, opts)]: cell(col, row) });
   return `${table.toString()}\n`;
 }
