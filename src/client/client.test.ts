@@ -620,6 +620,95 @@ describe('pacing', () => {
     expect(elapsed / minimum).toBeGreaterThanOrEqual(1);
   });
 
+  /**
+   * A service with the server's own limiter that pages markets like the hosted one (at most 100
+   * a page) and holds `count` markets of 3 snapshots; request legs take `legs[i % legs.length]` ms.
+   */
+  function enterpriseService(perMinute: number, burst: number, count: number, legs: number[]) {
+    const limiter = new KeyLimiter({ perMinute, burst }, clock.t);
+    const admitted: number[] = [];
+    const paths: string[] = [];
+    let rejected = 0;
+    let n = 0;
+    const list = Array.from({ length: count }, (_, i) => market(T0 - i * 300_000, { snapshot_count: 3 }));
+    agent
+      .get(BASE)
+      .intercept({ path: (p) => p.startsWith('/'), method: 'GET' })
+      .reply((o) => {
+        clock.t += legs[n++ % legs.length]!;
+        const d = limiter.take(clock.t);
+        const headers = {
+          'x-ratelimit-limit': String(d.limit),
+          'x-ratelimit-remaining': String(d.remaining),
+          'x-ratelimit-reset': String(d.resetSec),
+          date: new Date(clock.t).toUTCString(),
+          ...(d.admitted ? {} : { 'retry-after': String(d.retryAfterSec) }),
+        };
+        paths.push(`${d.admitted ? 200 : 429} ${o.path}`);
+        if (!d.admitted) {
+          rejected++;
+          return { statusCode: 429, data: { error: 'Too Many Requests', retry_after: d.retryAfterSec }, responseOptions: { headers } };
+        }
+        admitted.push(clock.t);
+        const q = query(o.path);
+        let data: object;
+        if (o.path.startsWith('/api/v1/limits')) {
+          data = {
+            plan: 'enterprise', trial: null, rate_limit: { requests_per_minute: perMinute, burst_per_second: burst },
+            data_window: null, api_keys: { active: 1, max: null }, usage: { remaining: d.remaining, reset: d.resetSec },
+          };
+        } else if (o.path.startsWith('/api/v1/markets?')) {
+          const limit = Math.min(Number(q.get('limit') ?? 100), 100);
+          const offset = Number(q.get('offset') ?? 0);
+          data = { markets: list.slice(offset, offset + limit), total: list.length, limit, offset };
+        } else {
+          const id = decodeURIComponent(o.path.split('/')[4]!);
+          const start = Number(id.split('-').pop()) * 1000;
+          const snaps = [0, 1, 2].map((i) => ({ id: i + 1, time: start + i * 125, price: 1, price_up: 0.5, price_down: 0.5 }));
+          data = { snapshots: snaps, total: 3, limit: Number(q.get('limit')), offset: 0 };
+        }
+        return { statusCode: 200, data, responseOptions: { headers } };
+      })
+      .persist();
+    return { admitted, paths, rejected: () => rejected };
+  }
+
+  // Request legs that alternate slow and fast: the arrival gaps shrink by up to 20 ms.
+  const JITTER = [0, 20];
+
+  it.each([1, 2, 3])(
+    'enterprise 60/min, burst %i: `snapshots BTC 5m --last 2` (list, then two exports) sees no 429',
+    async (burst) => {
+      const svc = enterpriseService(60, burst, 5, JITTER);
+      const c = client({ pacing: true });
+      const picked: Market[] = [];
+      for await (const m of c.markets({ coin: 'BTC', marketType: '5m', all: true })) {
+        picked.push(m);
+        if (picked.length === 2) break;
+      }
+      let rows = 0;
+      for (const m of picked) for await (const _ of c.snapshots(m.market_id, {})) rows++;
+      expect(rows).toBe(6);
+      expect(svc.paths[0]).toMatch(/^200 \/api\/v1\/limits/);
+      expect(svc.paths.filter((p) => p.includes('/limits'))).toHaveLength(1);
+      expect(svc.rejected()).toBe(0);
+      expect(c.stats().responses429).toBe(0);
+      expect(bucketViolations(svc.admitted, burst, burst)).toBe(0);
+    },
+  );
+
+  it.each([1, 2, 3])('enterprise 60/min, burst %i: 250 markets over 100-market pages see no 429', async (burst) => {
+    const svc = enterpriseService(60, burst, 300, JITTER);
+    const c = client({ pacing: true });
+    let n = 0;
+    for await (const _ of c.markets({ coin: 'BTC', marketType: '5m', max: 250 })) n++;
+    expect(n).toBe(250);
+    // The limits come first: no request is paced on a guess.
+    expect(svc.paths[0]).toMatch(/^200 \/api\/v1\/limits/);
+    expect(svc.rejected()).toBe(0);
+    expect(bucketViolations(svc.admitted, burst, burst)).toBe(0);
+  });
+
   it('with no latency at all the pacer still never trips the server', async () => {
     const svc = limitedService(30, 5, () => 0);
     const c = client({ pacing: true });

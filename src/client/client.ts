@@ -110,6 +110,8 @@ export interface ClientStats {
 export const DEFAULT_SNAPSHOT_PAGE = 10_000;
 /** Page size of `markets({ all })`: the local maximum. */
 export const DEFAULT_MARKETS_PAGE = 1000;
+/** The most markets a hosted page is known to hold, whatever `limit` asks. */
+const HOSTED_MARKETS_PAGE = 100;
 /** Nothing ever answered and the connection is refused: fail fast after this many retries. */
 export const FIRST_CONTACT_RETRIES = 2;
 
@@ -249,7 +251,9 @@ export class MsnapClient {
   async *markets(q: MarketsQuery & { all?: boolean; max?: number }): AsyncGenerator<Market> {
     const wanted = q.all ? Infinity : (q.max ?? q.limit ?? 100);
     const pageLimit = q.limit ?? (q.all || q.max !== undefined ? DEFAULT_MARKETS_PAGE : 100);
-    if (wanted > pageLimit) await this.ensureLimits();
+    // More than one page is likely (the hosted service holds at most 100 markets a page): learn
+    // the exact limits before the first request rather than pacing on a guess.
+    if (wanted > Math.min(pageLimit, HOSTED_MARKETS_PAGE)) await this.ensureLimits();
     let yielded = 0;
     let pos = q.offset ?? 0; // offset of the next unseen market in the current list
     let cursor: { start: number; ids: Set<string> } | undefined; // oldest start yielded, ids at it
@@ -263,6 +267,8 @@ export class MsnapClient {
     let stalls = 0;
     while (yielded < wanted) {
       const first = cursor === undefined && yielded === 0;
+      // A server that pages lower than asked turned one request into several: pace them exactly.
+      if (!first) await this.ensureLimits();
       const overlap = first || pos === 0 ? 0 : 1;
       let offset = pos - overlap;
       let step = 1;

@@ -57,6 +57,59 @@ describe('PaceModel', () => {
   });
 });
 
+describe('PaceModel.reconfigure', () => {
+  it('charges the sends of the last second against the new burst (a guess that refilled faster forgot them)', () => {
+    // Guessed burst 3; one send at 0; the real burst 1 arrives at 500: the server has 0.5 tokens.
+    const m = new PaceModel({ perMinute: 60, burst: 3 }, 0);
+    m.onSend(0);
+    m.onDone(10);
+    m.reconfigure({ perMinute: 60, burst: 1 }, 500);
+    expect(m.waitMs(500)).toBe(500 + BUCKET_MARGIN_MS);
+  });
+
+  it('replays every send since the bucket was last full, not just the last second', () => {
+    // Real burst 2, guessed 12: two sends at 0 empty it, one at 600 takes the 1.2 refilled; at
+    // 1200 the server holds 1.4 tokens, so the next send may go once 1 + reserve is back.
+    const m = new PaceModel({ perMinute: 250, burst: 12 }, 0);
+    for (const t of [0, 0, 600]) m.onSend(t);
+    m.reconfigure({ perMinute: 250, burst: 2 }, 1200);
+    expect(m.waitMs(1200)).toBe(0);
+    m.onSend(1200);
+    // 0.4 left: 1.06 needs 330 ms more.
+    expect(m.waitMs(1200)).toBeGreaterThanOrEqual(330);
+    expect(m.waitMs(1200)).toBeLessThanOrEqual(331);
+  });
+
+  it('never carries a debt: a send the new burst could not have admitted charges nothing below empty', () => {
+    const m = new PaceModel({ perMinute: 60, burst: 20 }, 0);
+    for (let i = 0; i < 10; i++) m.onSend(0);
+    m.reconfigure({ perMinute: 60, burst: 2 }, 0);
+    expect(m.waitMs(0)).toBe(530);
+  });
+
+  it('keeps another process having emptied the bucket', () => {
+    const m = new PaceModel({ perMinute: 60, burst: 3 }, 0);
+    m.addForeign(1, 100);
+    m.reconfigure({ perMinute: 60, burst: 2 }, 100);
+    expect(m.waitMs(100)).toBe(530);
+  });
+});
+
+describe('PaceModel with a burst of 1', () => {
+  it('still keeps the reserve: sends are 1 s plus BUCKET_MARGIN_MS apart', () => {
+    const m = new PaceModel({ perMinute: 60, burst: 1 }, 0);
+    let t = 0;
+    const sends: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      t += m.waitMs(t);
+      m.onSend(t);
+      m.onDone(t);
+      sends.push(t);
+    }
+    for (let i = 1; i < sends.length; i++) expect(sends[i]! - sends[i - 1]!).toBeGreaterThanOrEqual(1000 + BUCKET_MARGIN_MS);
+  });
+});
+
 describe('Pacer', () => {
   it('admits concurrent callers first in, first out, never beyond the limits', async () => {
     const c = fakeClock();

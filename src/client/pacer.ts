@@ -41,6 +41,15 @@ export function configFromMinuteLimit(perMinute: number): PaceConfig {
   return { perMinute, burst: Math.max(1, Math.floor(perMinute / 20)) };
 }
 
+/** Sends kept for a reconfigure: beyond this many since the bucket was last surely full, replay starts empty. */
+const HISTORY_MAX = 512;
+
+/** Something that changed the server's bucket: one of our sends, or another process emptying it. */
+interface BucketEvent {
+  at: number;
+  foreign: boolean;
+}
+
 /**
  * The pure model: no clock of its own, every method takes `now`. Use through Pacer; exported
  * for tests that check its arithmetic directly.
@@ -48,6 +57,10 @@ export function configFromMinuteLimit(perMinute: number): PaceConfig {
 export class PaceModel {
   private bucket: TokenBucket;
   private log: SlidingLog;
+  // Every bucket event since the bucket was last surely full (a bucket refills completely in
+  // 1 s under any limits), so new limits can be applied to what was really sent.
+  private history: BucketEvent[] = [];
+  private historyTruncated = false;
   inflight = 0;
 
   constructor(
@@ -58,12 +71,41 @@ export class PaceModel {
     this.log = newLog(config.perMinute);
   }
 
+  /** Tokens a send waits for: one plus BUCKET_MARGIN_MS of refill, as far as the bucket holds them. */
+  private need(): number {
+    return Math.min(this.config.burst, 1 + (BUCKET_MARGIN_MS * this.config.burst) / 1000);
+  }
+
+  // Only a bucket of 1 cannot hold the reserve (the server's is full at one token): each send
+  // then costs the reserve on top, or sends would be exactly 1 s apart and any latency jitter
+  // would trip the server.
+  private charge(): number {
+    return 1 + Math.max(0, 1 + (BUCKET_MARGIN_MS * this.config.burst) / 1000 - this.config.burst);
+  }
+
+  private refillNow(now: number): void {
+    refill(this.bucket, this.config.burst, this.config.burst, now);
+  }
+
+  private remember(at: number, foreign: boolean): void {
+    const last = this.history[this.history.length - 1];
+    if (last !== undefined && at - last.at >= 1000) {
+      this.history = [];
+      this.historyTruncated = false;
+    }
+    this.history.push({ at, foreign });
+    if (this.history.length > HISTORY_MAX) {
+      this.history.shift();
+      this.historyTruncated = true;
+    }
+  }
+
   /** Milliseconds until a send is safe; Infinity while in-flight requests hold every minute slot. */
   waitMs(now: number): number {
     const { perMinute, burst } = this.config;
-    refill(this.bucket, burst, burst, now);
+    this.refillNow(now);
     expire(this.log, WINDOW_MS, now);
-    const need = Math.min(burst, 1 + (BUCKET_MARGIN_MS * burst) / 1000);
+    const need = this.need();
     const bucketWait =
       this.bucket.tokens >= need - 1e-9 ? 0 : Math.max(bucketWaitMs(this.bucket, burst), Math.ceil(((need - this.bucket.tokens) * 1000) / burst));
     const allowed = perMinute - this.inflight;
@@ -74,9 +116,10 @@ export class PaceModel {
 
   /** Charge the bucket for a request sent now; returns the most minute slots the server can see used by it. */
   onSend(now: number): number {
-    refill(this.bucket, this.config.burst, this.config.burst, now);
+    this.refillNow(now);
     expire(this.log, WINDOW_MS, now);
-    this.bucket.tokens -= 1;
+    this.bucket.tokens -= this.charge();
+    this.remember(now, false);
     this.inflight++;
     return this.log.size + this.inflight;
   }
@@ -107,22 +150,33 @@ export class PaceModel {
     times.sort((a, b) => a - b);
     this.log = newLog(this.config.perMinute);
     for (const t of times) append(this.log, t);
-    refill(this.bucket, this.config.burst, this.config.burst, now);
+    this.refillNow(now);
     this.bucket.tokens = Math.min(this.bucket.tokens, 0);
+    this.remember(now, true);
   }
 
-  /** Switch to new limits (learned from /limits or a changed header) keeping what was charged. */
+  /**
+   * Switch to new limits (learned from /limits or a changed header) keeping what was charged:
+   * the bucket is rebuilt by replaying every send since it was last surely full under the new
+   * burst, because a guessed burst refills at a different rate and would forget some of them.
+   */
   reconfigure(config: PaceConfig, now: number): void {
     if (config.perMinute === this.config.perMinute && config.burst === this.config.burst) return;
-    refill(this.bucket, this.config.burst, this.config.burst, now);
     expire(this.log, WINDOW_MS, now);
-    const used = this.config.burst - this.bucket.tokens;
     const times: number[] = [];
     for (let i = 0; i < this.log.size; i++) times.push(entry(this.log, i));
     this.config = config;
-    // The server's bucket never goes below empty: a guessed burst far above the real one (an
-    // enterprise account's custom limits) must not carry over as a debt of hundreds of tokens.
-    this.bucket = { tokens: Math.max(0, Math.min(config.burst, config.burst - used)), last: now };
+    // The server's bucket never goes below empty (a 429 charges nothing): a guessed burst far
+    // above the real one (an enterprise account's custom limits) must not become a debt.
+    const charge = this.charge();
+    const floor = 1 - charge;
+    const first = this.history[0];
+    this.bucket = { tokens: this.historyTruncated ? floor : config.burst, last: first?.at ?? now };
+    for (const e of this.history) {
+      this.refillNow(e.at);
+      this.bucket.tokens = e.foreign ? Math.min(this.bucket.tokens, floor) : Math.max(floor, this.bucket.tokens - charge);
+    }
+    this.refillNow(now);
     this.log = newLog(config.perMinute);
     for (const t of times.slice(-config.perMinute)) append(this.log, t);
   }
