@@ -15,7 +15,8 @@ export function renderReport({ machine, mode, figures, totalSeconds, invocation 
   lines.push(`| Memory | ${machine.memoryGb} GB |`);
   lines.push(`| Node | ${machine.node} |`);
   lines.push(`| OS | ${machine.platform} |`);
-  lines.push(`| Load average at start | ${machine.loadAverage} |`, '');
+  lines.push(`| Load average at start | ${machine.loadAverage} |`);
+  lines.push(`| Source | ${machine.source} |`, '');
   lines.push('The machine is shared and noisy: ratios against a baseline from the same run are the figures that hold; absolute rates drift.', '');
 
   lines.push('## Summary', '');

@@ -31,8 +31,9 @@ export async function storageFigure(ctx, { seed, exportCsv }) {
   return {
     title: 'Storage and ingest',
     method:
-      'Bytes per snapshot from `SELECT name, sum(pgsize) FROM dbstat GROUP BY name` on the seeded database (snapshots table ' +
-      'bytes / snapshot rows; with orderbook adds the orderbooks table bytes / orderbook rows). Seed rows/s: all rows written ' +
+      'Bytes per snapshot from SQLite\'s `dbstat` page accounting on the seeded database, b-trees grouped by table with their indexes: ' +
+      'every table that holds snapshot data (the snapshots table and anything derived from it) / snapshot rows; with orderbook adds ' +
+      'the orderbooks table / orderbook rows. Seed rows/s: all rows written ' +
       '(markets, snapshots, orderbooks) over the `msnap serve seed` process wall time. Import rows/s: the largest CSV written by figure 2 (or 6, in full mode) ' +
       'imported into a fresh database by `msnap serve import`, snapshots over process wall time.',
     rows: [
@@ -48,23 +49,36 @@ export async function storageFigure(ctx, { seed, exportCsv }) {
       `Seeded database: ${seed.markets.toLocaleString('en-US')} markets, ${seed.snapshots.toLocaleString('en-US')} snapshots, ` +
         `${seed.orderbooks.toLocaleString('en-US')} orderbooks in ${(seed.wallMs / 1000).toFixed(1)} s; file ${(bytes.fileBytes / 2 ** 20).toFixed(1)} MiB ` +
         `(${(bytes.fileBytes / seed.snapshots).toFixed(1)} B per snapshot for the whole file, markets and orderbooks included).`,
-      `Table bytes: ${Object.entries(bytes.tables).map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(1)} MiB`).join(', ')}.`,
+      `Table bytes (indexes included): ${Object.entries(bytes.tables).filter(([, v]) => v >= 2 ** 16).map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(1)} MiB`).join(', ')}; counted as snapshot data: ${bytes.snapshotTables.join(', ')}.`,
       `Import: ${imported.snapshots.toLocaleString('en-US')} snapshots (${imported.markets} market(s)) from a ${exportCsv.rows.toLocaleString('en-US')}-row CSV in ${(importMs / 1000).toFixed(2)} s.`,
     ],
   };
 }
 
+// Tables that hold no snapshot data; every other table (snapshots and anything derived from it,
+// such as packed blocks) and its indexes count towards the bytes of a snapshot.
+const NOT_SNAPSHOT_DATA = new Set(['markets', 'accounts', 'api_keys', 'orderbooks', 'sqlite_schema', 'sqlite_master', 'sqlite_sequence', 'sqlite_stat1']);
+
 function bytesPerSnapshot(file) {
   const db = new Database(file, { readonly: true });
   try {
+    // Bytes per table, its indexes included (dbstat names b-trees; sqlite_schema maps them to tables).
     const tables = {};
-    for (const row of db.prepare('SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY 2 DESC').all()) tables[row.name] = row.bytes;
+    const rows = db
+      .prepare(
+        `SELECT coalesce(s.tbl_name, d.name) AS tbl, sum(d.pgsize) AS bytes
+         FROM dbstat d LEFT JOIN sqlite_schema s ON s.name = d.name GROUP BY tbl ORDER BY bytes DESC`,
+      )
+      .all();
+    for (const row of rows) tables[row.tbl] = row.bytes;
     const { snapshots, orderbooks } = countRows(file);
     const pageSize = db.pragma('page_size', { simple: true });
     const pageCount = db.pragma('page_count', { simple: true });
-    const plain = (tables.snapshots ?? 0) / snapshots;
+    const snapshotTables = Object.keys(tables).filter((t) => !NOT_SNAPSHOT_DATA.has(t));
+    const snapshotBytes = snapshotTables.reduce((sum, t) => sum + tables[t], 0);
+    const plain = snapshotBytes / snapshots;
     const withOrderbook = plain + (orderbooks > 0 ? (tables.orderbooks ?? 0) / orderbooks : NaN);
-    return { plain, withOrderbook, tables, fileBytes: pageSize * pageCount };
+    return { plain, withOrderbook, tables, snapshotTables, fileBytes: pageSize * pageCount };
   } finally {
     db.close();
   }
