@@ -129,6 +129,38 @@ describe('importFile', () => {
     expect(dst.counts()).toEqual(before);
   });
 
+  it('keeps the dense blocks equal to the rows: fresh, growing, re-imported, rolled back', async () => {
+    const m = resolvedBtc5m();
+    const snaps = exported(m.market_id);
+    const lines = snaps.map((s) => JSON.stringify(s));
+    const blocks = () => dst.db.prepare('SELECT market, block, data FROM snapshot_blocks ORDER BY market, block').raw(true).all();
+    /** The blocks import left, against the same blocks rebuilt from the stored rows alone. */
+    const expectBlocksFromRows = (count: number) => {
+      const left = blocks();
+      expect(left).toHaveLength(count);
+      dst.transaction(() => dst.refreshMarkets([dst.marketRef(m.market_id)!.rowid]));
+      expect(blocks()).toEqual(left);
+    };
+    const file = path.join(dir, 'part.ndjson');
+    writeFileSync(file, lines.slice(0, 1500).join('\n'));
+    await importFile(dst, file);
+    expectBlocksFromRows(2);
+    // The rest, overlapping what is stored, with other values for the overlap (the stored ones stay).
+    writeFileSync(file, [...lines.slice(1000, 1100).map((l) => l.replace(/"price":[0-9.]+/, '"price":1')), ...lines.slice(1000)].join('\n'));
+    expect(await importFile(dst, file)).toMatchObject({ snapshotsAdded: 900, snapshotsSkipped: 600 });
+    expectBlocksFromRows(3);
+    const all = dst.snapshotPageJson(m.market_id, { limit: 10_000, offset: 0, includeOrderbook: false }).json;
+    expect(JSON.parse(all).map(({ id: _i, ...x }: Record<string, unknown>) => x)).toEqual(snaps.map(({ id: _i, ...x }) => x));
+    const before = blocks();
+    await importFile(dst, file);
+    expect(blocks()).toEqual(before);
+    // A bad last line rolls back rows and blocks alike.
+    const other = src.listMarkets({ coin: 'ETH', marketType: '5m', status: 'resolved', limit: 1, offset: 0, window: null, now: NOW }).markets[0]!;
+    writeFileSync(file, [...exported(other.market_id).map((s) => JSON.stringify(s)), '{"market_id":"x"}'].join('\n'));
+    await expect(importFile(dst, file)).rejects.toThrow('line 2401');
+    expect(blocks()).toEqual(before);
+  });
+
   it('stops at a bad row, names its line, and leaves the database exactly as before', async () => {
     const m = resolvedBtc5m();
     const good = exported(m.market_id).slice(0, 10);

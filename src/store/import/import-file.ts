@@ -191,7 +191,7 @@ export async function importFile(
     s.snapshotsAdded = writer.added;
     s.snapshotsSkipped = writer.skipped;
     for (const id of writer.touched) touched.add(id);
-    store.refreshMarkets(touched);
+    store.refreshMarkets(touched, writer);
     store.commit();
   } catch (err) {
     store.rollback();

@@ -25,6 +25,20 @@ afterEach(() => {
 });
 
 describe('seedDatabase', () => {
+  it('leaves the dense blocks equal to its rows, also when seeding over a seeded database', () => {
+    const s = fresh();
+    const blocks = () => s.db.prepare('SELECT market, block, data FROM snapshot_blocks ORDER BY market, block').raw(true).all();
+    seedDatabase(s, { now: NOW, days: 1, fullMarkets: SMALL, orderbookMs: 60_000 });
+    const seeded = blocks();
+    // 2 x 5m (2400 slots: 3 blocks, one still partial for the active market) and 1 x 15m per coin.
+    expect(seeded.length).toBeGreaterThan(COINS.length * 3);
+    seedDatabase(s, { now: NOW, days: 1, seed: 2, fullMarkets: SMALL, orderbookMs: 60_000 });
+    expect(blocks()).toEqual(seeded);
+    const ids = s.db.prepare('SELECT id FROM markets WHERE snapshot_count > 0').pluck().all() as number[];
+    s.transaction(() => s.refreshMarkets(ids));
+    expect(blocks()).toEqual(seeded);
+  });
+
   it('is deterministic: same seed and clock give the same rows; another seed differs', () => {
     const dump = (seed: number) => {
       const s = fresh();

@@ -135,6 +135,7 @@ export function seedDatabase(store: SqliteStore, opts: SeedOptions): SeedSummary
       opts.onProgress?.(`${coin}: ${snapshots.toLocaleString('en-US')} snapshots so far`);
     }
     writer.flush();
+    store.syncBlocks(writer);
   });
   const ms = performance.now() - started;
   const rows = planned.length + snapshots + orderbooks;

@@ -30,15 +30,16 @@ const UP_KEY = ascii(',"price_up":')!;
 const DOWN_KEY = ascii(',"price_down":')!;
 
 /**
- * Use for a page of a dense market (rows at t = firstT, firstT + 125, ...), fetched as plucked
- * prices and probabilities packed by SIDE_BITS (-1 where a probability is out of range). Gives the
+ * Use for a page of a dense market (rows at t = firstT, firstT + 125, ...), as prices and
+ * probabilities packed by SIDE_BITS (-1 where a probability is out of range), read from the
+ * market's blocks or plucked from its rows. Gives the
  * text snapshotRowsToJson gives for the same rows, or undefined when a value is outside what this
  * writer prints (negative or fractional stored values, a non-ASCII market id, huge row ids,
  * times before 1970-01-02): the caller then takes the general path.
  */
 export function writeDensePage(
-  prices: readonly number[],
-  sides: readonly number[],
+  prices: ArrayLike<number>,
+  sides: ArrayLike<number>,
   firstT: number,
   marketRowid: number,
   marketId: string,

@@ -78,4 +78,18 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX api_keys_account ON api_keys (account_id);
     `,
   },
+  {
+    version: 2,
+    description: 'snapshot_blocks: packed values of dense markets per 1024 slots (derived from snapshots)',
+    sql: `
+      -- Derived data, rebuilt from snapshots whenever a market's rows change (dense-blocks.ts); a
+      -- market without blocks is served from its rows. A rowid table: each blob spills past a page.
+      CREATE TABLE snapshot_blocks (
+        market INTEGER NOT NULL,
+        block  INTEGER NOT NULL,
+        data   BLOB    NOT NULL,
+        PRIMARY KEY (market, block)
+      );
+    `,
+  },
 ];

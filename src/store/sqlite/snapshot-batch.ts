@@ -2,6 +2,7 @@
 // INSERT OR IGNORE per BATCH_ROWS rows, which costs a fraction of one statement call per row.
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
+import type { BlockRuns } from './dense-blocks.js';
 
 /** Rows per multi-row INSERT: 5 bound values each keeps it far below SQLite's parameter cap. */
 export const BATCH_ROWS = 128;
@@ -26,7 +27,11 @@ export class SnapshotBatchWriter {
    *  all its markets: refreshing one more is harmless, as a refresh only recomputes). */
   readonly touched = new Set<number>();
 
-  constructor(db: Database.Database) {
+  /** `runs` follows the rows for the dense block cache (see dense-blocks.ts). */
+  constructor(
+    db: Database.Database,
+    readonly runs?: BlockRuns,
+  ) {
     const sql = 'INSERT OR IGNORE INTO snapshots (market, t, price, price_up, price_down) VALUES ';
     this.many = db.prepare(sql + new Array<string>(BATCH_ROWS).fill('(?, ?, ?, ?, ?)').join(', '));
     this.one = db.prepare(sql + '(?, ?, ?, ?, ?)');
@@ -41,6 +46,7 @@ export class SnapshotBatchWriter {
     p[k + 2] = price;
     p[k + 3] = priceUp;
     p[k + 4] = priceDown;
+    this.runs?.add(market, t, price, priceUp, priceDown);
     const marks = this.batchMarkets;
     if (marks.length === 0 || marks[marks.length - 1] !== market) marks.push(market);
     if (++this.size === BATCH_ROWS) this.writeBatch();
@@ -69,6 +75,7 @@ export class SnapshotBatchWriter {
     this.added += changes;
     this.skipped += this.size - changes;
     if (changes > 0) for (const m of this.batchMarkets) this.touched.add(m);
+    if (changes < this.size && this.runs) for (const m of this.batchMarkets) this.runs.failMarket(m);
     this.size = 0;
     this.batchMarkets = [];
   }

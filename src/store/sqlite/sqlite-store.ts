@@ -18,6 +18,7 @@ import { MIGRATIONS } from './migrations.js';
 import { fromScaled, PRICE_SCALE, toScaled } from './price-scale.js';
 import { SnapshotBatchWriter } from './snapshot-batch.js';
 import { SIDE_BITS, writeDensePage } from './dense-page-writer.js';
+import { BlockRuns, DenseBlocks, type BlockScan } from './dense-blocks.js';
 import { snapshotId, snapshotRowsToJson, type RawSnapshotRow } from './snapshot-json.js';
 
 /** Options for openSqliteStore. */
@@ -91,6 +92,7 @@ const MAX_MARKET_MS = Math.max(...Object.values(MARKET_DURATION_MS));
 export class SqliteStore implements Store {
   readonly db: Database.Database;
   private readonly stmts: ReturnType<typeof prepareStatements>;
+  private readonly blocks: DenseBlocks;
   private readonly listStatements = new Map<string, { rows: Statement; count: Statement }>();
   private cutoffCache: { version: string; windowKey: string; cutoffs: Map<string, number> } | undefined;
   private countCache: { version: string; counts: Map<string, number> } = { version: '', counts: new Map() };
@@ -100,6 +102,7 @@ export class SqliteStore implements Store {
   constructor(db: Database.Database) {
     this.db = db;
     this.stmts = prepareStatements(db);
+    this.blocks = new DenseBlocks(db);
   }
 
   // ---- markets ------------------------------------------------------------------------------
@@ -247,7 +250,14 @@ export class SqliteStore implements Store {
         // Each row's t follows from its position, so it is not fetched. Stored rows are never
         // updated or deleted, so the two reads agree whenever both hold every row of the range
         // (a writer elsewhere may have changed the market since it was read: general path then).
+        // The market's blocks hold the same values one or two BLOBs per page; without them (not
+        // built yet, or a value they cannot pack), two plucked columns.
         const n = last - first;
+        const packed = this.blocks.read(m.id, first, last);
+        if (packed) {
+          const json = writeDensePage(packed.prices, packed.sides, from, m.id, m.market_id, m.start_time);
+          if (json !== undefined) return { json, count: n, total };
+        }
         const prices = this.stmts.densePrices.all(m.id, from, to) as number[];
         const sides = this.stmts.denseSides.all(m.id, from, to) as number[];
         const json =
@@ -412,7 +422,7 @@ export class SqliteStore implements Store {
 
   /** A buffered writer for many snapshots (scaled values) inside one transaction; flush() before commit. */
   snapshotWriter(): SnapshotBatchWriter {
-    return new SnapshotBatchWriter(this.db);
+    return new SnapshotBatchWriter(this.db, new BlockRuns(this.blocks));
   }
 
   /** Stores one snapshot's depth as ready JSON text per side; false when it was already stored. */
@@ -423,9 +433,11 @@ export class SqliteStore implements Store {
   /**
    * Recomputes what depends on a market's stored snapshots: snapshot_count, the dense flag, and
    * price_start / price_end / winner where they are still unknown (first snapshot; last snapshot
-   * when the data reaches the final second of the market).
+   * when the data reaches the final second of the market), and the market's blocks. Pass the
+   * writer that added the rows (flushed) so only its markets' blocks are rebuilt, and cheaply;
+   * without it every given market's blocks are rebuilt from its rows.
    */
-  refreshMarkets(rowids: Iterable<number>): void {
+  refreshMarkets(rowids: Iterable<number>, writer?: SnapshotBatchWriter): void {
     for (const id of rowids) {
       const s = this.stmts.snapshotStats.get(id) as { n: number; lo: number | null; hi: number | null; off: number | null };
       const m = this.stmts.marketRowById.get(id) as MarketRow | undefined;
@@ -445,9 +457,38 @@ export class SqliteStore implements Store {
       let winner = m.winner;
       if (winner === null && priceStart !== null && priceEnd !== null) winner = priceEnd >= priceStart ? 'Up' : 'Down';
       this.stmts.refreshMarket.run(n, dense, priceStart, priceEnd, winner, id);
+      if (!writer) this.blocks.sync(id, dense === 1, n, undefined, this.scanBlock);
+    }
+    if (writer) this.syncBlocks(writer);
+    this.localWrites++;
+  }
+
+  /**
+   * Call after writer.flush() and after the markets' summaries are stored (refreshMarkets or
+   * setMarketSummary), in the same transaction: makes the blocks of every market the writer added
+   * rows to match those rows.
+   */
+  syncBlocks(writer: SnapshotBatchWriter): void {
+    if (!writer.runs) return;
+    for (const [id, run] of writer.runs.entries()) {
+      const m = this.stmts.marketRowById.get(id) as MarketRow | undefined;
+      if (!m) continue;
+      // Nothing stored and nothing inserted: the blocks still describe the rows.
+      if (run.stored === 0 && !writer.touched.has(id)) continue;
+      this.blocks.sync(id, m.dense === 1, m.snapshot_count, run, this.scanBlock);
     }
     this.localWrites++;
   }
+
+  /** Rows [lo, hi) of a dense market as block values, read back from the table. */
+  private readonly scanBlock: BlockScan = (market, lo, hi) => {
+    const prices = this.stmts.densePrices.all(market, lo, hi) as number[];
+    const sides = this.stmts.denseSides.all(market, lo, hi) as number[];
+    const n = (hi - lo) / SNAPSHOT_INTERVAL_MS;
+    if (prices.length !== n || sides.length !== n) return undefined;
+    for (let i = 0; i < n; i++) if (prices[i]! >>> 0 !== prices[i] || sides[i]! < 0) return undefined;
+    return { prices: Uint32Array.from(prices), sides: Uint32Array.from(sides) };
+  };
 
   /** Writes one market's computed summary directly (seed knows it already; saves re-reading rows). */
   setMarketSummary(rowid: number, snapshotCount: number, dense: boolean): void {
