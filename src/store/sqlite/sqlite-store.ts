@@ -480,6 +480,15 @@ export class SqliteStore implements Store {
     this.localWrites++;
   }
 
+  /** Builds every dense market's blocks from its rows (one ordered read of them), in one transaction. */
+  rebuildBlocks(): void {
+    this.transaction(() => {
+      const dense = this.db.prepare('SELECT id, snapshot_count FROM markets WHERE dense = 1').raw(true).all() as [number, number][];
+      for (const [id, n] of dense) this.blocks.sync(id, true, n, undefined, this.scanBlock);
+    });
+    this.localWrites++;
+  }
+
   /** Rows [lo, hi) of a dense market as block values, read back from the table. */
   private readonly scanBlock: BlockScan = (market, lo, hi) => {
     const prices = this.stmts.densePrices.all(market, lo, hi) as number[];
@@ -534,9 +543,16 @@ export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): Sq
   db.pragma('foreign_keys = ON');
   db.pragma(`cache_size = -${Math.round((opts.cacheMiB ?? 64) * 1024)}`);
   db.pragma('busy_timeout = 5000');
+  const before = db.pragma('user_version', { simple: true }) as number;
   if (!opts.readonly) migrate(db);
-  return new SqliteStore(db);
+  const store = new SqliteStore(db);
+  // A database from before the blocks migration holds dense markets without blocks: build them once.
+  if (!opts.readonly && before >= 1 && before < BLOCKS_VERSION) store.rebuildBlocks();
+  return store;
 }
+
+/** The migration that added snapshot_blocks. */
+const BLOCKS_VERSION = 2;
 
 /** Applies every migration the database has not seen, each in its own transaction. */
 export function migrate(db: Database.Database): number {
