@@ -196,6 +196,29 @@ describe('exports', () => {
   });
 });
 
+describe('builder data window', () => {
+  it('markets --all ends at the window with one note, not a clamping warning', async () => {
+    const r = await msnap(['markets', '--all', '--coin', 'BTC', '--type', '5m', '--csv'], { env: { MSNAP_API_KEY: keys.builder } });
+    expect(r.exitCode).toBe(0);
+    expect(lines(r.stdout)).toHaveLength(1 + 4100);
+    expect(r.stderr).toBe(
+      'msnap: note: builder plan: only the most recent 4,100 5m markets are listed (upgrade to Pro for the full history)\n',
+    );
+  });
+
+  it('an explicit --limit past the window keeps the service warning; one inside it stays quiet', async () => {
+    const past = await msnap(['markets', '--coin', 'BTC', '--type', '5m', '--limit', '5000', '--csv'], { env: { MSNAP_API_KEY: keys.builder } });
+    expect(past.exitCode).toBe(0);
+    expect(lines(past.stdout)).toHaveLength(1 + 4100);
+    expect(lines(past.stderr)).toHaveLength(1);
+    expect(past.stderr).toMatch(/^msnap: warning: .*4,100 5m markets.*clamped/);
+    const inside = await msnap(['markets', '--coin', 'BTC', '--type', '5m', '--limit', '4100', '--csv'], { env: { MSNAP_API_KEY: keys.builder } });
+    expect(inside.exitCode).toBe(0);
+    expect(lines(inside.stdout)).toHaveLength(1 + 4100);
+    expect(inside.stderr).toBe('');
+  });
+});
+
 describe('stored keys', () => {
   it('add from stdin, list masked, then commands use the active key and its base URL', async () => {
     const configDir = mkdtempSync(path.join(dir, 'config-'));

@@ -2,6 +2,7 @@
 // command talks to the service), the key store, the exporter for the chosen format and
 // destination, progress, and stderr messages. Tests pass a fake client through `overrides`.
 import type { Command } from 'commander';
+import type { WindowEnd } from '../client/client.js';
 import type { Market, MarketStatus, MarketType, Coin, Snapshot } from '../domain/market.js';
 import { AuthError, UsageError } from '../errors.js';
 import { maskKey } from '../client/mask-key.js';
@@ -28,6 +29,8 @@ export interface MarketsQuery {
   endTime?: number;
   all?: boolean;
   max?: number;
+  /** With `all`: the listing stopped at the plan's data window (instead of the clamping warning). */
+  onWindowEnd?: (end: WindowEnd) => void;
 }
 
 /** Query of one market's snapshots, as the client core takes it. */
@@ -81,6 +84,8 @@ export interface CliDeps {
   progress(label: string): Promise<Progress>;
   /** `msnap: warning: ...` on stderr, always. */
   warn(message: string): void;
+  /** `msnap: note: ...` on stderr, always: something the user should know about the result. */
+  note(message: string): void;
   /** A confirmation on stderr, silenced by --quiet. */
   info(message: string): void;
   /** Read a secret from stdin (prompt without echo on a terminal). */
@@ -220,6 +225,7 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
       return p;
     },
     warn: (message) => note(`warning: ${message}`),
+    note: (message) => note(`note: ${message}`),
     info(message) {
       if (!globals.quiet) ctx.stderr.write(`${message}\n`);
     },

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MockAgent } from 'undici';
-import { MsnapClient, type ClientOptions } from './client.js';
+import { MsnapClient, type ClientOptions, type WindowEnd } from './client.js';
 import { AuthError, HttpError, MsnapError, NotFoundError, RateLimitedError, UnreachableError, UsageError, WindowError } from '../errors.js';
 import { KeyLimiter } from '../ratelimit/key-limiter.js';
 import { marketId, type Market } from '../domain/market.js';
@@ -444,7 +444,8 @@ describe('snapshots pagination', () => {
       { limit: 1000, offset: 1000 },
       { limit: 1000, offset: 2000 },
     ]);
-    expect(warnings).toEqual(['limit clamped to 1000']);
+    // The clamp answered the export's own page size, and paging by rows returned lost nothing.
+    expect(warnings).toEqual([]);
   });
 
   it('stops at an empty page even if total says more', async () => {
@@ -513,6 +514,134 @@ describe('markets pagination', () => {
     for await (const m of client().markets({ max: 10, limit: 7 })) ids.push(m.market_id);
     expect(ids.length).toBe(10);
     expect(state.served).toBe(2);
+  });
+});
+
+describe('markets listing at a builder window', () => {
+  /**
+   * A builder list of BTC 5m markets: `cap` of `count` readable, pages of at most `pageMax`;
+   * limits past the window or the maximum are clamped with a warning, as the contract says.
+   * `shrink` moves the window while we page (new markets pushed old ones out): a 403 on a later page.
+   */
+  function builderService(opts: { count: number; cap: number; pageMax: number; shrink?: { afterPages: number; cap: number }; noLimits?: boolean }) {
+    let cap = opts.cap;
+    const list = Array.from({ length: opts.count }, (_, i) => market(T0 - i * 300_000));
+    const asked: { offset: number; limit: number }[] = [];
+    const pool = agent.get(BASE);
+    if (!opts.noLimits) {
+      pool
+        .intercept({ path: (p) => p.startsWith('/api/v1/limits'), method: 'GET' })
+        .reply(200, {
+          plan: 'builder', trial: null, rate_limit: { requests_per_minute: 250, burst_per_second: 12 },
+          data_window: { '5m': opts.cap, '15m': 1400, '1hr': 350, '4hr': 85, '24hr': 14 }, api_keys: { active: 1, max: 3 },
+          usage: null,
+        })
+        .times(1);
+    }
+    pool
+      .intercept({ path: (p) => p.startsWith('/api/v1/markets?'), method: 'GET' })
+      .reply((o) => {
+        const q = query(o.path);
+        const offset = Number(q.get('offset'));
+        let limit = Number(q.get('limit'));
+        asked.push({ offset, limit });
+        if (opts.shrink && asked.length > opts.shrink.afterPages) cap = opts.shrink.cap;
+        if (offset >= cap) {
+          return {
+            statusCode: 403,
+            data: { error: 'Forbidden', message: `Your builder plan only includes the most recent ${cap} 5m markets.`, tier: 'builder' },
+          };
+        }
+        const warnings: string[] = [];
+        if (limit > opts.pageMax) {
+          warnings.push(`limit ${limit} is above the maximum of ${opts.pageMax}; clamped to ${opts.pageMax}.`);
+          limit = opts.pageMax;
+        }
+        if (offset + limit > cap) {
+          limit = cap - offset;
+          warnings.push(`Your builder plan only includes the most recent ${cap} 5m markets; limit clamped to ${limit}.`);
+        }
+        const data = {
+          markets: list.slice(offset, offset + limit),
+          total: cap,
+          limit,
+          offset,
+          ...(warnings.length > 0 ? { warning: warnings.join(' ') } : {}),
+        };
+        return { statusCode: 200, data };
+      })
+      .persist();
+    return { asked };
+  }
+
+  function listing(extra: Partial<ClientOptions>, q: Parameters<MsnapClient['markets']>[0]) {
+    const warnings: string[] = [];
+    const c = client({ pacing: true, onWarning: (w) => warnings.push(w), ...extra });
+    const ids: string[] = [];
+    return {
+      warnings,
+      ids,
+      run: async () => {
+        for await (const m of c.markets(q)) ids.push(m.market_id);
+      },
+    };
+  }
+
+  it('all: the last page cut by the window reaches onWindowEnd with the plan and cap, not as a warning', async () => {
+    const svc = builderService({ count: 250, cap: 205, pageMax: 1000 });
+    const ends: WindowEnd[] = [];
+    const l = listing({}, { coin: 'BTC', marketType: '5m', all: true, limit: 100, onWindowEnd: (e) => ends.push(e) });
+    await l.run();
+    expect(l.ids).toHaveLength(205);
+    expect(svc.asked.at(-1)).toEqual({ offset: 198, limit: 100 });
+    expect(l.warnings).toEqual([]);
+    expect(ends).toEqual([
+      { message: 'Your builder plan only includes the most recent 205 5m markets; limit clamped to 7.', plan: 'builder', cap: 205, marketType: '5m' },
+    ]);
+  });
+
+  it('all: a 403 on a later page (the window shrank) also ends at the window', async () => {
+    const svc = builderService({ count: 250, cap: 205, pageMax: 1000, shrink: { afterPages: 2, cap: 190 } });
+    const ends: WindowEnd[] = [];
+    const l = listing({}, { coin: 'BTC', marketType: '5m', all: true, limit: 100, onWindowEnd: (e) => ends.push(e) });
+    await l.run();
+    expect(svc.asked.at(-1)).toEqual({ offset: 198, limit: 100 });
+    expect(l.ids).toHaveLength(199);
+    expect(l.warnings).toEqual([]);
+    expect(ends).toEqual([{ message: 'Your builder plan only includes the most recent 190 5m markets.', plan: 'builder', cap: 205, marketType: '5m' }]);
+  });
+
+  it('all without onWindowEnd: the window warning is still reported, once', async () => {
+    builderService({ count: 250, cap: 205, pageMax: 1000 });
+    const l = listing({}, { coin: 'BTC', marketType: '5m', all: true, limit: 100 });
+    await l.run();
+    expect(l.warnings).toEqual(['Your builder plan only includes the most recent 205 5m markets; limit clamped to 7.']);
+  });
+
+  it('a max beyond the window keeps the warning that answers it', async () => {
+    builderService({ count: 250, cap: 205, pageMax: 1000 });
+    const l = listing({}, { coin: 'BTC', marketType: '5m', max: 230 });
+    await l.run();
+    expect(l.ids).toHaveLength(205);
+    expect(l.warnings).toEqual(['Your builder plan only includes the most recent 205 5m markets; limit clamped to 205.']);
+  });
+
+  it('clamps of our own page size are dropped when everything asked for arrives', async () => {
+    const svc = builderService({ count: 250, cap: 250, pageMax: 100 });
+    const l = listing({}, { coin: 'BTC', marketType: '5m', max: 150 });
+    await l.run();
+    expect(l.ids).toHaveLength(150);
+    expect(svc.asked[0]).toEqual({ offset: 0, limit: 150 });
+    expect(svc.asked).toHaveLength(2);
+    expect(l.warnings).toEqual([]);
+  });
+
+  it('a single page the service clamps still reports its warning', async () => {
+    builderService({ count: 250, cap: 205, pageMax: 1000, noLimits: true });
+    const l = listing({}, { coin: 'BTC', marketType: '5m', offset: 200, max: 10 });
+    await l.run();
+    expect(l.ids).toHaveLength(5);
+    expect(l.warnings).toEqual(['Your builder plan only includes the most recent 205 5m markets; limit clamped to 5.']);
   });
 });
 

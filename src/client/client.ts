@@ -71,6 +71,17 @@ export interface MarketsPage {
   warning?: string;
 }
 
+/** A market listing that stopped at the plan's data window rather than at the end of the data. */
+export interface WindowEnd {
+  /** The service's own words (its clamping warning or its 403 message). */
+  message: string;
+  /** From /api/v1/limits, when it was read. */
+  plan?: string;
+  /** How many markets of `marketType` the window holds, when known. */
+  cap?: number;
+  marketType?: string;
+}
+
 /** Query of one page of a market's snapshots. */
 export interface SnapshotsQuery {
   limit?: number;
@@ -187,6 +198,7 @@ export class MsnapClient {
   private readonly pacer: Pacer | undefined;
   private readonly warned = new Set<string>();
   private limitsOnce: Promise<void> | undefined;
+  private knownLimits: Limits | undefined;
   private everAnswered = false;
   private readonly counters = { requests: 0, responses429: 0, retries: 0 };
 
@@ -219,12 +231,20 @@ export class MsnapClient {
   async limits(): Promise<Limits> {
     const { body } = await this.get('/api/v1/limits', {});
     const limits = this.parse(() => normalizeLimits(body), '/api/v1/limits');
+    this.knownLimits = limits;
     this.pacer?.learn({ perMinute: limits.rate_limit.requests_per_minute, burst: limits.rate_limit.burst_per_second });
     return limits;
   }
 
   /** One page of the markets list, as the server gave it (its `limit` may be clamped). */
   async marketsPage(q: MarketsQuery): Promise<MarketsPage> {
+    const page = await this.fetchMarketsPage(q);
+    if (page.warning !== undefined) this.warn(page.warning);
+    return page;
+  }
+
+  // A page without reporting its warning: a listing decides whether the warning concerns the user.
+  private async fetchMarketsPage(q: MarketsQuery): Promise<MarketsPage> {
     const path = '/api/v1/markets';
     const { body } = await this.get(path, {
       coin: q.coin,
@@ -247,8 +267,13 @@ export class MsnapClient {
    * New markets keep appearing at the top while we page, shifting offsets: each page overlaps
    * the previous by one item, items already covered are dropped, and if the overlap shows that
    * items vanished above us (a status filter), we step back so none is skipped.
+   * Clamping warnings caused by our own page sizes are dropped; when the listing comes up short
+   * at the data window the last page's warning is reported, or, for `all`, `onWindowEnd`
+   * (when given) hears of it instead: the caller asked for everything there is.
    */
-  async *markets(q: MarketsQuery & { all?: boolean; max?: number }): AsyncGenerator<Market> {
+  async *markets(
+    q: MarketsQuery & { all?: boolean; max?: number; onWindowEnd?: (end: WindowEnd) => void },
+  ): AsyncGenerator<Market> {
     const wanted = q.all ? Infinity : (q.max ?? q.limit ?? 100);
     const pageLimit = q.limit ?? (q.all || q.max !== undefined ? DEFAULT_MARKETS_PAGE : 100);
     // More than one page is likely (the hosted service holds at most 100 markets a page): learn
@@ -265,6 +290,7 @@ export class MsnapClient {
       previous.has(m.market_id) ||
       (cursor !== undefined && (m.start_time > cursor.start || (m.start_time === cursor.start && cursor.ids.has(m.market_id))));
     let stalls = 0;
+    let asked = 0;
     while (yielded < wanted) {
       const first = cursor === undefined && yielded === 0;
       // A server that pages lower than asked turned one request into several: pace them exactly.
@@ -276,12 +302,16 @@ export class MsnapClient {
       for (;;) {
         const limit = Number.isFinite(wanted) ? Math.min(pageLimit, wanted - yielded + overlap) : pageLimit;
         try {
-          page = await this.marketsPage({ ...q, offset, limit });
+          page = await this.fetchMarketsPage({ ...q, offset, limit });
         } catch (err) {
           // A later page past a builder window that shrank under us: the window ends here.
-          if (err instanceof WindowError && !first) return;
+          if (err instanceof WindowError && !first) {
+            this.windowEnd(q, err.message, false);
+            return;
+          }
           throw err;
         }
+        asked = limit;
         const head = page.markets[0];
         if (first || offset === 0 || !head || covered(head)) break;
         // The item just before our position is one we never saw: items vanished above us.
@@ -305,11 +335,36 @@ export class MsnapClient {
       }
       const newPos = offset + page.markets.length;
       lastTotal = page.total;
-      if (page.markets.length === 0 || newPos >= page.total) return;
+      if (page.markets.length === 0 || newPos >= page.total) {
+        // Short of what was wanted, on a page cut below what we asked: the data window ended it.
+        if (page.warning !== undefined && page.limit < asked) this.windowEnd(q, page.warning, true);
+        return;
+      }
       stalls = fresh === 0 && newPos <= pos ? stalls + 1 : 0;
       if (stalls >= 2) return;
       pos = newPos;
     }
+  }
+
+  private windowEnd(q: MarketsQuery & { all?: boolean; onWindowEnd?: (end: WindowEnd) => void }, message: string, isWarning: boolean): void {
+    if (!q.all || !q.onWindowEnd) {
+      if (isWarning) this.warn(message);
+      return;
+    }
+    const cap = q.marketType !== undefined ? this.knownLimits?.data_window?.[q.marketType as keyof NonNullable<Limits['data_window']>] : undefined;
+    q.onWindowEnd({
+      message: redactKey(message, this.opts.apiKey),
+      ...(this.knownLimits ? { plan: this.knownLimits.plan } : {}),
+      ...(cap !== undefined && cap > 0 ? { cap } : {}),
+      ...(q.marketType !== undefined ? { marketType: q.marketType } : {}),
+    });
+  }
+
+  // The service's `warning` (clamping), once per distinct text.
+  private warn(warning: string): void {
+    if (this.warned.has(warning)) return;
+    this.warned.add(warning);
+    this.opts.onWarning?.(redactKey(warning, this.opts.apiKey));
   }
 
   /** One market by id. */
@@ -323,6 +378,14 @@ export class MsnapClient {
 
   /** One page of a market's snapshots, as the server gave it (its `limit` may be clamped). */
   async snapshotsPage(id: string, q: SnapshotsQuery, signal?: AbortSignal): Promise<SnapshotsPage> {
+    const page = await this.fetchSnapshotsPage(id, q, signal);
+    if (page.warning !== undefined) this.warn(page.warning);
+    return page;
+  }
+
+  // A page without reporting its warning: an export pages by what it is given, so a clamp of
+  // its own page size is no news to the user.
+  private async fetchSnapshotsPage(id: string, q: SnapshotsQuery, signal?: AbortSignal): Promise<SnapshotsPage> {
     const path = `/api/v1/markets/${encodeURIComponent(id)}/snapshots`;
     const { body } = await this.get(
       path,
@@ -367,7 +430,7 @@ export class MsnapClient {
     let page = 0;
     let controller = new AbortController();
     const fetchPage = (at: number, limit: number, signal: AbortSignal): Promise<SnapshotsPage> => {
-      const p = this.snapshotsPage(id, { limit, offset: at, from: q.from, to: q.to, includeOrderbook: q.includeOrderbook }, signal);
+      const p = this.fetchSnapshotsPage(id, { limit, offset: at, from: q.from, to: q.to, includeOrderbook: q.includeOrderbook }, signal);
       // Fetched ahead: its failure surfaces when awaited, never as an unhandled rejection.
       p.catch(() => undefined);
       return p;
@@ -442,10 +505,6 @@ export class MsnapClient {
 
   private envelope<T extends object>(b: Record<string, unknown>, items: T, count: number, askedOffset: number): T & { total: number; limit: number; offset: number; warning?: string } {
     const warning = typeof b['warning'] === 'string' && b['warning'] !== '' ? b['warning'] : undefined;
-    if (warning !== undefined && !this.warned.has(warning)) {
-      this.warned.add(warning);
-      this.opts.onWarning?.(redactKey(warning, this.opts.apiKey));
-    }
     const out = {
       ...items,
       total: toNumber(b['total']) ?? askedOffset + count,

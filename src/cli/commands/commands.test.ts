@@ -52,7 +52,7 @@ describe('markets', () => {
     await runFake(ctx, { ...KEY, csv: true }, factory, (deps) =>
       runMarkets(parseMarketsFlags({ coin: 'ETH', all: true }, NOW), deps),
     );
-    expect(calls.markets[0]).toEqual({ coin: 'ETH', all: true });
+    expect(calls.markets[0]).toEqual({ coin: 'ETH', all: true, onWindowEnd: expect.any(Function) });
     expect(stdout.text()).toBe(
       'market_id,slug,coin,market_type,status,start_time,end_time,price_start,price_end,winner,snapshot_count\n' +
         'eth-updown-5m-1763769600,eth-updown-5m-1763769600,ETH,5m,resolved,1763769600000,1763769900000,100,101,Up,5\n',
@@ -74,6 +74,26 @@ describe('markets', () => {
     const { factory } = fakeClient(MARKETS, { warnOnMarkets: 'limit clamped to 1000' });
     await runFake(ctx, KEY, factory, (deps) => runMarkets(parseMarketsFlags({}, NOW), deps));
     expect(stderr.text()).toBe('msnap: warning: limit clamped to 1000\n');
+  });
+
+  it('--all cut at the data window prints one note with the plan, the cap and an upgrade hint', async () => {
+    const { ctx, stdout, stderr } = fakeContext();
+    const windowEnd = { message: 'limit clamped to 104.', plan: 'builder', cap: 4100, marketType: '5m' };
+    const { factory } = fakeClient(MARKETS, { windowEnd });
+    await runFake(ctx, KEY, factory, (deps) => runMarkets(parseMarketsFlags({ all: true, coin: 'BTC', type: '5m' }, NOW), deps));
+    expect(stderr.text()).toBe(
+      'msnap: note: builder plan: only the most recent 4,100 5m markets are listed (upgrade to Pro for the full history)\n',
+    );
+    expect(stdout.text().trim().split('\n')).toHaveLength(4);
+  });
+
+  it('--all cut at the window with the plan unknown (no /limits) names the service\'s words', async () => {
+    const { ctx, stderr } = fakeContext();
+    const { factory } = fakeClient(MARKETS, { windowEnd: { message: 'Your plan only includes the most recent 4,100 5m markets.' } });
+    await runFake(ctx, KEY, factory, (deps) => runMarkets(parseMarketsFlags({ all: true }, NOW), deps));
+    expect(stderr.text()).toBe(
+      "msnap: note: the listing stops at your plan's data window: Your plan only includes the most recent 4,100 5m markets.\n",
+    );
   });
 
   it('fails with an AuthError and makes no client when no key is configured', async () => {

@@ -6,7 +6,9 @@ import { UsageError } from '../../errors.js';
 import { checkRange, coinArg, countArg, marketTypeArg, statusArg } from '../arguments.js';
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
+import type { WindowEnd } from '../../client/client.js';
 import { MARKET_SCHEMA } from '../output/record-schemas.js';
+import { windowEndNote } from '../output/window-note.js';
 import { parseTime } from '../time.js';
 
 /** The checked flags of `msnap markets`. */
@@ -67,7 +69,9 @@ export async function runMarkets(opts: MarketsOptions, deps: CliDeps): Promise<v
     ...(opts.status ? { status: opts.status } : {}),
     ...(opts.from !== undefined ? { startTime: opts.from } : {}),
     ...(opts.to !== undefined ? { endTime: opts.to } : {}),
-    ...(opts.all ? { all: true } : { offset: opts.offset, max: opts.limit }),
+    ...(opts.all
+      ? { all: true, onWindowEnd: (end: WindowEnd) => deps.note(windowEndNote(end)) }
+      : { offset: opts.offset, max: opts.limit }),
   });
   try {
     await exporter.list(MARKET_SCHEMA, counting(rows, (n) => progress.update({ pages: 0, rows: n })));

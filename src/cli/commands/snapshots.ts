@@ -7,7 +7,9 @@ import { checkRange, coinArg, countArg, marketIdArg, marketTypeArg } from '../ar
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliClient, type CliDeps } from '../deps.js';
 import type { Progress } from '../output/progress.js';
+import type { WindowEnd } from '../../client/client.js';
 import { snapshotSchema } from '../output/record-schemas.js';
+import { windowEndNote } from '../output/window-note.js';
 import { parseTime } from '../time.js';
 
 /** Which markets to read: one by id, or a coin and type (latest N and/or a range). */
@@ -60,6 +62,7 @@ export async function selectMarkets(
   coin: Coin,
   marketType: MarketType,
   opts: Pick<SnapshotsOptions, 'last' | 'from' | 'to'>,
+  onWindowEnd?: (end: WindowEnd) => void,
 ): Promise<Market[]> {
   const ranged = opts.from !== undefined || opts.to !== undefined;
   const want = opts.last ?? (ranged ? Infinity : 1);
@@ -71,6 +74,7 @@ export async function selectMarkets(
     coin,
     marketType,
     all: true,
+    ...(onWindowEnd ? { onWindowEnd } : {}),
     ...(startMin !== undefined ? { startTime: startMin } : {}),
     ...(opts.to !== undefined ? { endTime: opts.to } : {}),
   })) {
@@ -98,7 +102,9 @@ export async function runSnapshots(opts: SnapshotsOptions, deps: CliDeps): Promi
   if ('marketId' in opts.target) {
     ids = [opts.target.marketId];
   } else {
-    const markets = await selectMarkets(client, opts.target.coin, opts.target.marketType, opts);
+    const markets = await selectMarkets(client, opts.target.coin, opts.target.marketType, opts, (end) =>
+      deps.note(windowEndNote(end)),
+    );
     if (markets.length === 0) {
       throw new NotFoundError(`no ${opts.target.coin} ${opts.target.marketType} market with snapshots${rangeText(opts)}`);
     }

@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
+import type { WindowEnd } from '../../client/client.js';
 import type { Market, Snapshot } from '../../domain/market.js';
 import { marketId, MARKET_DURATION_MS, type Coin, type MarketType } from '../../domain/market.js';
 import { NotFoundError } from '../../errors.js';
@@ -87,7 +88,7 @@ export interface FakeCalls {
 /** A client over in-memory markets (kept newest first, as the service lists them). */
 export function fakeClient(
   markets: Market[],
-  extra: { limits?: LimitsView; warnOnMarkets?: string } = {},
+  extra: { limits?: LimitsView; warnOnMarkets?: string; windowEnd?: WindowEnd } = {},
 ): { factory: ClientFactory; calls: FakeCalls } {
   const calls: FakeCalls = { markets: [], snapshots: [], at: [], connections: [], closed: 0 };
   const sorted = [...markets].sort((a, b) => b.start_time - a.start_time);
@@ -114,6 +115,8 @@ export function fakeClient(
         const from = q.offset ?? 0;
         const max = q.all ? Infinity : (q.max ?? 100);
         for (const m of rows.slice(from, from + max)) yield m;
+        // A listing of everything that the service cut at the plan's data window.
+        if (q.all && extra.windowEnd) q.onWindowEnd?.(extra.windowEnd);
       },
       async market(id) {
         const m = sorted.find((x) => x.market_id === id);
