@@ -2,7 +2,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
-import { importFile, type ImportFormat, type ImportSummary } from '../../store/import/import-file.js';
+import type { ImportFormat, ImportSummary } from '../../store/import/import-file.js';
 import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/sqlite/db-path.js';
 import { openServeStore } from './serve-store.js';
 import type { CliContext } from '../context.js';
@@ -20,7 +20,8 @@ export async function runImport(opts: ImportCommandOptions, ctx: CliContext): Pr
   if (opts.file !== '-' && existsSync(opts.file) && statSync(opts.file).isDirectory()) {
     throw new UsageError(`${opts.file} is a directory; give a .ndjson or .csv file`);
   }
-  const store = openServeStore(opts.db, { cacheMiB: 256 });
+  const { importFile } = await import('../../store/import/import-file.js');
+  const store = await openServeStore(opts.db, { cacheMiB: 256 });
   try {
     const s = await importFile(store, opts.file, { format: opts.format, stdin: ctx.stdin });
     const fmt = (n: number) => n.toLocaleString('en-US');

@@ -1,6 +1,6 @@
 // `msnap serve keys create|list|revoke`: accounts and API keys of the local service.
 import { Command } from 'commander';
-import { createApiKey, type CreatedKey } from '../../accounts/create-key.js';
+import type { CreatedKey } from '../../accounts/create-key.js';
 import { keyStatus, needsRotation, type KeyStatus } from '../../accounts/key-status.js';
 import { NotFoundError, UsageError } from '../../errors.js';
 import { PLAN_NAMES, parsePlanName, type PlanName } from '../../domain/plans.js';
@@ -31,11 +31,12 @@ function positiveInt(name: string, value: string): number {
 }
 
 /** Creates a key and prints it alone on stdout (details on stderr): it is never shown again. */
-export function runKeysCreate(
+export async function runKeysCreate(
   store: Store,
   opts: { account: string; plan?: PlanName; trial: boolean; rpm?: number; burst?: number },
   ctx: CliContext,
-): CreatedKey {
+): Promise<CreatedKey> {
+  const { createApiKey } = await import('../../accounts/create-key.js');
   const created = createApiKey(store, { ...opts, now: ctx.now() });
   const a = created.account;
   const trial = a.trialEndsAt !== null ? `, trial until ${new Date(a.trialEndsAt).toISOString()}` : '';
@@ -89,10 +90,10 @@ export function runKeysRevoke(store: Store, id: number, ctx: CliContext): void {
   ctx.stderr.write(`revoked key #${id} (${key.prefix}...) of account "${key.account.name}"\n`);
 }
 
-function withStore<T>(raw: { db?: string }, ctx: CliContext, fn: (store: Store) => T): T {
-  const store = openServeStore(resolveDbPath(raw.db, ctx.env));
+async function withStore<T>(raw: { db?: string }, ctx: CliContext, fn: (store: Store) => T | Promise<T>): Promise<T> {
+  const store = await openServeStore(resolveDbPath(raw.db, ctx.env));
   try {
-    return fn(store);
+    return await fn(store);
   } finally {
     store.close();
   }
@@ -121,7 +122,7 @@ Examples:
   $ msnap serve keys create --account acme --plan enterprise --rpm 5000 --burst 200
   $ KEY=$(msnap serve keys create --account alice)          # a second key for alice`,
     )
-    .action((raw: { account: string; plan?: string; trial: boolean; rpm?: string; burst?: string; db?: string }) => {
+    .action(async (raw: { account: string; plan?: string; trial: boolean; rpm?: string; burst?: string; db?: string }) => {
       let plan: PlanName | undefined;
       if (raw.plan !== undefined) {
         plan = parsePlanName(raw.plan);
@@ -129,7 +130,7 @@ Examples:
       }
       const rpm = raw.rpm === undefined ? undefined : positiveInt('--rpm', raw.rpm);
       const burst = raw.burst === undefined ? undefined : positiveInt('--burst', raw.burst);
-      withStore(raw, ctx, (store) => runKeysCreate(store, { account: raw.account, plan, trial: raw.trial, rpm, burst }, ctx));
+      await withStore(raw, ctx, (store) => runKeysCreate(store, { account: raw.account, plan, trial: raw.trial, rpm, burst }, ctx));
     });
 
   keys
@@ -138,8 +139,8 @@ Examples:
     .option('--json', 'print the records as a JSON array', false)
     .option('--db <file>', dbHelp)
     .addHelpText('after', '\nExamples:\n  $ msnap serve keys list\n  $ msnap serve keys list --json | jq \'.[] | select(.rotate)\'')
-    .action((raw: { json: boolean; db?: string }) => {
-      withStore(raw, ctx, (store) => {
+    .action(async (raw: { json: boolean; db?: string }) => {
+      await withStore(raw, ctx, (store) => {
         const records = keyListRecords(store, ctx.now());
         ctx.stdout.write(raw.json ? `${JSON.stringify(records, null, 2)}\n` : renderKeyTable(records));
       });
@@ -151,9 +152,9 @@ Examples:
     .argument('<id>', 'key id')
     .option('--db <file>', dbHelp)
     .addHelpText('after', '\nExamples:\n  $ msnap serve keys revoke 3')
-    .action((rawId: string, raw: { db?: string }) => {
+    .action(async (rawId: string, raw: { db?: string }) => {
       const id = positiveInt('key id', rawId);
-      withStore(raw, ctx, (store) => runKeysRevoke(store, id, ctx));
+      await withStore(raw, ctx, (store) => runKeysRevoke(store, id, ctx));
     });
 
   return keys;

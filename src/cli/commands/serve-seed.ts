@@ -2,7 +2,8 @@
 import { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { MARKET_TYPES, parseMarketType, type MarketType } from '../../domain/market.js';
-import { DEFAULT_FULL_MARKETS, seedDatabase, type SeedSummary } from '../../store/seed/seed.js';
+// Only the defaults (for --help) at load time; the seeder itself is imported by runSeed.
+import { DEFAULT_FULL_MARKETS, type SeedSummary } from '../../store/seed/seed.js';
 import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/sqlite/db-path.js';
 import { openServeStore } from './serve-store.js';
 import type { CliContext } from '../context.js';
@@ -38,8 +39,9 @@ export function parseFullSpec(value: string): Partial<Record<MarketType, number>
 }
 
 /** Seeds `opts.db` (which must hold no markets yet) and writes a summary to stdout. */
-export function runSeed(opts: SeedCommandOptions, ctx: CliContext): SeedSummary {
-  const store = openServeStore(opts.db, { cacheMiB: 256 });
+export async function runSeed(opts: SeedCommandOptions, ctx: CliContext): Promise<SeedSummary> {
+  const { seedDatabase } = await import('../../store/seed/seed.js');
+  const store = await openServeStore(opts.db, { cacheMiB: 256 });
   try {
     const existing = store.counts().markets;
     if (existing > 0) {
@@ -87,8 +89,8 @@ Examples:
   $ msnap serve seed --db small.db --days 1 --full 5m=3,15m=1,1hr=1,4hr=0,24hr=0
   $ msnap serve seed --db big.db --days 15 --full 24hr=10      # ~20M snapshots for benchmarks`,
     )
-    .action((raw: { db?: string; days: string; seed: string; full?: string; orderbookMinutes: string }) => {
-      runSeed(
+    .action(async (raw: { db?: string; days: string; seed: string; full?: string; orderbookMinutes: string }) => {
+      await runSeed(
         {
           db: resolveDbPath(raw.db, ctx.env),
           days: intFlag('--days', raw.days, 1, 3650),

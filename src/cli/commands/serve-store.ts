@@ -1,10 +1,12 @@
 // Opening the server's database from a `serve` subcommand: a path that cannot be opened (missing
 // directory, a directory, not SQLite) is the user's input, so it is a one-line usage error.
+// The store (and better-sqlite3) is loaded here, on first use, not when the CLI starts.
 import { UsageError } from '../../errors.js';
-import { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from '../../store/sqlite/sqlite-store.js';
+import type { SqliteStore, SqliteStoreOptions } from '../../store/sqlite/sqlite-store.js';
 
 /** Use in `serve seed|import|keys` instead of openSqliteStore: failures become UsageError (exit 2). */
-export function openServeStore(db: string, opts: SqliteStoreOptions = {}): SqliteStore {
+export async function openServeStore(db: string, opts: SqliteStoreOptions = {}): Promise<SqliteStore> {
+  const { openSqliteStore } = await import('../../store/sqlite/sqlite-store.js');
   try {
     return openSqliteStore(db, opts);
   } catch (err) {
