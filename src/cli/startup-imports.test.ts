@@ -1,0 +1,46 @@
+// Every command (even `--version`) loads the whole static import graph of main.ts: what is heavy
+// and used by a few commands only must stay behind a dynamic import().
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Modules reachable from `entry` through imports that stay in the emitted JavaScript. */
+function staticGraph(entry: string): { files: Set<string>; packages: Set<string> } {
+  const files = new Set<string>();
+  const packages = new Set<string>();
+  const visit = (file: string): void => {
+    if (files.has(file)) return;
+    files.add(file);
+    const text = readFileSync(file, 'utf8');
+    // `import type` / `export type` vanish on compile; `import('x')` is dynamic by definition.
+    for (const m of text.matchAll(/^(import|export)\s+(?!type\s)([^;]*?)\s+from\s+'([^']+)'|^import\s+'([^']+)'/gms)) {
+      const spec = m[3] ?? m[4]!;
+      if (spec.startsWith('.')) visit(path.resolve(path.dirname(file), spec.replace(/\.js$/, '.ts')));
+      else packages.add(spec);
+    }
+  };
+  visit(entry);
+  return { files, packages };
+}
+
+describe('CLI startup', () => {
+  const { files, packages } = staticGraph(path.join(SRC, 'cli/main.ts'));
+  const relative = [...files].map((f) => path.relative(SRC, f));
+
+  it('loads no server, store, importer or key-creation code until a serve command runs', () => {
+    expect(relative.filter((f) => /^(server\/|store\/sqlite\/sqlite-store|store\/import\/|accounts\/create-key)/.test(f))).toEqual([]);
+  });
+
+  it('loads no heavy package until a command needs it', () => {
+    expect([...packages].filter((p) => ['better-sqlite3', 'undici', 'conf', 'ora'].includes(p))).toEqual([]);
+  });
+
+  it('sees the commands themselves (the walk follows real imports)', () => {
+    expect(relative).toContain('cli/commands/serve.ts');
+    expect(relative).toContain('cli/commands/markets.ts');
+    expect(packages.has('commander')).toBe(true);
+  });
+});
