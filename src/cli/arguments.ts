@@ -1,6 +1,7 @@
 // Checks for command-line values (coins, types, counts, ids): each turns text into a domain
 // value or throws a one-line UsageError that says what is accepted.
 import { UsageError } from '../errors.js';
+import { parseTime } from './time.js';
 import {
   COINS,
   isComingSoonCoin,
@@ -53,6 +54,14 @@ export function marketIdArg(value: string): string {
     `'${value}' is not a market id (like btc-updown-5m-1763769600)`,
     'or give COIN TYPE, e.g. BTC 5m',
   );
+}
+
+/** Use for --from/--to: each parsed as a TIME, the range checked; only the flags given come back. */
+export function timeRangeFlags(flags: { from?: string; to?: string }, now: number): { from?: number; to?: number } {
+  const from = flags.from === undefined ? undefined : parseTime(flags.from, now, '--from');
+  const to = flags.to === undefined ? undefined : parseTime(flags.to, now, '--to');
+  checkRange(from, to);
+  return { ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) };
 }
 
 /** Use after parsing --from/--to: the range must not be empty. */

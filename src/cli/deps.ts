@@ -257,7 +257,17 @@ export async function runWithDeps(
   body: (deps: CliDeps) => Promise<void>,
   clientFactory: ClientFactory = httpClientFactory,
 ): Promise<void> {
-  const life = buildDeps(ctx, readGlobals(cmd), clientFactory);
+  await runWithGlobals(ctx, readGlobals(cmd), body, clientFactory);
+}
+
+/** As runWithDeps, with the global flags already read (tests pass them directly). */
+export async function runWithGlobals(
+  ctx: CliContext,
+  globals: GlobalOptions,
+  body: (deps: CliDeps) => Promise<void>,
+  clientFactory: ClientFactory = httpClientFactory,
+): Promise<void> {
+  const life = buildDeps(ctx, globals, clientFactory);
   try {
     await body(life.deps);
   } catch (err) {

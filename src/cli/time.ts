@@ -5,6 +5,9 @@ import { UsageError } from '../errors.js';
 export const TIME_FORMS =
   'epoch milliseconds (13 digits), epoch seconds (10 digits), ISO 8601 (2025-11-22, 2025-11-22T10:00:00Z, ...+01:00), a relative time ago (90s, 30m, 2h, 3d) or now';
 
+/** The TIME line of `--help` for every command that takes a TIME. */
+export const TIME_HELP = 'TIME: epoch ms (13 digits), epoch seconds (10 digits), ISO 8601 with a zone, 90s/30m/2h/3d ago, or now.';
+
 const RELATIVE_UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(Z|[+-]\d{2}:?\d{2})?$/i;

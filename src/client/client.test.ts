@@ -83,16 +83,23 @@ function query(path: string): URLSearchParams {
 }
 
 describe('requests', () => {
-  it('sends the key as X-API-Key by default, with accept and user-agent', async () => {
-    let seen: Record<string, string> = {};
+  /** One /api/health answer of `data`; the request headers it saw are read after the call. */
+  function healthSeeing(data: object, headers?: Record<string, string>): { seen: Record<string, string> } {
+    const box = { seen: {} as Record<string, string> };
     agent
       .get(BASE)
       .intercept({ path: '/api/health', method: 'GET' })
       .reply((opts) => {
-        seen = opts.headers as Record<string, string>;
-        return { statusCode: 200, data: { status: 'ok', time: T0, version: '0.1.0' }, responseOptions: { headers: JSON_HEADERS } };
+        box.seen = opts.headers as Record<string, string>;
+        return { statusCode: 200, data, ...(headers ? { responseOptions: { headers } } : {}) };
       });
+    return box;
+  }
+
+  it('sends the key as X-API-Key by default, with accept and user-agent', async () => {
+    const box = healthSeeing({ status: 'ok', time: T0, version: '0.1.0' }, JSON_HEADERS);
     const h = await client().health();
+    const seen = box.seen;
     expect(h).toMatchObject({ status: 'ok', time: T0, version: '0.1.0' });
     expect(h.rttMs).toBeGreaterThanOrEqual(0);
     expect(seen['x-api-key']).toBe(KEY);
@@ -102,15 +109,9 @@ describe('requests', () => {
   });
 
   it('sends Authorization: Bearer with authScheme bearer', async () => {
-    let seen: Record<string, string> = {};
-    agent
-      .get(BASE)
-      .intercept({ path: '/api/health', method: 'GET' })
-      .reply((opts) => {
-        seen = opts.headers as Record<string, string>;
-        return { statusCode: 200, data: { status: 'ok', time: '2025-11-22T00:00:00Z', version: '1.2.3' } };
-      });
+    const box = healthSeeing({ status: 'ok', time: '2025-11-22T00:00:00Z', version: '1.2.3' });
     const h = await client({ authScheme: 'bearer' }).health();
+    const seen = box.seen;
     expect(seen['authorization']).toBe(`Bearer ${KEY}`);
     expect(seen['x-api-key']).toBeUndefined();
     expect(h.time).toBe(Date.parse('2025-11-22T00:00:00Z'));
@@ -483,15 +484,21 @@ describe('markets pagination', () => {
     return state;
   }
 
+  /** Ids of `markets({ all: true, limit: 7 })` and those of the original newest-first list of `n`. */
+  async function listedAndOriginal(n: number): Promise<{ ids: string[]; original: string[] }> {
+    const ids: string[] = [];
+    for await (const m of client().markets({ all: true, limit: 7 })) ids.push(m.market_id);
+    const original = Array.from({ length: n }, (_, i) => marketId('BTC', '5m', T0 + (n - 1 - i) * 300_000));
+    return { ids, original };
+  }
+
   it('yields every market exactly once when new ones are prepended between pages', async () => {
     let newest = 49;
     driftingService(50, (_page, list) => {
       // Two new markets appear at the top after every page.
       for (let k = 0; k < 2; k++) list.unshift(market(T0 + ++newest * 300_000));
     });
-    const ids: string[] = [];
-    for await (const m of client().markets({ all: true, limit: 7 })) ids.push(m.market_id);
-    const original = Array.from({ length: 50 }, (_, i) => marketId('BTC', '5m', T0 + (49 - i) * 300_000));
+    const { ids, original } = await listedAndOriginal(50);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toEqual(original);
   });
@@ -501,9 +508,7 @@ describe('markets pagination', () => {
       // A status filter drops the newest three after the first page.
       if (page === 1) list.splice(0, 3);
     });
-    const ids: string[] = [];
-    for await (const m of client().markets({ all: true, limit: 7 })) ids.push(m.market_id);
-    const original = Array.from({ length: 40 }, (_, i) => marketId('BTC', '5m', T0 + (39 - i) * 300_000));
+    const { ids, original } = await listedAndOriginal(40);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toEqual(original);
   });

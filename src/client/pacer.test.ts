@@ -12,17 +12,22 @@ function fakeClock(start = 1_000_000) {
   return c;
 }
 
+/** Send times of `n` requests as fast as the model allows, each answered at once, from time 0. */
+function pacedSends(m: PaceModel, n: number): number[] {
+  let t = 0;
+  const sends: number[] = [];
+  for (let i = 0; i < n; i++) {
+    t += m.waitMs(t);
+    m.onSend(t);
+    m.onDone(t);
+    sends.push(t);
+  }
+  return sends;
+}
+
 describe('PaceModel', () => {
   it('keeps a reserve of refill before the last burst token, then spaces sends at the refill rate', () => {
-    const m = new PaceModel({ perMinute: 250, burst: 12 }, 0);
-    let t = 0;
-    const sends: number[] = [];
-    for (let i = 0; i < 14; i++) {
-      t += m.waitMs(t);
-      m.onSend(t);
-      m.onDone(t);
-      sends.push(t);
-    }
+    const sends = pacedSends(new PaceModel({ perMinute: 250, burst: 12 }, 0), 14);
     // 11 at once: the 12th token is used only once BUCKET_MARGIN_MS of refill is in reserve.
     expect(sends.slice(0, 11)).toEqual(Array(11).fill(0));
     expect(sends[11]).toBe(BUCKET_MARGIN_MS);
@@ -97,15 +102,7 @@ describe('PaceModel.reconfigure', () => {
 
 describe('PaceModel with a burst of 1', () => {
   it('still keeps the reserve: sends are 1 s plus BUCKET_MARGIN_MS apart', () => {
-    const m = new PaceModel({ perMinute: 60, burst: 1 }, 0);
-    let t = 0;
-    const sends: number[] = [];
-    for (let i = 0; i < 4; i++) {
-      t += m.waitMs(t);
-      m.onSend(t);
-      m.onDone(t);
-      sends.push(t);
-    }
+    const sends = pacedSends(new PaceModel({ perMinute: 60, burst: 1 }, 0), 4);
     for (let i = 1; i < sends.length; i++) expect(sends[i]! - sends[i - 1]!).toBeGreaterThanOrEqual(1000 + BUCKET_MARGIN_MS);
   });
 });

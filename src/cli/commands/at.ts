@@ -5,7 +5,7 @@ import { coinArg, marketIdArg, marketTypeArg } from '../arguments.js';
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
 import { AT_SCHEMA } from '../output/record-schemas.js';
-import { parseTime } from '../time.js';
+import { parseTime, TIME_HELP } from '../time.js';
 
 /** The checked arguments of `msnap at`. */
 export interface AtOptions {
@@ -39,7 +39,7 @@ export function atCommand(ctx: CliContext): Command {
     .addHelpText(
       'after',
       `
-TIME: epoch ms (13 digits), epoch seconds (10 digits), ISO 8601 with a zone, 90s/30m/2h/3d ago, or now.
+${TIME_HELP}
 delta_ms is the snapshot's time minus the asked time (the earlier snapshot wins a tie).
 
 Examples:

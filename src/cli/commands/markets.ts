@@ -3,13 +3,13 @@
 import { Command } from 'commander';
 import type { Coin, MarketStatus, MarketType } from '../../domain/market.js';
 import { UsageError } from '../../errors.js';
-import { checkRange, coinArg, countArg, marketTypeArg, statusArg } from '../arguments.js';
+import { coinArg, countArg, marketTypeArg, statusArg, timeRangeFlags } from '../arguments.js';
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
 import type { WindowEnd } from '../../client/client.js';
 import { MARKET_SCHEMA } from '../output/record-schemas.js';
 import { windowEndNote } from '../output/window-note.js';
-import { parseTime } from '../time.js';
+import { TIME_HELP } from '../time.js';
 
 /** The checked flags of `msnap markets`. */
 export interface MarketsOptions {
@@ -43,9 +43,7 @@ export function parseMarketsFlags(flags: RawFlags, now: number): MarketsOptions 
   if (flags.all && (flags.limit !== undefined || flags.offset !== undefined)) {
     throw new UsageError('--all reads every market: drop --limit/--offset, or drop --all');
   }
-  const from = flags.from === undefined ? undefined : parseTime(flags.from, now, '--from');
-  const to = flags.to === undefined ? undefined : parseTime(flags.to, now, '--to');
-  checkRange(from, to);
+  const range = timeRangeFlags(flags, now);
   return {
     ...(flags.coin !== undefined ? { coin: coinArg(flags.coin) } : {}),
     ...(flags.type !== undefined ? { marketType: marketTypeArg(flags.type) } : {}),
@@ -53,8 +51,7 @@ export function parseMarketsFlags(flags: RawFlags, now: number): MarketsOptions 
     limit: flags.limit === undefined ? DEFAULT_MARKETS_LIMIT : countArg(flags.limit, '--limit', 1),
     offset: flags.offset === undefined ? 0 : countArg(flags.offset, '--offset', 0),
     all: flags.all === true,
-    ...(from !== undefined ? { from } : {}),
-    ...(to !== undefined ? { to } : {}),
+    ...range,
   };
 }
 
@@ -104,7 +101,7 @@ export function marketsCommand(ctx: CliContext): Command {
     .addHelpText(
       'after',
       `
-TIME: epoch ms (13 digits), epoch seconds (10 digits), ISO 8601 with a zone, 90s/30m/2h/3d ago, or now.
+${TIME_HELP}
 
 Examples:
   $ msnap markets --coin BTC --type 5m --limit 5

@@ -3,14 +3,14 @@
 import { Command } from 'commander';
 import { MARKET_DURATION_MS, type Coin, type Market, type MarketType, type Snapshot } from '../../domain/market.js';
 import { NotFoundError, UsageError } from '../../errors.js';
-import { checkRange, coinArg, countArg, marketIdArg, marketTypeArg } from '../arguments.js';
+import { coinArg, countArg, marketIdArg, marketTypeArg, timeRangeFlags } from '../arguments.js';
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliClient, type CliDeps } from '../deps.js';
 import type { Progress } from '../output/progress.js';
 import type { WindowEnd } from '../../client/client.js';
 import { snapshotSchema } from '../output/record-schemas.js';
 import { windowEndNote } from '../output/window-note.js';
-import { parseTime } from '../time.js';
+import { TIME_HELP } from '../time.js';
 
 /** Which markets to read: one by id, or a coin and type (latest N and/or a range). */
 export type SnapshotsTarget = { marketId: string } | { coin: Coin; marketType: MarketType };
@@ -34,9 +34,7 @@ interface RawFlags {
 
 /** Check arguments and flags; every problem is a UsageError. */
 export function parseSnapshotsArgs(first: string, second: string | undefined, flags: RawFlags, now: number): SnapshotsOptions {
-  const from = flags.from === undefined ? undefined : parseTime(flags.from, now, '--from');
-  const to = flags.to === undefined ? undefined : parseTime(flags.to, now, '--to');
-  checkRange(from, to);
+  const range = timeRangeFlags(flags, now);
   let target: SnapshotsTarget;
   if (second === undefined) {
     target = { marketId: marketIdArg(first) };
@@ -47,8 +45,7 @@ export function parseSnapshotsArgs(first: string, second: string | undefined, fl
   return {
     target,
     ...(flags.last !== undefined ? { last: countArg(flags.last, '--last', 1) } : {}),
-    ...(from !== undefined ? { from } : {}),
-    ...(to !== undefined ? { to } : {}),
+    ...range,
     orderbook: flags.orderbook === true,
   };
 }
@@ -162,7 +159,7 @@ export function snapshotsCommand(ctx: CliContext): Command {
     .addHelpText(
       'after',
       `
-TIME: epoch ms (13 digits), epoch seconds (10 digits), ISO 8601 with a zone, 90s/30m/2h/3d ago, or now.
+${TIME_HELP}
 On a terminal the table shows at most 500 rows; use --csv, --ndjson, --json or -o FILE for everything.
 
 Examples:

@@ -9,7 +9,8 @@ import type { Market, Snapshot } from '../../domain/market.js';
 import { marketId, MARKET_DURATION_MS, type Coin, type MarketType } from '../../domain/market.js';
 import { NotFoundError } from '../../errors.js';
 import type { CliContext } from '../context.js';
-import type { CliClient, ClientFactory, Connection, MarketsQuery, SnapshotsQuery } from '../deps.js';
+import { runWithGlobals, type CliClient, type CliDeps, type ClientFactory, type Connection, type MarketsQuery, type SnapshotsQuery } from '../deps.js';
+import type { GlobalOptions } from '../global-options.js';
 import type { AtResult, LimitsView } from '../output/record-schemas.js';
 
 /** A writable that keeps what was written, with a settable isTTY. */
@@ -152,17 +153,9 @@ export function fakeClient(
 /** Run a command body the way runWithDeps does, with the fake client and the given global flags. */
 export async function runFake(
   ctx: CliContext,
-  globals: import('../global-options.js').GlobalOptions,
+  globals: GlobalOptions,
   factory: ClientFactory,
-  body: (deps: import('../deps.js').CliDeps) => Promise<void>,
+  body: (deps: CliDeps) => Promise<void>,
 ): Promise<void> {
-  const { buildDeps } = await import('../deps.js');
-  const life = buildDeps(ctx, globals, factory);
-  try {
-    await body(life.deps);
-  } catch (err) {
-    await life.fail();
-    throw err;
-  }
-  await life.finish();
+  await runWithGlobals(ctx, globals, body, factory);
 }
