@@ -48,7 +48,8 @@ export interface CliClient {
   limits(): Promise<LimitsView>;
   markets(q: MarketsQuery): AsyncIterable<Market>;
   market(id: string): Promise<Market>;
-  snapshots(id: string, q: SnapshotsQuery): AsyncIterable<Snapshot>;
+  /** A market's snapshots a page at a time (exports render whole pages). */
+  snapshotPages(id: string, q: SnapshotsQuery): AsyncIterable<readonly Snapshot[]>;
   at(marketId: string, ts: number): Promise<AtResult>;
   close(): Promise<void>;
 }

@@ -91,6 +91,17 @@ export interface SnapshotsQuery {
   includeOrderbook?: boolean;
 }
 
+/** What `snapshots()` and `snapshotPages()` stream: a market's snapshots within from/to. */
+export interface SnapshotsStreamQuery {
+  from?: number;
+  to?: number;
+  includeOrderbook?: boolean;
+  /** Rows asked per request; the service may clamp it (default DEFAULT_SNAPSHOT_PAGE). */
+  pageSize?: number;
+  /** Told after each page arrives (page number from 1, its rows, the service's total). */
+  onPage?: (p: { page: number; rows: number; total: number }) => void;
+}
+
 /** One page of a market's snapshots. */
 export interface SnapshotsPage {
   market: Market | null;
@@ -414,16 +425,15 @@ export class MsnapClient {
    * page being yielded and the next one, which is fetched while the caller consumes this one.
    * Pages advance by the rows actually returned, so a server that clamps `limit` loses nothing.
    */
-  async *snapshots(
-    id: string,
-    q: {
-      from?: number;
-      to?: number;
-      includeOrderbook?: boolean;
-      pageSize?: number;
-      onPage?: (p: { page: number; rows: number; total: number }) => void;
-    },
-  ): AsyncGenerator<Snapshot> {
+  async *snapshots(id: string, q: SnapshotsStreamQuery): AsyncGenerator<Snapshot> {
+    for await (const page of this.snapshotPages(id, q)) yield* page;
+  }
+
+  /**
+   * `snapshots()` a page at a time (never an empty page): for exports, which render a page as one
+   * piece instead of paying an await per row. The next page is fetched while this one is used.
+   */
+  async *snapshotPages(id: string, q: SnapshotsStreamQuery): AsyncGenerator<Snapshot[]> {
     await this.ensureLimits();
     let ask = q.pageSize ?? DEFAULT_SNAPSHOT_PAGE;
     let offset = 0;
@@ -451,7 +461,7 @@ export class MsnapClient {
         } else {
           next = undefined;
         }
-        for (const s of current.snapshots) yield s;
+        if (rows > 0) yield current.snapshots;
         offset = nextOffset;
       }
       finished = true;

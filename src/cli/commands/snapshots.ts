@@ -113,7 +113,7 @@ export async function runSnapshots(opts: SnapshotsOptions, deps: CliDeps): Promi
   const exporter = await deps.exporter();
   const progress = await deps.progress('snapshots');
   try {
-    await exporter.list(snapshotSchema(opts.orderbook), streamAll(client, ids, opts, progress, knownTotal));
+    await exporter.listPages(snapshotSchema(opts.orderbook), streamAll(client, ids, opts, progress, knownTotal));
   } finally {
     progress.stop();
   }
@@ -125,7 +125,7 @@ async function* streamAll(
   opts: SnapshotsOptions,
   progress: Progress,
   knownTotal: number | undefined,
-): AsyncGenerator<Snapshot> {
+): AsyncGenerator<readonly Snapshot[]> {
   let pages = 0;
   let rows = 0;
   for (const id of ids) {
@@ -134,14 +134,14 @@ async function* streamAll(
       const total = knownTotal ?? (ids.length === 1 ? info.total : undefined);
       progress.update({ pages, rows, ...(total !== undefined ? { total } : {}) });
     };
-    for await (const snap of client.snapshots(id, {
+    for await (const page of client.snapshotPages(id, {
       ...(opts.from !== undefined ? { from: opts.from } : {}),
       ...(opts.to !== undefined ? { to: opts.to } : {}),
       includeOrderbook: opts.orderbook,
       onPage,
     })) {
-      rows += 1;
-      yield snap;
+      rows += page.length;
+      yield page;
     }
   }
 }

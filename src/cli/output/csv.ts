@@ -1,14 +1,62 @@
 // CSV text for records: a header of the contract's field names, then one line per row.
-// Each row is stringified on its own (csv-stringify's sync API) so rows stream out as they arrive.
-import { stringify } from 'csv-stringify/sync';
-import { cellText, machineColumns, type RecordSchema } from './schema.js';
+// Quoting is csv-stringify's with its defaults (RFC 4180: a cell holding `,` `"` CR or LF is
+// quoted, inner quotes doubled), done by hand: exports render whole pages into one string, and
+// a csv-stringify call per row (options re-read, arrays built) cost more than the rest of the
+// export. renderers.test.ts checks the bytes against csv-stringify itself.
+import { cellText, machineColumns, type CellValue, type RecordSchema } from './schema.js';
+
+const NEEDS_QUOTES = /[",\r\n]/;
+const QUOTE = /"/g;
+
+/** One cell as CSV text: null/undefined empty, objects as JSON, quoted only when it must be. */
+export function csvCell(value: CellValue): string {
+  // A number's text never holds a comma, quote or line break.
+  if (typeof value === 'number') return `${value}`;
+  const text = cellText(value);
+  return NEEDS_QUOTES.test(text) ? `"${text.replace(QUOTE, '""')}"` : text;
+}
+
+/** Turns a page of rows into CSV lines (each with its newline); built once per export. */
+export type CsvLines<T> = (rows: readonly T[]) => string;
+
+/**
+ * Use for lists: compiles the schema's columns once, then renders whole pages. A string cell equal
+ * to the one above it (a snapshot's market_id) reuses that cell's text instead of re-checking it.
+ */
+export function csvLines<T>(schema: RecordSchema<T>): CsvLines<T> {
+  const values = machineColumns(schema).map((c) => c.value);
+  const last = values.length - 1;
+  const lastValue: CellValue[] = values.map(() => undefined);
+  const lastText: string[] = values.map(() => '');
+  const cell = (i: number, row: T): string => {
+    const v = values[i]!(row);
+    if (typeof v === 'number') return `${v}`;
+    if (typeof v === 'string' && v === lastValue[i]) return lastText[i]!;
+    const text = csvCell(v);
+    if (typeof v === 'string') {
+      lastValue[i] = v;
+      lastText[i] = text;
+    }
+    return text;
+  };
+  return (rows) => {
+    let out = '';
+    for (const row of rows) {
+      for (let i = 0; i < last; i++) out += `${cell(i, row)},`;
+      out += last >= 0 ? `${cell(last, row)}\n` : '\n';
+    }
+    return out;
+  };
+}
 
 /** The header line of a schema's CSV. */
 export function csvHeader<T>(schema: RecordSchema<T>): string {
-  return stringify([machineColumns(schema).map((c) => c.name)]);
+  return `${machineColumns(schema)
+    .map((c) => csvCell(c.name))
+    .join(',')}\n`;
 }
 
 /** One CSV line (with its newline) for a row; objects become JSON text, null an empty cell. */
 export function csvRow<T>(schema: RecordSchema<T>, row: T): string {
-  return stringify([machineColumns(schema).map((c) => cellText(c.value(row)))]);
+  return csvLines(schema)([row]);
 }

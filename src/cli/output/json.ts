@@ -1,15 +1,39 @@
 // JSON and NDJSON text for records. A JSON list is written piece by piece ('[', rows, ']') so it
 // streams like NDJSON; a single result is one indented object.
-import { jsonOf, type RecordSchema } from './schema.js';
+import { jsonShaper, type RecordSchema } from './schema.js';
 
 /** One NDJSON line for a row. */
 export function ndjsonLine<T>(schema: RecordSchema<T>, row: T): string {
-  return `${JSON.stringify(jsonOf(schema, row))}\n`;
+  return ndjsonLines(schema)([row]);
+}
+
+/** Use for lists: the schema's JSON shaping compiled once, then whole pages as NDJSON lines. */
+export function ndjsonLines<T>(schema: RecordSchema<T>): (rows: readonly T[]) => string {
+  const shape = jsonShaper(schema);
+  return (rows) => {
+    let out = '';
+    for (const row of rows) out += `${JSON.stringify(shape(row))}\n`;
+    return out;
+  };
 }
 
 /** The piece of a streamed JSON array that carries row number `index` (0-based). */
 export function jsonArrayItem<T>(schema: RecordSchema<T>, row: T, index: number): string {
-  return `${index === 0 ? '[\n' : ',\n'}${JSON.stringify(jsonOf(schema, row))}`;
+  return jsonArrayItems(schema)([row], index);
+}
+
+/** Use for lists: pages of a streamed JSON array, `first` being the 0-based number of the page's first row. */
+export function jsonArrayItems<T>(schema: RecordSchema<T>): (rows: readonly T[], first: number) => string {
+  const shape = jsonShaper(schema);
+  return (rows, first) => {
+    let out = '';
+    let index = first;
+    for (const row of rows) {
+      out += `${index === 0 ? '[\n' : ',\n'}${JSON.stringify(shape(row))}`;
+      index += 1;
+    }
+    return out;
+  };
 }
 
 /** What closes a streamed JSON array of `count` rows (an empty list is `[]`). */
@@ -19,5 +43,5 @@ export function jsonArrayEnd(count: number): string {
 
 /** A single result as an indented JSON object. */
 export function jsonRecord<T>(schema: RecordSchema<T>, row: T): string {
-  return `${JSON.stringify(jsonOf(schema, row), null, 2)}\n`;
+  return `${JSON.stringify(jsonShaper(schema)(row), null, 2)}\n`;
 }

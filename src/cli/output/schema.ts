@@ -23,15 +23,21 @@ export interface RecordSchema<T> {
   json?: (row: T) => unknown;
 }
 
-/** The JSON/NDJSON object of a row: the schema's shaping, else its columns in order. */
-export function jsonOf<T>(schema: RecordSchema<T>, row: T): unknown {
-  if (schema.json) return schema.json(row);
-  const out: Record<string, unknown> = {};
-  for (const col of machineColumns(schema)) {
-    const v = col.value(row);
-    if (v !== undefined) out[col.name] = v;
-  }
-  return out;
+/**
+ * The JSON/NDJSON object of a row: the schema's shaping, else its columns' values keyed by name
+ * (undefined left out). Build once per list: the columns are looked up once, not per row.
+ */
+export function jsonShaper<T>(schema: RecordSchema<T>): (row: T) => unknown {
+  if (schema.json) return schema.json;
+  const columns = machineColumns(schema);
+  return (row) => {
+    const out: Record<string, unknown> = {};
+    for (const col of columns) {
+      const v = col.value(row);
+      if (v !== undefined) out[col.name] = v;
+    }
+    return out;
+  };
 }
 
 /** The columns CSV and JSON write, in order. */

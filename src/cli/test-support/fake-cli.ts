@@ -124,7 +124,7 @@ export function fakeClient(
         if (!m) throw new NotFoundError(`market ${id} not found`);
         return m;
       },
-      async *snapshots(id, q) {
+      async *snapshotPages(id, q) {
         calls.snapshots.push({ id, q });
         const m = sorted.find((x) => x.market_id === id);
         if (!m) throw new NotFoundError(`market ${id} not found`);
@@ -132,7 +132,7 @@ export function fakeClient(
           (s) => (q.from === undefined || s.time >= q.from) && (q.to === undefined || s.time < q.to),
         );
         q.onPage?.({ page: 1, rows: rows.length, total: rows.length });
-        for (const s of rows) yield s;
+        if (rows.length > 0) yield rows;
       },
       async at(id, ts): Promise<AtResult> {
         calls.at.push({ id, ts });
