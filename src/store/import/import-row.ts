@@ -1,18 +1,11 @@
 // Turns one imported record (an NDJSON object or a CSV row keyed by its header) into a market or a
 // snapshot, accepting the hosted service's variants: numeric strings, ISO 8601 times, btc_* aliases.
-import { MARKET_DURATION_MS, parseCoin, parseMarketId, parseMarketType, type Coin, type MarketType } from '../../domain/market.js';
+import type { MarketWrite } from '../sqlite/sqlite-store.js';
+import { MARKET_DURATION_MS, parseCoin, parseMarketId, parseMarketType } from '../../domain/market.js';
 
 /** A market line, with coin/type/start filled from the id when the record omits them. */
-export interface ImportedMarket {
+export interface ImportedMarket extends MarketWrite {
   kind: 'market';
-  marketId: string;
-  coin: Coin;
-  marketType: MarketType;
-  startTime: number;
-  endTime: number;
-  priceStart: number | null;
-  priceEnd: number | null;
-  winner: 'Up' | 'Down' | null;
 }
 
 /** A snapshot line; orderbooks already normalised to the JSON text the store serves. */
