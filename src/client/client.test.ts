@@ -3,7 +3,7 @@ import { MockAgent } from 'undici';
 import { MsnapClient, type ClientOptions, type WindowEnd } from './client.js';
 import { AuthError, HttpError, MsnapError, NotFoundError, RateLimitedError, UnreachableError, UsageError, WindowError } from '../errors.js';
 import { KeyLimiter } from '../ratelimit/key-limiter.js';
-import { marketId, type Market } from '../domain/market.js';
+import { marketId, type Market, type Snapshot } from '../domain/market.js';
 import { DEFAULT_BACKOFF } from './backoff.js';
 
 const BASE = 'http://127.0.0.1:8787';
@@ -459,6 +459,33 @@ describe('snapshots pagination', () => {
     const rows = [];
     for await (const s of client().snapshots(id, {})) rows.push(s);
     expect(rows.map((r) => r.market_id)).toEqual([id]);
+  });
+
+  it('snapshotPages yields the pages as served (never an empty one), holding the rows snapshots() yields', async () => {
+    const id = marketId('BTC', '5m', T0);
+    const total = 25;
+    agent
+      .get(BASE)
+      .intercept({ path: (p) => p.startsWith(`/api/v1/markets/${id}/snapshots?`), method: 'GET' })
+      .reply((o) => {
+        const q = query(o.path);
+        const offset = Number(q.get('offset'));
+        const given = Math.min(Number(q.get('limit')), 10);
+        const rows = [];
+        for (let i = offset; i < Math.min(total, offset + given); i++) {
+          rows.push({ id: i + 1, market_id: id, time: T0 + i * 125, price: 97_000 + i / 3, price_up: 0.5, price_down: 0.5 });
+        }
+        // The last page says the total grew: the next (empty) page ends the stream.
+        return { statusCode: 200, data: { snapshots: rows, total: rows.length === 0 ? total : total + 1, limit: given, offset } };
+      })
+      .times(8);
+    const pages: Snapshot[][] = [];
+    for await (const page of client().snapshotPages(id, {})) pages.push(page);
+    expect(pages.map((p) => p.length)).toEqual([10, 10, 5]);
+    const rows: Snapshot[] = [];
+    for await (const s of client().snapshots(id, {})) rows.push(s);
+    expect(rows).toEqual(pages.flat());
+    expect(rows.map((r) => r.id)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
   });
 });
 

@@ -57,6 +57,24 @@ describe('normalizeSnapshot', () => {
     expect(s.orderbook_down).toEqual({ bids: [], asks: [[0.5, 1]] });
     expect(Object.keys(s)).toEqual(['id', 'market_id', 'time', 'price', 'price_up', 'price_down', 'orderbook_up', 'orderbook_down']);
   });
+  it('uses a row already in the contract shape as it is, and copies any other into contract fields and order', () => {
+    const contract = { id: 7, market_id: 'btc-updown-5m-1763769600', time: T0, price: 97000.5, price_up: 0.52, price_down: 0.48 };
+    expect(normalizeSnapshot(contract, 'ignored')).toBe(contract);
+    const expected = { ...contract };
+    const variants: Record<string, unknown>[] = [
+      { price_down: 0.48, price_up: 0.52, price: 97000.5, time: T0, market_id: contract.market_id, id: 7 },
+      { ...contract, extra: 'dropped' },
+      { id: 7, time: T0, price: 97000.5, price_up: 0.52, price_down: 0.48 },
+      { id: '7', market_id: contract.market_id, time: String(T0), price: '97000.5', price_up: 0.52, price_down: 0.48 },
+      { id: 7, market_id: contract.market_id, time: new Date(T0).toISOString(), btc_price: 97000.5, price_up: 0.52, price_down: 0.48 },
+    ];
+    for (const v of variants) {
+      const s = normalizeSnapshot(v, contract.market_id);
+      expect(s).not.toBe(v);
+      expect(s).toEqual(expected);
+      expect(Object.keys(s)).toEqual(Object.keys(expected));
+    }
+  });
   it('rejects a snapshot without a price', () => {
     expect(() => normalizeSnapshot({ time: T0, price_up: 0.5, price_down: 0.5 }, 'x')).toThrow(/price/);
   });

