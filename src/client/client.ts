@@ -144,14 +144,6 @@ interface Answer {
   ms: number;
 }
 
-interface TextAnswer {
-  bytes: Buffer;
-  url: string;
-  ms: number;
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-}
-
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -201,12 +193,6 @@ function rateHeaders(headers: Record<string, string | string[] | undefined>): Ra
     reset: toNumber(header(headers, 'x-ratelimit-reset')),
     serverDate: Number.isNaN(parsedDate) ? undefined : parsedDate,
   };
-}
-
-/** A body's text as undici's `text()` makes it: UTF-8, a leading BOM dropped. */
-function utf8Text(bytes: Buffer): string {
-  const bom = bytes.length > 2 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-  return bytes.toString('utf8', bom ? 3 : 0);
 }
 
 /** Use one per process and key: every command's requests go through it. */
@@ -411,14 +397,8 @@ export class MsnapClient {
   // A page without reporting its warning: an export pages by what it is given, so a clamp of
   // its own page size is no news to the user.
   private async fetchSnapshotsPage(id: string, q: SnapshotsQuery, signal?: AbortSignal): Promise<SnapshotsPage> {
-    return this.readSnapshotsPage(id, q, await this.fetchSnapshotsText(id, q, signal));
-  }
-
-  // A page's body still as text: a page fetched ahead waits as one string, not as 10,000 objects
-  // that would live through collections and be promoted to the old generation (peak RSS).
-  private fetchSnapshotsText(id: string, q: SnapshotsQuery, signal?: AbortSignal): Promise<TextAnswer> {
     const path = `/api/v1/markets/${encodeURIComponent(id)}/snapshots`;
-    return this.getText(
+    const { body } = await this.get(
       path,
       {
         limit: q.limit,
@@ -429,11 +409,7 @@ export class MsnapClient {
       },
       signal,
     );
-  }
-
-  private readSnapshotsPage(id: string, q: SnapshotsQuery, answer: TextAnswer): SnapshotsPage {
-    const path = `/api/v1/markets/${encodeURIComponent(id)}/snapshots`;
-    const b = this.object(this.parseOk(answer), path);
+    const b = this.object(body, path);
     const now = this.now();
     const raw = Array.isArray(b['snapshots']) ? (b['snapshots'] as unknown[]) : [];
     return this.parse(() => {
@@ -463,20 +439,17 @@ export class MsnapClient {
     let offset = 0;
     let page = 0;
     let controller = new AbortController();
-    const pageQuery = (at: number, limit: number): SnapshotsQuery => ({ limit, offset: at, from: q.from, to: q.to, includeOrderbook: q.includeOrderbook });
-    const fetchPage = (at: number, limit: number, signal: AbortSignal): Promise<{ at: number; limit: number; answer: TextAnswer }> => {
-      const p = this.fetchSnapshotsText(id, pageQuery(at, limit), signal).then((answer) => ({ at, limit, answer }));
+    const fetchPage = (at: number, limit: number, signal: AbortSignal): Promise<SnapshotsPage> => {
+      const p = this.fetchSnapshotsPage(id, { limit, offset: at, from: q.from, to: q.to, includeOrderbook: q.includeOrderbook }, signal);
       // Fetched ahead: its failure surfaces when awaited, never as an unhandled rejection.
       p.catch(() => undefined);
       return p;
     };
-    let next: ReturnType<typeof fetchPage> | undefined = fetchPage(offset, ask, controller.signal);
+    let next: Promise<SnapshotsPage> | undefined = fetchPage(offset, ask, controller.signal);
     let finished = false;
     try {
       while (next) {
-        const fetched = await next;
-        // Parsed only now, when it is this page's turn: its objects die before the next one's are made.
-        const current = this.readSnapshotsPage(id, pageQuery(fetched.at, fetched.limit), fetched.answer);
+        const current = await next;
         page++;
         const rows = current.snapshots.length;
         q.onPage?.({ page, rows, total: current.total });
@@ -575,23 +548,6 @@ export class MsnapClient {
 
   /** One GET with pacing, retries and error mapping; resolves with the parsed 2xx body. */
   private async get(path: string, query: Query, signal?: AbortSignal): Promise<Answer> {
-    const answer = await this.getText(path, query, signal);
-    return { body: this.parseOk(answer), ms: answer.ms };
-  }
-
-  /** A 2xx body's JSON (or its short text, as before); no body at all is an HttpError naming the URL. */
-  private parseOk(answer: TextAnswer): unknown {
-    const { url, status, headers } = answer;
-    const text = utf8Text(answer.bytes);
-    const body = this.parseBody(text, headers);
-    if (body === undefined) {
-      throw new HttpError(`unexpected answer from ${url}: not JSON`, status, url, redactKey(text.slice(0, 200), this.opts.apiKey ?? ''));
-    }
-    return body;
-  }
-
-  /** `get` without parsing the 2xx body (the caller parses it when it needs it). */
-  private async getText(path: string, query: Query, signal?: AbortSignal): Promise<TextAnswer> {
     const key = this.opts.apiKey;
     if (!key) throw new AuthError(NO_KEY_MESSAGE, 'get a key from your account page, then `msnap keys add NAME`');
     const url = this.url(path, query);
@@ -611,7 +567,7 @@ export class MsnapClient {
       this.counters.requests++;
       let status: number;
       let resHeaders: Record<string, string | string[] | undefined>;
-      let bytes: Buffer;
+      let text: string;
       try {
         const res = await request(url, {
           method: 'GET',
@@ -623,9 +579,7 @@ export class MsnapClient {
         });
         status = res.statusCode;
         resHeaders = res.headers;
-        // Bytes, not text: a body waiting its turn (a page fetched ahead) then sits outside the JS
-        // heap, and its text is made just before parsing and dies young.
-        bytes = Buffer.from(await res.body.arrayBuffer());
+        text = await res.body.text();
       } catch (err) {
         if (ticket) this.pacer?.done(ticket, undefined);
         const ms = this.now() - started;
@@ -644,9 +598,14 @@ export class MsnapClient {
       if (ticket) this.pacer?.done(ticket, rate);
       const ms = this.now() - started;
       this.opts.onRequest?.({ url, status, ms, attempt });
-      if (status >= 200 && status < 300) return { bytes, url, ms, status, headers: resHeaders };
-      const text = utf8Text(bytes);
       const body = this.parseBody(text, resHeaders);
+
+      if (status >= 200 && status < 300) {
+        if (body === undefined) {
+          throw new HttpError(`unexpected answer from ${url}: not JSON`, status, url, redactKey(text.slice(0, 200), key));
+        }
+        return { body, ms };
+      }
       if (status === 429) {
         this.counters.responses429++;
         limited++;
