@@ -25,6 +25,11 @@ export interface CreatedKey {
 
 /** Use to create a key, creating its account on first use; throws UsageError for any rule it breaks. */
 export function createApiKey(store: Store, opts: CreateKeyOptions): CreatedKey {
+  // Count-then-insert must not interleave with another process creating keys for the account.
+  return store.transaction(() => createInTransaction(store, opts));
+}
+
+function createInTransaction(store: Store, opts: CreateKeyOptions): CreatedKey {
   const name = opts.account.trim();
   if (name === '') throw new UsageError('--account must not be empty');
   if (opts.trial && opts.plan !== undefined && opts.plan !== 'builder') {

@@ -73,5 +73,8 @@ export interface Store {
   revokeKey(id: number, now: number): boolean;
   countActiveKeys(accountId: number, now: number): number;
 
+  /** Runs fn as one atomic write (all or nothing, no other writer in between), e.g. check-then-create. */
+  transaction<T>(fn: () => T): T;
+
   close(): void;
 }

@@ -173,6 +173,11 @@ export class MemoryStore implements Store {
     return this.keys.filter((k) => k.accountId === accountId && k.revokedAt === null && (k.expiresAt === null || k.expiresAt > now)).length;
   }
 
+  transaction<T>(fn: () => T): T {
+    // Single-threaded memory: every call is already atomic.
+    return fn();
+  }
+
   close(): void {
     this.closed = true;
   }

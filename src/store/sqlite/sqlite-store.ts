@@ -369,7 +369,9 @@ export class SqliteStore implements Store {
 
   /** Runs fn in one transaction (synchronous); rolls back if it throws. */
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    // IMMEDIATE takes the write lock first: a deferred transaction that reads and then writes
+    // fails at once with "database is locked" when another process committed in between (WAL).
+    return this.db.transaction(fn).immediate();
   }
 
   /** For writers that await between rows (import streams a file): BEGIN now, then commit or roll back. */
@@ -563,11 +565,15 @@ export function migrate(db: Database.Database): number {
   }
   for (const m of MIGRATIONS) {
     if (m.version <= version) continue;
-    db.transaction(() => {
+    // Re-read the version under the write lock: another process may have opened the same new
+    // database at the same moment and applied this migration first.
+    version = db.transaction(() => {
+      const current = db.pragma('user_version', { simple: true }) as number;
+      if (current >= m.version) return current;
       db.exec(m.sql);
       db.pragma(`user_version = ${m.version}`);
-    })();
-    version = m.version;
+      return m.version;
+    }).immediate();
   }
   return version;
 }

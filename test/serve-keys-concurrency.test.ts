@@ -1,0 +1,35 @@
+// Several `msnap serve keys create` processes racing on one brand-new database: migrations,
+// account creation and the plan's active-key count must each happen exactly once.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { buildIfStale, msnap } from './support/msnap-process.js';
+
+let dir: string;
+
+beforeAll(async () => {
+  await buildIfStale();
+  dir = mkdtempSync(path.join(tmpdir(), 'msnap-keys-race-'));
+}, 120_000);
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+it('6 concurrent creates for one new builder account on a new database: exactly 3 keys, 3 clear refusals', async () => {
+  const db = path.join(dir, 'race.db');
+  const runs = await Promise.all(
+    Array.from({ length: 6 }, () => msnap(['serve', 'keys', 'create', '--account', 'team', '--plan', 'builder', '--db', db], { cwd: dir })),
+  );
+  const ok = runs.filter((r) => r.exitCode === 0);
+  const refused = runs.filter((r) => r.exitCode !== 0);
+  expect(ok.map((r) => String(r.stdout).trim())).toHaveLength(3);
+  for (const r of ok) expect(String(r.stdout).trim()).toMatch(/^msk_\w+$/);
+  for (const r of refused) {
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/already has 3 active keys/);
+  }
+  const list = await msnap(['serve', 'keys', 'list', '--json', '--db', db], { cwd: dir });
+  expect(list.exitCode, list.stderr).toBe(0);
+  const keys = JSON.parse(String(list.stdout)) as { account: string }[];
+  expect(keys.filter((k) => k.account === 'team')).toHaveLength(3);
+});
