@@ -55,7 +55,12 @@ Examples:
   $ msnap serve import snaps.ndjson --db data.db
   $ msnap markets --coin btc --csv | msnap serve import - --format csv --db data.db`,
     )
-    .action(async (file: string, raw: { db?: string; format?: ImportFormat }) => {
-      await runImport({ file, db: resolveDbPath(raw.db, ctx.env), format: raw.format }, ctx);
+    .action(async (file: string, raw: { db?: string; format?: string }, cmd: Command) => {
+      // The client's global --format is parsed by the root program even after `serve import`.
+      const format = raw.format ?? cmd.optsWithGlobals<{ format?: string }>().format;
+      if (format !== undefined && format !== 'ndjson' && format !== 'csv') {
+        throw new UsageError(`--format for serve import must be ndjson or csv; got "${format}"`);
+      }
+      await runImport({ file, db: resolveDbPath(raw.db, ctx.env), format }, ctx);
     });
 }

@@ -139,10 +139,12 @@ Examples:
     .option('--json', 'print the records as a JSON array', false)
     .option('--db <file>', dbHelp)
     .addHelpText('after', '\nExamples:\n  $ msnap serve keys list\n  $ msnap serve keys list --json | jq \'.[] | select(.rotate)\'')
-    .action(async (raw: { json: boolean; db?: string }) => {
+    .action(async (raw: { json: boolean; db?: string }, cmd: Command) => {
+      // The client's global --json is parsed by the root program even after `serve keys list`.
+      const json = raw.json || cmd.optsWithGlobals<{ json?: boolean }>().json === true;
       await withStore(raw, ctx, (store) => {
         const records = keyListRecords(store, ctx.now());
-        ctx.stdout.write(raw.json ? `${JSON.stringify(records, null, 2)}\n` : renderKeyTable(records));
+        ctx.stdout.write(json ? `${JSON.stringify(records, null, 2)}\n` : renderKeyTable(records));
       });
     });
 
