@@ -20,33 +20,42 @@ export type OnInterrupt = (cleanup: () => void) => () => void;
 /** Use to open the -o target; fails with a UsageError when the directory cannot be written. */
 export async function openAtomicFile(target: string, pid: number, onInterrupt?: OnInterrupt): Promise<AtomicFile> {
   const tempPath = join(dirname(target), `${basename(target)}.tmp-${pid}`);
-  const stream = createWriteStream(tempPath, { flags: 'w', mode: 0o644 });
-  await new Promise<void>((resolve, reject) => {
-    stream.once('open', () => resolve());
-    stream.once('error', (err) => reject(new UsageError(`cannot write ${target}: ${(err as Error).message}`)));
-  });
   const removeTemp = (): void => {
     try {
       unlinkSync(tempPath);
     } catch {
-      // Already gone: nothing to clean.
+      // Already gone (or never created): nothing to clean.
     }
   };
+  let stream: WriteStream | undefined;
+  // Registered before the temp file exists: a signal arriving while it is being opened must
+  // still remove it, not fall through to the default handler and leave it behind.
   const unregister = onInterrupt?.(() => {
-    stream.destroy();
+    stream?.destroy();
     removeTemp();
   });
+  const opened = createWriteStream(tempPath, { flags: 'w', mode: 0o644 });
+  stream = opened;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      opened.once('open', () => resolve());
+      opened.once('error', (err) => reject(new UsageError(`cannot write ${target}: ${(err as Error).message}`)));
+    });
+  } catch (err) {
+    unregister?.();
+    throw err;
+  }
   let ended = false;
   return {
-    stream,
+    stream: opened,
     tempPath,
     async commit() {
       if (ended) return;
       ended = true;
       unregister?.();
       await new Promise<void>((resolve, reject) => {
-        stream.once('error', reject);
-        stream.end(() => resolve());
+        opened.once('error', reject);
+        opened.end(() => resolve());
       });
       try {
         renameSync(tempPath, target);
@@ -60,9 +69,9 @@ export async function openAtomicFile(target: string, pid: number, onInterrupt?: 
       ended = true;
       unregister?.();
       await new Promise<void>((resolve) => {
-        if (stream.closed) return resolve();
-        stream.once('close', () => resolve());
-        stream.destroy();
+        if (opened.closed) return resolve();
+        opened.once('close', () => resolve());
+        opened.destroy();
       });
       removeTemp();
     },
