@@ -153,12 +153,13 @@ const CASES: Case[] = [
   ['serve seed --orderbook-minutes -1', () => ['serve', 'seed', '--db', path.join(dir, 'new8.db'), '--orderbook-minutes', '-1'], USAGE],
   ['serve seed into a seeded database', () => ['serve', 'seed', ...dbArgs(), '--days', '1'], USAGE],
   ['serve seed --db in a missing directory', () => ['serve', 'seed', '--db', path.join(dir, 'no/such/x.db'), '--days', '1'], USAGE],
-  // serve import
+  // serve import (each import its own database: in one process, an import holding the write lock
+  // across awaits would block a second one's synchronous busy wait until it times out)
   ['serve import without a file', () => ['serve', 'import', ...dbArgs()], USAGE],
   ['serve import a missing file', () => ['serve', 'import', path.join(dir, 'missing.ndjson'), ...dbArgs()], USAGE],
   ['serve import --format xml', () => ['serve', 'import', path.join(dir, 'bad.ndjson'), '--format', 'xml', ...dbArgs()], USAGE],
-  ['serve import a bad NDJSON line', () => ['serve', 'import', path.join(dir, 'bad.ndjson'), ...dbArgs()], USAGE],
-  ['serve import a bad CSV row', () => ['serve', 'import', path.join(dir, 'bad.csv'), ...dbArgs()], USAGE],
+  ['serve import a bad NDJSON line', () => ['serve', 'import', path.join(dir, 'bad.ndjson'), '--db', path.join(dir, 'imp-ndjson.db')], USAGE],
+  ['serve import a bad CSV row', () => ['serve', 'import', path.join(dir, 'bad.csv'), '--db', path.join(dir, 'imp-csv.db')], USAGE],
   ['serve import a directory', () => ['serve', 'import', dir, ...dbArgs()], USAGE],
   // serve keys
   ['serve keys create without --account', () => ['serve', 'keys', 'create', '--plan', 'pro', ...dbArgs()], USAGE],

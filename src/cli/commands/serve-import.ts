@@ -4,7 +4,7 @@ import { Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { ImportFormat, ImportSummary } from '../../store/import/import-file.js';
 import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/sqlite/db-path.js';
-import { openServeStore } from './serve-store.js';
+import { explainBusy, openServeStore } from './serve-store.js';
 import type { CliContext } from '../context.js';
 
 /** Checked arguments of `serve import`. */
@@ -31,6 +31,8 @@ export async function runImport(opts: ImportCommandOptions, ctx: CliContext): Pr
         `${(s.ms / 1000).toFixed(1)} s (${fmt(s.rowsPerSec)} rows/s)\n`,
     );
     return s;
+  } catch (err) {
+    throw explainBusy(err, opts.db);
   } finally {
     store.close();
   }
