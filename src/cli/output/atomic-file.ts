@@ -27,15 +27,14 @@ export async function openAtomicFile(target: string, pid: number, onInterrupt?: 
       // Already gone (or never created): nothing to clean.
     }
   };
-  let stream: WriteStream | undefined;
-  // Registered before the temp file exists: a signal arriving while it is being opened must
-  // still remove it, not fall through to the default handler and leave it behind.
+  const opened = createWriteStream(tempPath, { flags: 'w', mode: 0o644 });
+  // Registered in the same tick as the stream, before the file is created on the thread pool: a
+  // signal arriving while it is being opened must still remove it, not fall through to the
+  // default handler and leave it behind.
   const unregister = onInterrupt?.(() => {
-    stream?.destroy();
+    opened.destroy();
     removeTemp();
   });
-  const opened = createWriteStream(tempPath, { flags: 'w', mode: 0o644 });
-  stream = opened;
   try {
     await new Promise<void>((resolve, reject) => {
       opened.once('open', () => resolve());
