@@ -5,7 +5,7 @@ import { keyStatus, needsRotation, type KeyStatus } from '../../accounts/key-sta
 import { NotFoundError, UsageError } from '../../errors.js';
 import { PLAN_NAMES, parsePlanName, type PlanName } from '../../domain/plans.js';
 import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/sqlite/db-path.js';
-import { openServeStore } from './serve-store.js';
+import { explainBusy, openServeStore } from './serve-store.js';
 import type { Store } from '../../store/store.js';
 import type { CliContext } from '../context.js';
 
@@ -91,9 +91,12 @@ export function runKeysRevoke(store: Store, id: number, ctx: CliContext): void {
 }
 
 async function withStore<T>(raw: { db?: string }, ctx: CliContext, fn: (store: Store) => T | Promise<T>): Promise<T> {
-  const store = await openServeStore(resolveDbPath(raw.db, ctx.env));
+  const db = resolveDbPath(raw.db, ctx.env);
+  const store = await openServeStore(db);
   try {
     return await fn(store);
+  } catch (err) {
+    throw explainBusy(err, db);
   } finally {
     store.close();
   }

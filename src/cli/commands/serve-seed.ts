@@ -5,7 +5,7 @@ import { MARKET_TYPES, parseMarketType, type MarketType } from '../../domain/mar
 // Only the defaults (for --help) at load time; the seeder itself is imported by runSeed.
 import { DEFAULT_FULL_MARKETS, type SeedSummary } from '../../store/seed/seed.js';
 import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/sqlite/db-path.js';
-import { openServeStore } from './serve-store.js';
+import { explainBusy, openServeStore } from './serve-store.js';
 import type { CliContext } from '../context.js';
 
 /** Checked flags of `serve seed`. */
@@ -62,6 +62,8 @@ export async function runSeed(opts: SeedCommandOptions, ctx: CliContext): Promis
         `(${fmt(summary.rowsPerSec)} rows/s)\n`,
     );
     return summary;
+  } catch (err) {
+    throw explainBusy(err, opts.db);
   } finally {
     store.close();
   }

@@ -24,7 +24,7 @@ describe('explainBusy', () => {
         caught = explainBusy(err, db);
       }
       expect(caught).toBeInstanceOf(MsnapError);
-      expect((caught as Error).message).toBe(`database ${db} is busy: another msnap process is writing to it (import or seed); try again when it has finished`);
+      expect((caught as Error).message).toBe(`database ${db} is busy: another msnap process is writing to it (import, seed or keys); try again when it has finished`);
     } finally {
       other.close();
       holder.exec('ROLLBACK');

@@ -18,7 +18,7 @@ export async function openServeStore(db: string, opts: SqliteStoreOptions = {}):
  * busy timeout (a long import or seed) becomes one clear line instead of "unexpected error". */
 export function explainBusy(err: unknown, db: string): unknown {
   if ((err as { code?: string } | null)?.code === 'SQLITE_BUSY') {
-    return new MsnapError(`database ${db} is busy: another msnap process is writing to it (import or seed); try again when it has finished`);
+    return new MsnapError(`database ${db} is busy: another msnap process is writing to it (import, seed or keys); try again when it has finished`);
   }
   return err;
 }
