@@ -10,7 +10,7 @@ import type { CliContext } from './context.js';
 // conf, ora and undici cost ~0.4 s to load: they are imported only by runs that use them.
 import type { KeyStore } from './config/key-store.js';
 import { DEFAULT_BASE_URL, readGlobals, type GlobalOptions } from './global-options.js';
-import { openAtomicFile, type AtomicFile } from './output/atomic-file.js';
+import { openOutputTarget, type OutputTarget } from './output/output-target.js';
 import { createExporter, type Exporter } from './output/exporter.js';
 import { resolveFormat } from './output/format.js';
 import type { Progress } from './output/progress.js';
@@ -150,13 +150,15 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
   let store: KeyStore | undefined;
   let conn: Connection | undefined;
   let client: CliClient | undefined;
-  let file: AtomicFile | undefined;
+  let file: OutputTarget | undefined;
   let sink: OutputSink | undefined;
   let exporter: Exporter | undefined;
   const progresses: Progress[] = [];
 
   // Decided up front: a bad or conflicting format is a usage error before any request is made.
-  const format = resolveFormat(globals, globals.output === undefined && ctx.stdout.isTTY === true);
+  // `-o -` is stdout, as in most Unix tools.
+  const outputPath = globals.output === '-' ? undefined : globals.output;
+  const format = resolveFormat({ ...globals, output: outputPath }, outputPath === undefined && ctx.stdout.isTTY === true);
   const keyStore = async (): Promise<KeyStore> => {
     if (!store) {
       const { KeyStore } = await import('./config/key-store.js');
@@ -197,13 +199,13 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
     },
     async exporter() {
       if (exporter) return exporter;
-      if (globals.output !== undefined) {
-        file = await openAtomicFile(globals.output, ctx.pid ?? process.pid, ctx.onInterrupt);
+      if (outputPath !== undefined) {
+        file = await openOutputTarget(outputPath, ctx.pid ?? process.pid, ctx.onInterrupt);
         sink = new OutputSink(file.stream);
       } else {
         sink = new OutputSink(ctx.stdout);
       }
-      const toTerminal = globals.output === undefined && ctx.stdout.isTTY === true;
+      const toTerminal = outputPath === undefined && ctx.stdout.isTTY === true;
       exporter = createExporter({
         format,
         sink,
@@ -215,7 +217,7 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
     async progress(label) {
       const { createSpinnerProgress, NO_PROGRESS } = await import('./output/progress.js');
       // Only while the data goes elsewhere: a spinner and a table (or NDJSON) on the same terminal garble each other.
-      const dataOnTerminal = globals.output === undefined && ctx.stdout.isTTY === true;
+      const dataOnTerminal = outputPath === undefined && ctx.stdout.isTTY === true;
       // A terminal that reports no width (some CI ptys) makes ora's line accounting spin: no spinner there.
       const width = (ctx.stderr as { columns?: number }).columns ?? 0;
       // NO_COLOR / --no-color promise no escape codes at all, and a spinner is made of them.

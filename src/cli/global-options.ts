@@ -36,7 +36,7 @@ export function addGlobalOptions(program: Command): Command {
     .option('--csv', 'same as --format csv')
     .option('--ndjson', 'same as --format ndjson')
     .option('--json', 'same as --format json')
-    .option('-o, --output <file>', 'write to FILE (atomically: a temp file renamed on success)')
+    .option('-o, --output <file>', 'write to FILE ("-" = stdout): a file is replaced atomically, a device, FIFO or socket written in place')
     .option('-q, --quiet', 'no progress or confirmations on stderr (warnings and errors still show)')
     .option('--verbose', 'log each HTTP request to stderr (key masked)')
     .option('--no-color', 'no colours (also NO_COLOR=1)');

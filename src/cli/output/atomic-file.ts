@@ -1,8 +1,9 @@
 // `-o FILE`: write to FILE.tmp-<pid> beside it and rename on success, so an interrupted or failed
 // export never leaves a truncated FILE behind (and never clobbers a good one).
-import { createWriteStream, renameSync, unlinkSync, type WriteStream } from 'node:fs';
+import { createWriteStream, renameSync, statSync, unlinkSync, type WriteStream } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../../errors.js';
+import { describeFsError } from './fs-error.js';
 
 /** An output file being written; exactly one of commit/abort ends it. */
 export interface AtomicFile {
@@ -17,8 +18,16 @@ export interface AtomicFile {
 /** Registers a cleanup to run on SIGINT/SIGTERM; returns the unregister function. */
 export type OnInterrupt = (cleanup: () => void) => () => void;
 
-/** Use to open the -o target; fails with a UsageError when the directory cannot be written. */
-export async function openAtomicFile(target: string, pid: number, onInterrupt?: OnInterrupt): Promise<AtomicFile> {
+/**
+ * Use (through openOutputTarget) for a regular file or a new path; fails with a UsageError when the
+ * directory cannot be written. `shownAs` is the path as the user gave it, for messages.
+ */
+export async function openAtomicFile(
+  target: string,
+  pid: number,
+  onInterrupt?: OnInterrupt,
+  shownAs: string = target,
+): Promise<AtomicFile> {
   const tempPath = join(dirname(target), `${basename(target)}.tmp-${pid}`);
   const removeTemp = (): void => {
     try {
@@ -27,7 +36,14 @@ export async function openAtomicFile(target: string, pid: number, onInterrupt?: 
       // Already gone (or never created): nothing to clean.
     }
   };
-  const opened = createWriteStream(tempPath, { flags: 'w', mode: 0o644 });
+  // A file being replaced keeps its permissions (a 0600 export stays private).
+  let mode = 0o644;
+  try {
+    mode = statSync(target).mode & 0o777;
+  } catch {
+    // New file: the default mode.
+  }
+  const opened = createWriteStream(tempPath, { flags: 'w', mode });
   // Registered in the same tick as the stream, before the file is created on the thread pool: a
   // signal arriving while it is being opened must still remove it, not fall through to the
   // default handler and leave it behind.
@@ -38,7 +54,7 @@ export async function openAtomicFile(target: string, pid: number, onInterrupt?: 
   try {
     await new Promise<void>((resolve, reject) => {
       opened.once('open', () => resolve());
-      opened.once('error', (err) => reject(new UsageError(`cannot write ${target}: ${(err as Error).message}`)));
+      opened.once('error', (err) => reject(new UsageError(`cannot write ${shownAs}: ${describeFsError(err)}`)));
     });
   } catch (err) {
     unregister?.();
@@ -60,7 +76,7 @@ export async function openAtomicFile(target: string, pid: number, onInterrupt?: 
         renameSync(tempPath, target);
       } catch (err) {
         removeTemp();
-        throw new UsageError(`cannot write ${target}: ${(err as Error).message}`);
+        throw new UsageError(`cannot write ${shownAs}: ${describeFsError(err)}`);
       }
     },
     async abort() {

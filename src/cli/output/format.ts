@@ -21,7 +21,6 @@ const EXTENSION_FORMAT: Record<string, OutputFormat> = {
   '.json': 'json',
   '.ndjson': 'ndjson',
   '.jsonl': 'ndjson',
-  '.txt': 'table',
 };
 
 /** Use once per run to pick the format; conflicting flags are a usage error. */
@@ -40,6 +39,18 @@ export function resolveFormat(flags: FormatFlags, stdoutIsTTY: boolean): OutputF
   if (asked.size > 1) throw new UsageError(`conflicting output formats: ${[...asked].join(', ')}; pick one`);
   const [only] = asked;
   if (only) return only;
-  if (flags.output !== undefined) return EXTENSION_FORMAT[extname(flags.output).toLowerCase()] ?? 'ndjson';
+  if (flags.output !== undefined) {
+    // No extension (`-o /dev/null`, a FIFO, `-o out`): NDJSON, as in a pipe. An extension msnap does
+    // not write is refused rather than filled with another format under a misleading name.
+    const ext = extname(flags.output).toLowerCase();
+    if (ext === '') return 'ndjson';
+    const byExt = EXTENSION_FORMAT[ext];
+    if (!byExt) {
+      throw new UsageError(
+        `cannot tell the output format from '${ext}'; name the file .csv, .ndjson, .jsonl or .json, or pass --format`,
+      );
+    }
+    return byExt;
+  }
   return stdoutIsTTY ? 'table' : 'ndjson';
 }

@@ -180,8 +180,15 @@ describe('resolveFormat', () => {
     expect(resolveFormat({ json: true }, false)).toBe('json');
     expect(resolveFormat({ output: 'a.csv' }, true)).toBe('csv');
     expect(resolveFormat({ output: 'a.jsonl' }, true)).toBe('ndjson');
-    expect(resolveFormat({ output: 'a.data' }, true)).toBe('ndjson');
+    expect(resolveFormat({ output: 'a' }, true)).toBe('ndjson');
     expect(resolveFormat({ output: 'a.csv', ndjson: true }, true)).toBe('ndjson');
+  });
+
+  it('refuses an -o extension it does not write instead of filling it with another format', () => {
+    expect(() => resolveFormat({ output: 'a.data' }, true)).toThrow(/cannot tell the output format from '\.data'/);
+    expect(() => resolveFormat({ output: 'a.parquet' }, false)).toThrow(UsageError);
+    expect(() => resolveFormat({ output: 'a.txt' }, true)).toThrow(UsageError);
+    expect(resolveFormat({ output: 'a.parquet', csv: true }, true)).toBe('csv');
   });
 
   it('refuses unknown and conflicting formats', () => {
