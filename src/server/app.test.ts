@@ -340,7 +340,9 @@ describe('markets', () => {
 describe('one market and its snapshots', () => {
   it('market by id, 404 for unknown or malformed ids', () => {
     const { get } = setup();
-    expect((json(get(`/api/v1/markets/${btc24(3)}`, 'key-builder')).market as { market_id: string }).market_id).toBe(btc24(3));
+    // The bare market (the contract's change from { market }), also by slug.
+    expect(json(get(`/api/v1/markets/${btc24(3)}`, 'key-builder')).market_id).toBe(btc24(3));
+    expect(json(get(`/v1/markets/by-slug/${btc24(3)}`, 'key-builder')).market_id).toBe(btc24(3));
     expectError(get('/api/v1/markets/btc-updown-24hr-1', 'key-builder'), 404, 'Not Found', /No market/);
     expectError(get(`/api/v1/markets/${'%27%20OR%201=1'}/snapshots`, 'key-builder'), 404, 'Not Found');
   });

@@ -4,12 +4,15 @@ import Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import {
   COINS,
+  MARKET_DETAIL_FIELDS,
   MARKET_DURATION_MS,
   MARKET_TYPES,
   SNAPSHOT_INTERVAL_MS,
   type Coin,
   type Market,
+  type MarketDetails,
   type MarketType,
+  type ServedMarket,
   type Snapshot,
 } from '../../domain/market.js';
 import type { DataWindow, PlanName } from '../../domain/plans.js';
@@ -39,6 +42,8 @@ export interface MarketWrite {
   priceStart: number | null;
   priceEnd: number | null;
   winner: 'Up' | 'Down' | null;
+  /** The hosted service's descriptive fields, when known; null (or absent) ones keep what is stored. */
+  details?: Partial<MarketDetails>;
 }
 
 /** Where a market lives in the snapshot table, for writers converting times to offsets. */
@@ -60,6 +65,15 @@ interface MarketRow {
   winner: string | null;
   snapshot_count: number;
   dense: number;
+  event_id: string | null;
+  condition_id: string | null;
+  clob_token_up: string | null;
+  clob_token_down: string | null;
+  final_volume: number | null;
+  final_liquidity: number | null;
+  resolved_at: number | null;
+  created_at: number | null;
+  updated_at: number | null;
 }
 
 interface AccountRow {
@@ -81,8 +95,7 @@ interface KeyRow {
   expires_at: number | null;
 }
 
-const MARKET_COLUMNS =
-  'id, market_id, coin, market_type, start_time, end_time, price_start, price_end, winner, snapshot_count, dense';
+const BASE_COLUMNS = 'id, market_id, coin, market_type, start_time, end_time, price_start, price_end, winner, snapshot_count, dense';
 const ORDER_NEWEST = 'ORDER BY start_time DESC, market_id DESC';
 /** A cutoff below every real start_time: the series has fewer markets than its cap. */
 const NO_CUTOFF = -8_640_000_000_000_000;
@@ -92,6 +105,8 @@ const MAX_MARKET_MS = Math.max(...Object.values(MARKET_DURATION_MS));
 export class SqliteStore implements Store {
   readonly db: Database.Database;
   private readonly stmts: ReturnType<typeof prepareStatements>;
+  private readonly marketColumns: string;
+  private marketWrites: ReturnType<typeof prepareMarketWrites> | undefined;
   private readonly blocks: DenseBlocks;
   private readonly listStatements = new Map<string, { rows: Statement; count: Statement }>();
   private cutoffCache: { version: string; windowKey: string; cutoffs: Map<string, number> } | undefined;
@@ -101,13 +116,14 @@ export class SqliteStore implements Store {
 
   constructor(db: Database.Database) {
     this.db = db;
-    this.stmts = prepareStatements(db);
+    this.marketColumns = marketColumns(db);
+    this.stmts = prepareStatements(db, this.marketColumns);
     this.blocks = new DenseBlocks(db);
   }
 
   // ---- markets ------------------------------------------------------------------------------
 
-  listMarkets(q: MarketQuery): { markets: Market[]; total: number } {
+  listMarkets(q: MarketQuery): { markets: ServedMarket[]; total: number } {
     const rowsPart = this.marketFilter(q, q.status);
     const rows = rowsPart.stmts.rows.all({ ...rowsPart.params, limit: q.limit, offset: q.offset }) as MarketRow[];
     let total: number;
@@ -201,7 +217,7 @@ export class SqliteStore implements Store {
     if (!stmts) {
       const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
       stmts = {
-        rows: this.db.prepare(`SELECT ${MARKET_COLUMNS} FROM markets ${clause} ${ORDER_NEWEST} LIMIT @limit OFFSET @offset`),
+        rows: this.db.prepare(`SELECT ${this.marketColumns} FROM markets ${clause} ${ORDER_NEWEST} LIMIT @limit OFFSET @offset`),
         count: this.db.prepare(`SELECT count(*) FROM markets ${clause}`).pluck(),
       };
       this.listStatements.set(shape, stmts);
@@ -213,7 +229,7 @@ export class SqliteStore implements Store {
     return `${this.stmts.dataVersion.get() as number}:${this.localWrites}`;
   }
 
-  getMarket(id: string, now: number): Market | undefined {
+  getMarket(id: string, now: number): ServedMarket | undefined {
     const row = this.stmts.marketById.get(id) as MarketRow | undefined;
     return row ? toMarket(row, now) : undefined;
   }
@@ -255,14 +271,14 @@ export class SqliteStore implements Store {
         const n = last - first;
         const packed = this.blocks.read(m.id, first, last);
         if (packed) {
-          const json = writeDensePage(packed.prices, packed.sides, from, m.id, m.market_id, m.start_time);
+          const json = writeDensePage(packed.prices, packed.sides, from, m.id, m.market_id, m.start_time, q.format);
           if (json !== undefined) return { json, count: n, total };
         }
         const prices = this.stmts.densePrices.all(m.id, from, to) as number[];
         const sides = this.stmts.denseSides.all(m.id, from, to) as number[];
         const json =
           prices.length === n && sides.length === n
-            ? writeDensePage(prices, sides, from, m.id, m.market_id, m.start_time)
+            ? writeDensePage(prices, sides, from, m.id, m.market_id, m.start_time, q.format)
             : undefined;
         if (json !== undefined) return { json, count: n, total };
       }
@@ -274,11 +290,11 @@ export class SqliteStore implements Store {
           : (this.stmts.countRange.get(m.id, lo, hi) as number);
       rows = stmt.all(m.id, lo, hi, q.limit, q.offset) as RawSnapshotRow[];
     }
-    const json = snapshotRowsToJson(rows, m.id, m.market_id, m.start_time, q.includeOrderbook);
+    const json = snapshotRowsToJson(rows, m.id, m.market_id, m.start_time, q.includeOrderbook, q.format);
     return { json, count: rows.length, total };
   }
 
-  nearestSnapshot(marketId: string, ts: number): Snapshot | undefined {
+  nearestSnapshot(marketId: string, ts: number, includeOrderbook = false): Snapshot | undefined {
     const m = this.stmts.marketById.get(marketId) as MarketRow | undefined;
     if (!m || m.snapshot_count === 0) return undefined;
     const t = ts - m.start_time;
@@ -288,7 +304,7 @@ export class SqliteStore implements Store {
     // The earlier one wins a tie, so `after` needs to be strictly closer.
     if (after && (!before || after[0] - t < t - before[0])) pick = after;
     if (!pick) return undefined;
-    return {
+    const snapshot: Snapshot = {
       id: snapshotId(m.id, pick[0]),
       market_id: m.market_id,
       time: m.start_time + pick[0],
@@ -296,6 +312,12 @@ export class SqliteStore implements Store {
       price_up: fromScaled(pick[2]),
       price_down: fromScaled(pick[3]),
     };
+    const depth = includeOrderbook ? (this.stmts.orderbookAt.get(m.id, pick[0]) as [string, string] | undefined) : undefined;
+    if (depth) {
+      snapshot.orderbook_up = JSON.parse(depth[0]) as Snapshot['orderbook_up'];
+      snapshot.orderbook_down = JSON.parse(depth[1]) as Snapshot['orderbook_down'];
+    }
+    return snapshot;
   }
 
   // ---- accounts and keys --------------------------------------------------------------------
@@ -393,11 +415,14 @@ export class SqliteStore implements Store {
   /** Insert a market, or fill its metadata; fields given as null keep what is stored. */
   upsertMarket(m: MarketWrite): { ref: MarketRef; created: boolean } {
     const existing = this.stmts.marketRef.get(m.marketId) as { id: number; start_time: number; end_time: number } | undefined;
+    const writes = (this.marketWrites ??= prepareMarketWrites(this.db));
+    const d = m.details ?? {};
+    const detailValues = DETAIL_COLUMNS.map((c) => d[c] ?? null);
     if (existing) {
-      this.stmts.updateMarket.run(m.priceStart, m.priceEnd, m.winner, existing.id);
+      writes.updateMarket.run(m.priceStart, m.priceEnd, m.winner, ...detailValues, existing.id);
       return { ref: { rowid: existing.id, startTime: existing.start_time, endTime: existing.end_time }, created: false };
     }
-    const info = this.stmts.insertMarket.run(
+    const info = writes.insertMarket.run(
       m.marketId,
       m.coin,
       m.marketType,
@@ -406,6 +431,7 @@ export class SqliteStore implements Store {
       m.priceStart,
       m.priceEnd,
       m.winner,
+      ...detailValues,
     );
     this.localWrites++;
     return { ref: { rowid: Number(info.lastInsertRowid), startTime: m.startTime, endTime: m.endTime }, created: true };
@@ -578,7 +604,29 @@ export function migrate(db: Database.Database): number {
   return version;
 }
 
-function prepareStatements(db: Database.Database) {
+// A database opened read-only before the details migration has no detail columns: they read as null.
+function marketColumns(db: Database.Database): string {
+  const has = db.prepare("SELECT 1 FROM pragma_table_info('markets') WHERE name = 'event_id'").get() !== undefined;
+  const details = DETAIL_COLUMNS.map((c) => (has ? c : `NULL AS ${c}`));
+  return `${BASE_COLUMNS}, ${details.join(', ')}`;
+}
+
+// Prepared on first write: a read-only connection to a database from before the details
+// migration could not prepare them.
+function prepareMarketWrites(db: Database.Database) {
+  return {
+    insertMarket: db.prepare(
+      `INSERT INTO markets (market_id, coin, market_type, start_time, end_time, price_start, price_end, winner,
+       ${DETAIL_COLUMNS.join(', ')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${DETAIL_COLUMNS.map(() => '?').join(', ')})`,
+    ),
+    updateMarket: db.prepare(
+      `UPDATE markets SET price_start = coalesce(?, price_start), price_end = coalesce(?, price_end),
+       winner = coalesce(?, winner), ${DETAIL_COLUMNS.map((c) => `${c} = coalesce(?, ${c})`).join(', ')} WHERE id = ?`,
+    ),
+  };
+}
+
+function prepareStatements(db: Database.Database, columns: string) {
   const pageSql = (ob: boolean) =>
     ob
       ? `SELECT s.t, s.price, s.price_up, s.price_down, o.up, o.down FROM snapshots s
@@ -587,8 +635,8 @@ function prepareStatements(db: Database.Database) {
       : `SELECT t, price, price_up, price_down FROM snapshots
          WHERE market = ? AND t >= ? AND t < ? ORDER BY t LIMIT ? OFFSET ?`;
   return {
-    marketById: db.prepare(`SELECT ${MARKET_COLUMNS} FROM markets WHERE market_id = ?`),
-    marketRowById: db.prepare(`SELECT ${MARKET_COLUMNS} FROM markets WHERE id = ?`),
+    marketById: db.prepare(`SELECT ${columns} FROM markets WHERE market_id = ?`),
+    marketRowById: db.prepare(`SELECT ${columns} FROM markets WHERE id = ?`),
     marketRef: db.prepare('SELECT id, start_time, end_time FROM markets WHERE market_id = ?'),
     rank: db.prepare('SELECT count(*) FROM markets WHERE coin = ? AND market_type = ? AND start_time > ?').pluck(),
     nthNewestStart: db
@@ -622,14 +670,7 @@ function prepareStatements(db: Database.Database) {
       `SELECT count(*) AS n, min(t) AS lo, max(t) AS hi, sum(t % ${SNAPSHOT_INTERVAL_MS} != 0) AS off
        FROM snapshots WHERE market = ?`,
     ),
-    insertMarket: db.prepare(
-      `INSERT INTO markets (market_id, coin, market_type, start_time, end_time, price_start, price_end, winner)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    updateMarket: db.prepare(
-      `UPDATE markets SET price_start = coalesce(?, price_start), price_end = coalesce(?, price_end),
-       winner = coalesce(?, winner) WHERE id = ?`,
-    ),
+    orderbookAt: db.prepare('SELECT up, down FROM orderbooks WHERE market = ? AND t = ?').raw(true),
     refreshMarket: db.prepare(
       'UPDATE markets SET snapshot_count = ?, dense = ?, price_start = ?, price_end = ?, winner = ? WHERE id = ?',
     ),
@@ -670,6 +711,9 @@ function prepareStatements(db: Database.Database) {
   };
 }
 
+/** The descriptive columns (migration 3), named as the fields they hold. */
+const DETAIL_COLUMNS = MARKET_DETAIL_FIELDS;
+
 function seriesKey(coin: string, type: string): string {
   return `${coin}/${type}`;
 }
@@ -677,7 +721,7 @@ function seriesKey(coin: string, type: string): string {
 // A market the clock has resolved whose stored data stops before its final second (seed data
 // ends at the seed's `now`) keeps price_end and winner null: unknown, never guessed from the last
 // stored price. An import that brings the final second fills them in (refreshMarkets).
-function toMarket(r: MarketRow, now: number): Market {
+function toMarket(r: MarketRow, now: number): ServedMarket {
   const active = r.start_time <= now && now < r.end_time;
   return {
     market_id: r.market_id,
@@ -691,6 +735,16 @@ function toMarket(r: MarketRow, now: number): Market {
     price_end: active ? null : r.price_end,
     winner: active ? null : (r.winner as 'Up' | 'Down' | null),
     snapshot_count: r.snapshot_count,
+    event_id: r.event_id,
+    condition_id: r.condition_id,
+    clob_token_up: r.clob_token_up,
+    clob_token_down: r.clob_token_down,
+    // What is only known once a market has ended stays null while the clock says it is active.
+    final_volume: active ? null : r.final_volume,
+    final_liquidity: active ? null : r.final_liquidity,
+    resolved_at: active ? null : r.resolved_at,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
   };
 }
 
