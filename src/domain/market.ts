@@ -118,9 +118,6 @@ export const MARKET_DETAIL_FIELDS = [
   'updated_at',
 ] as const satisfies readonly (keyof MarketDetails)[];
 
-/** The time-valued descriptive fields (ms in v1 and v4, ISO in v2). */
-export const MARKET_DETAIL_TIMES: ReadonlySet<string> = new Set(['resolved_at', 'created_at', 'updated_at']);
-
 /** Details all unknown: what a market without imported or seeded details carries. */
 export const NO_DETAILS: Readonly<MarketDetails> = Object.freeze({
   event_id: null,
