@@ -1,11 +1,11 @@
 // v1's additions to the contract (app.test.ts holds the contract itself), and what every dialect
 // shares: one limiter charging each request once, the same data, the same check order.
 import { describe, expect, it } from 'vitest';
-import { BOOK, body, btc24, DETAILS, dialectApp, ETH_1H, NEWEST_24H } from '../test-support/dialect-app.js';
+import { BOOK, body, btc24, DETAILS, testApp, ETH_1H, NEWEST_24H } from '../test-support/test-app.js';
 
 describe('v1 extras', () => {
   it('GET /health answers without a key (one key is not even read), charging the address', () => {
-    const { get, clock } = dialectApp({ step: 0 });
+    const { get, clock } = testApp({ step: 0 });
     const r = get('/health', 'not-a-key');
     expect(r.status).toBe(200);
     expect(body(r)).toEqual({ status: 'ok', timestamp: new Date(clock.t).toISOString() });
@@ -19,7 +19,7 @@ describe('v1 extras', () => {
   });
 
   it('the bare market carries the coin prices and the descriptive fields (ms times), by id and by slug', () => {
-    const { get } = dialectApp();
+    const { get } = testApp();
     const m = body(get(`/api/v1/markets/${btc24(0)}`, 'key-builder'));
     expect(m).toEqual({
       market_id: btc24(0),
@@ -45,7 +45,7 @@ describe('v1 extras', () => {
   });
 
   it('snapshot-at/{time}: ms or ISO, nearest within 2,000 ms, depth with include_orderbook', () => {
-    const { get } = dialectApp();
+    const { get } = testApp();
     for (const t of [String(NEWEST_24H + 130), new Date(NEWEST_24H + 130).toISOString(), '2025-11-21T00:00:00.130']) {
       const b = body(get(`/v1/markets/${btc24(0)}/snapshot-at/${t}?include_orderbook=true`, 'key-builder'));
       expect((b.market as { market_id: string }).market_id).toBe(btc24(0));
@@ -61,13 +61,13 @@ describe('v1 extras', () => {
   });
 
   it('snapshots carry depth as {price, size} objects', () => {
-    const { get } = dialectApp();
+    const { get } = testApp();
     const b = body(get(`/v1/markets/${btc24(0)}/snapshots?include_orderbook=1&limit=2`, 'key-builder'));
     expect((b.snapshots as Record<string, unknown>[])[1]).toMatchObject({ orderbook_up: BOOK, orderbook_down: { bids: [], asks: [{ price: 0.48, size: 1 }] } });
   });
 
   it('resolved= is status=; 1h, 4h and 24h are market types; contradictions are bad', () => {
-    const { get } = dialectApp();
+    const { get } = testApp();
     const ids = (url: string) => (body(get(url, 'key-pro')).markets as { market_id: string }[]).map((m) => m.market_id);
     expect(ids('/v1/markets?coin=eth&resolved=false')).toEqual([ETH_1H]);
     expect(ids('/v1/markets?coin=eth&resolved=0&status=active')).toEqual([ETH_1H]);
@@ -83,7 +83,7 @@ describe('v1 extras', () => {
 
 describe('one core under every dialect', () => {
   it('one limiter: a request is charged once, whatever its dialect', () => {
-    const { get } = dialectApp({ step: 0 });
+    const { get } = testApp({ step: 0 });
     const paths = ['/api/v1/markets', '/v2/markets?coin=btc', '/v4/markets?coin=btc', `/v4/billing/plan-limits?coin=btc`];
     const remaining: number[] = [];
     for (let i = 0; i < 12; i++) {
@@ -96,7 +96,7 @@ describe('one core under every dialect', () => {
   });
 
   it('the same markets in the same order, and the same snapshots, in every dialect', () => {
-    const { get } = dialectApp();
+    const { get } = testApp();
     const ids = (url: string) => (body(get(url, 'key-builder')).markets as { market_id: string }[]).map((m) => m.market_id);
     const v1 = ids('/v1/markets?coin=btc&limit=100');
     expect(v1).toHaveLength(14);
@@ -110,7 +110,7 @@ describe('one core under every dialect', () => {
   });
 
   it('the same check order: credentials first in every dialect, then the rest', () => {
-    const { get, call } = dialectApp();
+    const { get, call } = testApp();
     for (const prefix of ['/v1', '/v2', '/v4']) {
       expect(get(`${prefix}/nope`, 'bad').status).toBe(401);
       expect(call('POST', `${prefix}/nope`, { 'x-api-key': 'key-pro' }).status).toBe(404);

@@ -2,7 +2,7 @@
 // FastAPI-style error bodies (422 per bad parameter, 402 for the window).
 import { describe, expect, it } from 'vitest';
 import type { AppResponse } from '../app.js';
-import { BOOK, body, btc24, DETAILS, dialectApp, ETH_1H, NEWEST_24H } from '../test-support/dialect-app.js';
+import { BOOK, body, btc24, DETAILS, testApp, ETH_1H, NEWEST_24H } from '../test-support/test-app.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -16,7 +16,7 @@ function detail(r: AppResponse, status: number): unknown {
 
 describe('v2 records', () => {
   it('markets: ISO times, long types, coin prices and details; the contract envelope', () => {
-    const { get } = dialectApp();
+    const { get } = testApp();
     const b = body(get('/v2/markets?coin=btc&limit=2', 'key-pro'));
     expect(Object.keys(b)).toEqual(['markets', 'total', 'limit', 'offset']);
     expect(b).toMatchObject({ total: 20, limit: 2, offset: 0 });
@@ -40,7 +40,7 @@ describe('v2 records', () => {
   });
 
   it('lists: default 50, max 100 with a warning; ISO or ms input, end exclusive; 1h and resolved', () => {
-    const { get } = dialectApp();
+    const { get } = testApp();
     expect(body(get('/v2/markets?coin=btc', 'key-pro')).limit).toBe(50);
     const clamped = body(get('/v2/markets?coin=btc&limit=101', 'key-pro'));
     expect([clamped.limit, clamped.warning]).toEqual([100, expect.stringMatching(/maximum of 100/)]);
@@ -52,7 +52,7 @@ describe('v2 records', () => {
   });
 
   it('snapshots: btc_price and ISO times that Date.parse reads back to v1 times; depth as {price, size}', () => {
-    const { get } = dialectApp();
+    const { get } = testApp();
     const v2 = body(get(`/v2/markets/${btc24(0)}/snapshots?coin=btc&include_orderbook=true&limit=3&offset=0`, 'key-builder'));
     const v1 = body(get(`/api/v1/markets/${btc24(0)}/snapshots?include_orderbook=true&limit=3`, 'key-builder'));
     expect(Object.keys(v2)).toEqual(['market', 'snapshots', 'total', 'limit', 'offset']);
@@ -66,7 +66,7 @@ describe('v2 records', () => {
   });
 
   it('snapshot-at takes ISO or ms in the path', () => {
-    const { get } = dialectApp();
+    const { get } = testApp();
     for (const t of [iso(NEWEST_24H + 250), String(NEWEST_24H + 250)]) {
       const b = body(get(`/v2/markets/${btc24(0)}/snapshot-at/${encodeURIComponent(t)}?coin=btc`, 'key-builder'));
       expect((b.snapshots as { time: string }[]).map((s) => s.time)).toEqual([iso(NEWEST_24H + 250)]);
@@ -76,7 +76,7 @@ describe('v2 records', () => {
 
 describe('v2 errors', () => {
   it('422: one item per bad parameter, missing or value_error, query or path', () => {
-    const { get } = dialectApp();
+    const { get } = testApp();
     expect(detail(get('/v2/markets', 'key-pro'), 422)).toEqual([
       { loc: ['query', 'coin'], msg: expect.stringMatching(/coin is required/), type: 'missing' },
     ]);
@@ -92,7 +92,7 @@ describe('v2 errors', () => {
   });
 
   it('401, 400, 404, 405, 429 as {detail}; 429 also as error', () => {
-    const { get, call } = dialectApp({ step: 0 });
+    const { get, call } = testApp({ step: 0 });
     const missing = get('/v2/markets?coin=btc');
     expect(detail(missing, 401)).toMatch(/API key is required/);
     expect(missing.headers['WWW-Authenticate']).toBe('Bearer');
@@ -115,13 +115,13 @@ describe('v2 errors', () => {
   });
 
   it('402 for the builder window, 500 without internals', () => {
-    const { get } = dialectApp();
+    const { get } = testApp();
     expect(detail(get(`/v2/markets/${btc24(14)}?coin=btc`, 'key-builder'), 402)).toEqual({
       error: 'upgrade_required',
       message: expect.stringMatching(/most recent 14 24hr markets/),
       current_plan: 'builder',
     });
-    const failing = dialectApp({ failing: true });
+    const failing = testApp({ failing: true });
     const r = failing.get('/v2/markets?coin=btc', 'key-pro');
     expect(detail(r, 500)).toMatch(/unexpected error/);
     expect(r.body).not.toMatch(/disk/);

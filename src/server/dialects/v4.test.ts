@@ -2,7 +2,7 @@
 // X-Request-Id on every response.
 import { describe, expect, it } from 'vitest';
 import type { AppResponse } from '../app.js';
-import { BOOK, body, btc24, DETAILS, dialectApp, ETH_1H, NEWEST_24H } from '../test-support/dialect-app.js';
+import { BOOK, body, btc24, DETAILS, testApp, ETH_1H, NEWEST_24H } from '../test-support/test-app.js';
 
 const REQUEST_ID = /^req_[0-9a-f]{12}$/;
 
@@ -21,7 +21,7 @@ function v4Error(r: AppResponse, status: number, code: string, message?: RegExp)
 
 describe('v4 records and envelopes', () => {
   it('markets: short types, ms times, coin prices, details; the envelope counts and pages', () => {
-    const { get } = dialectApp();
+    const { get } = testApp();
     const r = get('/v4/markets?coin=btc&limit=5', 'key-pro');
     expect(r.status).toBe(200);
     expect(r.headers['X-Request-Id']).toMatch(REQUEST_ID);
@@ -47,7 +47,7 @@ describe('v4 records and envelopes', () => {
   });
 
   it('paging by next_offset while has_more reads every market once, newest first', () => {
-    const { get } = dialectApp();
+    const { get } = testApp();
     const seen: string[] = [];
     let offset: number | null = 0;
     while (offset !== null) {
@@ -59,7 +59,7 @@ describe('v4 records and envelopes', () => {
   });
 
   it('limits: default 50, above 100 clamped with a warning; builder lists stop at the window', () => {
-    const { get } = dialectApp();
+    const { get } = testApp();
     expect(body(get('/v4/markets?coin=btc', 'key-pro')).limit).toBe(50);
     const clamped = body(get('/v4/markets?coin=btc&limit=500', 'key-pro'));
     expect(clamped.limit).toBe(100);
@@ -70,7 +70,7 @@ describe('v4 records and envelopes', () => {
   });
 
   it('times in are ms, both ends inclusive; status and resolved filter', () => {
-    const { get } = dialectApp();
+    const { get } = testApp();
     const from = NEWEST_24H - 2 * 86_400_000;
     const ids = (url: string) => (body(get(url, 'key-pro')).markets as { market_id: string }[]).map((m) => m.market_id);
     expect(ids(`/v4/markets?coin=btc&start_time=${from}&end_time=${NEWEST_24H}`)).toEqual([btc24(0), btc24(1), btc24(2)]);
@@ -80,7 +80,7 @@ describe('v4 records and envelopes', () => {
   });
 
   it('one market by id and by slug, bare', () => {
-    const { get } = dialectApp();
+    const { get } = testApp();
     const byId = body(get(`/v4/markets/${btc24(0)}?coin=btc`, 'key-builder'));
     expect(byId.market_id).toBe(btc24(0));
     expect(byId.market_type).toBe('24h');
@@ -88,7 +88,7 @@ describe('v4 records and envelopes', () => {
   });
 
   it('snapshots: btc_price and ms times, depth as {price, size}, the envelope', () => {
-    const { get } = dialectApp();
+    const { get } = testApp();
     const b = body(get(`/v4/markets/${btc24(0)}/snapshots?coin=btc&include_orderbook=true&limit=3`, 'key-builder'));
     expect(Object.keys(b)).toEqual(['market', 'snapshots', 'total', 'limit', 'offset', 'count', 'has_more', 'next_offset', 'warning']);
     expect(b).toMatchObject({ total: 40, limit: 3, offset: 0, count: 3, has_more: true, next_offset: 3, warning: null });
@@ -104,7 +104,7 @@ describe('v4 records and envelopes', () => {
   });
 
   it('snapshot-at: the nearest within 2,000 ms, as a one-element list, depth when asked', () => {
-    const { get } = dialectApp();
+    const { get } = testApp();
     const b = body(get(`/v4/markets/${btc24(0)}/snapshot-at/${NEWEST_24H + 130}?coin=btc&include_orderbook=true`, 'key-builder'));
     expect((b.market as { market_id: string }).market_id).toBe(btc24(0));
     expect(b.snapshots).toEqual([
@@ -113,7 +113,7 @@ describe('v4 records and envelopes', () => {
   });
 
   it('plan-limits: plan, rate limits and the window with v4 type names', () => {
-    const { get } = dialectApp();
+    const { get } = testApp();
     expect(JSON.parse(get('/v4/billing/plan-limits?coin=btc', 'key-builder').body)).toEqual({
       plan_id: 'builder', coin: 'btc', is_enterprise: false, max_history_days: null,
       rate_limits: { max_per_second: 12, max_per_minute: 250 },
@@ -124,12 +124,12 @@ describe('v4 records and envelopes', () => {
       plan_id: 'pro', rate_limits: { max_per_second: 40, max_per_minute: 750 }, data_window: null,
     });
     expect(JSON.parse(get('/v4/billing/plan-limits?coin=eth', 'key-ent').body)).toMatchObject({
-      plan_id: 'enterprise', is_enterprise: true, rate_limits: { max_per_second: 50, max_per_minute: 3 },
+      plan_id: 'enterprise', is_enterprise: true, rate_limits: { max_per_second: 7, max_per_minute: 100 },
     });
   });
 
   it('health answers without a key and charges the address', () => {
-    const { get } = dialectApp({ step: 0 });
+    const { get } = testApp({ step: 0 });
     const r = get('/v4/health');
     expect(r.status).toBe(200);
     expect(body(r)).toEqual({ status: 'ok', service: 'msnap' });
@@ -140,7 +140,7 @@ describe('v4 records and envelopes', () => {
   });
 
   it('every response has its own request id', () => {
-    const { get, call } = dialectApp();
+    const { get, call } = testApp();
     const ids = [get('/v4/markets?coin=btc', 'key-pro'), get('/v4/nope', 'key-pro'), get('/v4/markets'), call('POST', '/v4/health')].map(
       (r) => r.headers['X-Request-Id'],
     );
@@ -153,7 +153,7 @@ describe('v4 records and envelopes', () => {
 
 describe('v4 errors', () => {
   it('credentials: AUTH_MISSING, AUTH_INVALID, AUTH_EXPIRED; two keys INVALID_PARAMETER', () => {
-    const { get } = dialectApp();
+    const { get } = testApp();
     const missing = get('/v4/markets?coin=btc');
     expect(v4Error(missing, 401, 'AUTH_MISSING', /API key is required/)).toBeNull();
     expect(missing.headers['WWW-Authenticate']).toBe('Bearer');
@@ -167,19 +167,19 @@ describe('v4 errors', () => {
   });
 
   it('rate limits: RATE_LIMIT_BURST from the bucket, RATE_LIMIT_SUSTAINED from the minute window', () => {
-    const { get } = dialectApp({ step: 0 });
+    const { get } = testApp({ step: 0 });
     for (let i = 0; i < 12; i++) expect(get('/v4/markets?coin=btc', 'key-builder').status).toBe(200);
     const burst = get('/v4/markets?coin=btc', 'key-builder');
     expect(v4Error(burst, 429, 'RATE_LIMIT_BURST')).toEqual({ retry_after: 1, limit: 12, window: 'second' });
     expect(burst.headers['Retry-After']).toBe('1');
-    // key-ent: 3 a minute, burst 50.
-    for (let i = 0; i < 3; i++) get('/v4/markets?coin=btc', 'key-ent');
-    const sustained = get('/v4/markets?coin=btc', 'key-ent');
+    // key-slow: 3 a minute, burst 50.
+    for (let i = 0; i < 3; i++) get('/v4/markets?coin=btc', 'key-slow');
+    const sustained = get('/v4/markets?coin=btc', 'key-slow');
     expect(v4Error(sustained, 429, 'RATE_LIMIT_SUSTAINED')).toEqual({ retry_after: 60, limit: 3, window: 'minute' });
   });
 
   it('route and method: ENDPOINT_NOT_FOUND, METHOD_NOT_ALLOWED with Allow', () => {
-    const { get, call } = dialectApp();
+    const { get, call } = testApp();
     for (const path of ['/v4/nope', '/v4/markets/x/y/z', '/v4', '/v4/limits', '/v4/snapshots/at-timestamp']) {
       v4Error(get(path, 'key-pro'), 404, 'ENDPOINT_NOT_FOUND');
     }
@@ -204,20 +204,20 @@ describe('v4 errors', () => {
     [`/v4/markets/${btc24(0)}/snapshot-at/yesterday?coin=btc`, 'INVALID_TIMESTAMP', 'time'],
     ['/v4/billing/plan-limits', 'INVALID_PARAMETER', 'coin'],
   ])('%s is 400 %s naming %s', (url, code, parameter) => {
-    const { get } = dialectApp();
+    const { get } = testApp();
     const details = v4Error(get(url, 'key-pro'), 400, code) as { parameter: string; errors: { parameter: string; message: string }[] };
     expect(details.parameter).toBe(parameter);
     expect(details.errors[0]).toEqual({ parameter, message: expect.stringContaining(parameter) });
   });
 
   it('lists every bad parameter in details.errors', () => {
-    const { get } = dialectApp();
+    const { get } = testApp();
     const details = v4Error(get('/v4/markets?coin=doge&limit=x&offset=-1', 'key-pro'), 400, 'INVALID_COIN') as { errors: { parameter: string }[] };
     expect(details.errors.map((e) => e.parameter)).toEqual(['coin', 'limit', 'offset']);
   });
 
   it('MARKET_NOT_FOUND (unknown, or of another coin), SNAPSHOT_NOT_FOUND, PLAN_UPGRADE_REQUIRED', () => {
-    const { get } = dialectApp();
+    const { get } = testApp();
     v4Error(get('/v4/markets/btc-updown-24hr-1?coin=btc', 'key-pro'), 404, 'MARKET_NOT_FOUND');
     v4Error(get(`/v4/markets/${btc24(0)}?coin=eth`, 'key-pro'), 404, 'MARKET_NOT_FOUND', /coin ETH/);
     v4Error(get(`/v4/markets/${btc24(0)}/snapshots?coin=sol`, 'key-pro'), 404, 'MARKET_NOT_FOUND');
@@ -229,17 +229,17 @@ describe('v4 errors', () => {
   });
 
   it('INTERNAL_ERROR without internals; an over-long URL is INVALID_PARAMETER', () => {
-    const failing = dialectApp({ failing: true });
+    const failing = testApp({ failing: true });
     const r = failing.get('/v4/markets?coin=btc', 'key-pro');
     v4Error(r, 500, 'INTERNAL_ERROR');
     expect(r.body).not.toMatch(/secret|disk/);
     expect(failing.logs.join('\n')).toMatch(/disk on fire/);
-    const { get } = dialectApp();
+    const { get } = testApp();
     v4Error(get(`/v4/markets?coin=btc&x=${'a'.repeat(9000)}`, 'key-pro'), 414, 'INVALID_PARAMETER');
   });
 
   it('keeps the check order: credentials, rate limit, route and method, parameters, market, window', () => {
-    const { get, call } = dialectApp();
+    const { get, call } = testApp();
     expect(JSON.parse(get('/v4/nope', 'bad').body).code).toBe('AUTH_INVALID');
     expect(JSON.parse(call('POST', '/v4/nope', { 'x-api-key': 'key-pro' }).body).code).toBe('ENDPOINT_NOT_FOUND');
     expect(JSON.parse(call('POST', '/v4/markets?coin=zzz', { 'x-api-key': 'key-pro' }).body).code).toBe('METHOD_NOT_ALLOWED');

@@ -53,7 +53,8 @@ export interface MarketRef {
   endTime: number;
 }
 
-interface MarketRow {
+// The detail columns carry the fields' own names and types.
+interface MarketRow extends MarketDetails {
   id: number;
   market_id: string;
   coin: string;
@@ -65,15 +66,6 @@ interface MarketRow {
   winner: string | null;
   snapshot_count: number;
   dense: number;
-  event_id: string | null;
-  condition_id: string | null;
-  clob_token_up: string | null;
-  clob_token_down: string | null;
-  final_volume: number | null;
-  final_liquidity: number | null;
-  resolved_at: number | null;
-  created_at: number | null;
-  updated_at: number | null;
 }
 
 interface AccountRow {

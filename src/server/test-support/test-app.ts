@@ -1,4 +1,4 @@
-// A core app over a small memory store for the dialect conformance suites: markets of two coins,
+// A core app over a small memory store for the route and dialect suites: markets of two coins,
 // snapshots with depth, one market with the hosted service's details, and keys of every state.
 import { expect } from 'vitest';
 import { marketStartCovering } from '../../domain/market.js';
@@ -32,7 +32,7 @@ export const BOOK = { bids: [{ price: 0.52, size: 120.5 }], asks: [{ price: 0.53
 type Headers = Record<string, string>;
 
 /** Use per test: a fresh app and store; `get` moves the clock by `step` ms before each call. */
-export function dialectApp(options: { step?: number; failing?: boolean } = {}) {
+export function testApp(options: { step?: number; failing?: boolean } = {}) {
   const clock = { t: T0 };
   const store = new MemoryStore();
   store.addMarkets('BTC', '24hr', NEWEST_24H, 20, 40);
@@ -40,10 +40,13 @@ export function dialectApp(options: { step?: number; failing?: boolean } = {}) {
   store.setDetails(btc24(0), DETAILS);
   store.setOrderbook(btc24(0), NEWEST_24H + 125, BOOK, { bids: [], asks: [{ price: 0.48, size: 1 }] });
   store.addAccountWithKey({ name: 'b', plan: 'builder' }, 'key-builder', T0 - DAY);
+  store.addAccountWithKey({ name: 'b', plan: 'builder' }, 'key-builder-2', T0 - DAY);
   store.addAccountWithKey({ name: 'p', plan: 'pro' }, 'key-pro', T0 - DAY);
   store.addAccountWithKey({ name: 't', plan: 'builder', trialEndsAt: T0 + 2 * DAY }, 'key-trial', T0 - DAY);
   store.addAccountWithKey({ name: 'old', plan: 'builder', trialEndsAt: T0 - 1 }, 'key-ended', T0 - 4 * DAY);
-  store.addAccountWithKey({ name: 'e', plan: 'enterprise', requestsPerMinute: 3, burstPerSecond: 50 }, 'key-ent', T0);
+  store.addAccountWithKey({ name: 'e', plan: 'enterprise', requestsPerMinute: 100, burstPerSecond: 7 }, 'key-ent', T0);
+  // The minute window refuses before the bucket does.
+  store.addAccountWithKey({ name: 'slow', plan: 'enterprise', requestsPerMinute: 3, burstPerSecond: 50 }, 'key-slow', T0);
   const revoked = store.addAccountWithKey({ name: 'b', plan: 'builder' }, 'key-revoked', T0 - DAY);
   store.revokeKey(revoked.record.id, T0 - 1000);
   const expired = store.addAccountWithKey({ name: 'p', plan: 'pro' }, 'key-expired', T0 - DAY);
