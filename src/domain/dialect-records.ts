@@ -34,6 +34,35 @@ export function dialectTime(style: TimeStyle, ms: number | null): number | strin
   return style === 'ms' ? ms : new Date(ms).toISOString();
 }
 
+/** The v4 error `code`s msnap serve sends; the hosted service also sends HISTORY_LIMIT_EXCEEDED, COIN_NOT_IN_PLAN, ENDPOINT_NOT_IN_PLAN (403), UPSTREAM_UNAVAILABLE (502) and DATABASE_UNAVAILABLE (503). */
+export type V4ErrorCode =
+  | 'INVALID_PARAMETER'
+  | 'INVALID_COIN'
+  | 'INVALID_TIMESTAMP'
+  | 'AUTH_MISSING'
+  | 'AUTH_INVALID'
+  | 'AUTH_EXPIRED'
+  | 'RATE_LIMIT_BURST'
+  | 'RATE_LIMIT_SUSTAINED'
+  | 'ENDPOINT_NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'MARKET_NOT_FOUND'
+  | 'SNAPSHOT_NOT_FOUND'
+  | 'PLAN_UPGRADE_REQUIRED'
+  | 'INTERNAL_ERROR';
+
+/** v4's list envelope fields (beside `markets`, or `market` and `snapshots`). */
+export interface V4Page {
+  /** Null when asked with include_total=false. */
+  total: number | null;
+  limit: number;
+  offset: number;
+  count: number;
+  has_more: boolean;
+  next_offset: number | null;
+  warning: string | null;
+}
+
 /** A v4 market record (v2 is the same with ISO times and long market types). */
 export interface V4Market {
   market_id: string;
@@ -125,4 +154,23 @@ export function dialectSnapshot(dialect: DialectName, s: Snapshot, coin: Coin): 
   if (s.orderbook_up) out.orderbook_up = s.orderbook_up;
   if (s.orderbook_down) out.orderbook_down = s.orderbook_down;
   return out;
+}
+
+/**
+ * Use on a v2 or v4 market record fetched with `coin`: the same record with the contract's
+ * names added (`coin`, `price_start`, `price_end` from `{coin}_price_start`/`_end`), ready for the
+ * client's normaliser (which reads ISO or ms times and `1h` as `1hr`).
+ */
+export function contractNamesOfMarket(raw: Record<string, unknown>, coin: Coin): Record<string, unknown> {
+  return {
+    ...raw,
+    coin: raw.coin ?? coin,
+    price_start: raw.price_start ?? raw[coinPriceKey(coin, '_start')] ?? null,
+    price_end: raw.price_end ?? raw[coinPriceKey(coin, '_end')] ?? null,
+  };
+}
+
+/** Use on a v2 or v4 snapshot record fetched with `coin`: `price` from `{coin}_price` added. */
+export function contractNamesOfSnapshot(raw: Record<string, unknown>, coin: Coin): Record<string, unknown> {
+  return raw.price !== undefined ? raw : { ...raw, price: raw[coinPriceKey(coin)] };
 }

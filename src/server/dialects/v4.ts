@@ -1,7 +1,7 @@
 // v4 (/v4/...): `coin` required, epoch-ms times in and out, inclusive end_time, `{coin}_price`
 // fields, short market types, paging envelopes, coded error bodies and a request id on everything.
 import { randomBytes } from 'node:crypto';
-import { dialectMarket, dialectSnapshot } from '../../domain/dialect-records.js';
+import { dialectMarket, dialectSnapshot, type V4ErrorCode } from '../../domain/dialect-records.js';
 import { MARKET_TYPES, SHORT_MARKET_TYPES } from '../../domain/market.js';
 import { marketCore } from '../handlers/market.js';
 import { marketsCore } from '../handlers/markets.js';
@@ -18,22 +18,6 @@ import { coinSnapshotFormat, HOSTED_LIMITS } from './v2.js';
 
 const RULES: ParamRules = { coinRequired: true, msTimes: true, includeTotal: true };
 
-/** The v4 error codes msnap serve sends (the hosted service has a few more; see DIALECTS.md). */
-export type V4ErrorCode =
-  | 'INVALID_PARAMETER'
-  | 'INVALID_COIN'
-  | 'INVALID_TIMESTAMP'
-  | 'AUTH_MISSING'
-  | 'AUTH_INVALID'
-  | 'AUTH_EXPIRED'
-  | 'RATE_LIMIT_BURST'
-  | 'RATE_LIMIT_SUSTAINED'
-  | 'ENDPOINT_NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED'
-  | 'MARKET_NOT_FOUND'
-  | 'SNAPSHOT_NOT_FOUND'
-  | 'PLAN_UPGRADE_REQUIRED'
-  | 'INTERNAL_ERROR';
 
 function planLimitsBody(r: PlanLimitsResult): string {
   const window = r.window && Object.fromEntries(MARKET_TYPES.map((t) => [SHORT_MARKET_TYPES[t], r.window![t]]));
