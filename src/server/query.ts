@@ -12,14 +12,14 @@ import {
   type MarketStatus,
   type MarketType,
 } from '../domain/market.js';
-import { HttpError, quote } from './http-error.js';
+import { HttpException, quote } from './http-error.js';
 
 const DIGITS = /^\d+$/;
 // ISO 8601 date or date-time; a date-time without a zone is read as UTC.
 const ISO_8601 = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
-function badParam(message: string): HttpError {
-  return new HttpError(400, message);
+function badParam(message: string): HttpException {
+  return new HttpException(400, message);
 }
 
 /** Use in a route's query parser: each method reads one parameter (undefined when absent). */
