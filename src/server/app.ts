@@ -45,7 +45,6 @@ export interface AppOptions {
 export interface App {
   handle(req: AppRequest): AppResponse;
   reject(status: number, message: string, remoteAddress: string): AppResponse;
-  readonly store: Store;
 }
 
 /** Default limit on the request target. */
@@ -124,5 +123,5 @@ export function createApp(options: AppOptions): App {
     return respond(status, errorBody(status, message), limits.takeAddress(remoteAddress, at), at);
   }
 
-  return { handle, reject, store };
+  return { handle, reject };
 }
