@@ -19,6 +19,15 @@ const BLOCKS_VERSION = 2;
 
 /** Use to open (and create or migrate) the database the server and the subcommands share. */
 export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): SqliteStore {
+  const { db, versionBefore } = openDatabase(path, opts);
+  const store = new SqliteStore(db);
+  // A database from before the blocks migration holds dense markets without blocks: build them once.
+  if (!opts.readonly && versionBefore >= 1 && versionBefore < BLOCKS_VERSION) store.bulk.rebuildBlocks();
+  return store;
+}
+
+/** The connection openSqliteStore builds its store on, configured and migrated, with the schema version it had. */
+export function openDatabase(path: string, opts: SqliteStoreOptions = {}): { db: Database.Database; versionBefore: number } {
   const db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
   if (!opts.readonly) {
     db.pragma('journal_mode = WAL');
@@ -27,12 +36,9 @@ export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): Sq
   db.pragma('foreign_keys = ON');
   db.pragma(`cache_size = -${Math.round((opts.cacheMiB ?? 64) * 1024)}`);
   db.pragma(`busy_timeout = ${Math.max(0, Math.round(opts.busyTimeoutMs ?? 5000))}`);
-  const before = db.pragma('user_version', { simple: true }) as number;
+  const versionBefore = db.pragma('user_version', { simple: true }) as number;
   if (!opts.readonly) migrate(db);
-  const store = new SqliteStore(db);
-  // A database from before the blocks migration holds dense markets without blocks: build them once.
-  if (!opts.readonly && before >= 1 && before < BLOCKS_VERSION) store.bulk.rebuildBlocks();
-  return store;
+  return { db, versionBefore };
 }
 
 /** Applies every migration the database has not seen, each in its own transaction. */
