@@ -1,7 +1,7 @@
 // `msnap serve`: the Market Snapshot Data Service over a local SQLite file. The command only binds
 // and checks flags; `runServe` does the work with injected dependencies so tests can drive it.
 // The server, the store and the seeder are imported by `runServe` itself: every client command
-// builds this command too, and loading them (better-sqlite3 included) cost it ~0.1 s at startup.
+// builds this command too, and loading them (better-sqlite3 included) would add ~0.1 s to its startup.
 import { isIP } from 'node:net';
 import { Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
