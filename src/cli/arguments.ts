@@ -3,12 +3,12 @@
 import { UsageError } from '../errors.js';
 import { parseTime } from './time.js';
 import {
+  checkCoin,
   COINS,
-  isComingSoonCoin,
   MARKET_STATUSES,
   MARKET_TYPES,
-  parseCoin,
   parseMarketId,
+  parseMarketStatus,
   parseMarketType,
   type Coin,
   type MarketStatus,
@@ -17,9 +17,9 @@ import {
 
 /** Use for a COIN argument or --coin. */
 export function coinArg(value: string): Coin {
-  const coin = parseCoin(value);
-  if (coin) return coin;
-  if (isComingSoonCoin(value)) throw new UsageError(`${value.toUpperCase()} is coming soon; available: ${COINS.join(', ')}`);
+  const checked = checkCoin(value);
+  if ('coin' in checked) return checked.coin;
+  if (checked.refused === 'coming-soon') throw new UsageError(`${value.toUpperCase()} is coming soon; available: ${COINS.join(', ')}`);
   throw new UsageError(`unknown coin '${value}'; available: ${COINS.join(', ')}`);
 }
 
@@ -32,8 +32,8 @@ export function marketTypeArg(value: string): MarketType {
 
 /** Use for --status. */
 export function statusArg(value: string): MarketStatus {
-  const lower = value.toLowerCase();
-  if ((MARKET_STATUSES as readonly string[]).includes(lower)) return lower as MarketStatus;
+  const status = parseMarketStatus(value);
+  if (status) return status;
   throw new UsageError(`unknown status '${value}'; use one of: ${MARKET_STATUSES.join(', ')}`);
 }
 
