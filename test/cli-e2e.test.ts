@@ -1,6 +1,6 @@
 // End to end: the built `msnap` CLI (execa) against the built `msnap serve` on port 0 over a
 // real seeded SQLite file: exports, pipes, -o files, stored keys and every error path.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
