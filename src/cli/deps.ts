@@ -17,7 +17,7 @@ import { resolveFormat } from './output/format.js';
 import type { Progress } from './output/progress.js';
 import { OutputSink } from './output/sink.js';
 import { readSecret } from './secret-input.js';
-import { colorEnabled, spinnerAllowed, TABLE_ROW_CAP } from './terminal-policy.js';
+import { colorEnabled, spinnerAllowed, TABLE_ROW_CAP, tableFit } from './terminal-policy.js';
 
 /** Builds the real client; tests replace it. */
 export type ClientFactory = (conn: Connection, hooks: ClientHooks) => MsnapApi | Promise<MsnapApi>;
@@ -124,13 +124,14 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
         sink,
         color: toTerminal && colorEnabled(globals, ctx.env, true),
         ...(toTerminal ? { tableRowCap: TABLE_ROW_CAP, onNote: note } : {}),
+        ...(toTerminal ? tableFit(globals, ctx.stdout) : {}),
       });
       return exporter;
     },
     async progress(label) {
       const { createSpinnerProgress, NO_PROGRESS } = await import('./output/progress.js');
       const dataOnTerminal = outputPath === undefined && ctx.stdout.isTTY === true;
-      if (!spinnerAllowed(globals, ctx.env, ctx.stderr as { isTTY?: boolean; columns?: number }, dataOnTerminal)) return NO_PROGRESS;
+      if (!spinnerAllowed(globals, ctx.env, ctx.stderr, dataOnTerminal)) return NO_PROGRESS;
       const p = createSpinnerProgress(ctx.stderr, label, ctx.now, true);
       progresses.push(p);
       return p;
