@@ -1,32 +1,17 @@
 // The client facade: normalised records, snapshot paging, market listings and pacing.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { MockAgent } from 'undici';
+import { describe, expect, it } from 'vitest';
 import type { MsnapClient, ClientOptions, WindowEnd } from './client.js';
 import { KeyLimiter } from '../ratelimit/key-limiter.js';
 import { marketId, type Market, type Snapshot } from '../domain/market.js';
-import { BASE, fakeClock, market, mockAgent, query, T0, testClient, type FakeClock } from './test-support/mock-service.js';
+import { BASE, market, query, T0, useMockService } from './test-support/mock-service.js';
 
-let agent: MockAgent;
-let clock: FakeClock;
-
-beforeEach(() => {
-  agent = mockAgent();
-  clock = fakeClock();
-});
-
-afterEach(async () => {
-  agent.assertNoPendingInterceptors();
-  await agent.close();
-});
-
-function client(extra: Partial<ClientOptions> = {}): MsnapClient {
-  return testClient(agent, clock, extra);
-}
+const mock = useMockService();
+const client = (extra: Partial<ClientOptions> = {}): MsnapClient => mock.client(extra);
 
 describe('normalised responses', () => {
   it('accepts numeric strings, ISO times, btc_price, btc_price_start/end, id instead of market_id', async () => {
     const id = marketId('ETH', '15m', T0);
-    agent
+    mock.agent
       .get(BASE)
       .intercept({ path: (p) => p.startsWith(`/api/v1/markets/${id}/snapshots`), method: 'GET' })
       .reply(200, {
@@ -66,7 +51,7 @@ describe('normalised responses', () => {
   it('passes list warnings to onWarning once per distinct text', async () => {
     const warnings: string[] = [];
     const body = (warning: string) => ({ markets: [market(T0)], total: 1, limit: 1, offset: 0, warning });
-    const pool = agent.get(BASE);
+    const pool = mock.agent.get(BASE);
     pool.intercept({ path: (p) => p.startsWith('/api/v1/markets?'), method: 'GET' }).reply(200, body('limit clamped to 1000'));
     pool.intercept({ path: (p) => p.startsWith('/api/v1/markets?'), method: 'GET' }).reply(200, body('limit clamped to 1000'));
     pool.intercept({ path: (p) => p.startsWith('/api/v1/markets?'), method: 'GET' }).reply(200, body('other'));
@@ -77,7 +62,7 @@ describe('normalised responses', () => {
 
   it('sends the contract parameter names', async () => {
     let path = '';
-    agent
+    mock.agent
       .get(BASE)
       .intercept({ path: (p) => p.startsWith('/api/v1/markets?'), method: 'GET' })
       .reply((o) => {
@@ -92,7 +77,7 @@ describe('normalised responses', () => {
 
   it('at() reads the nearest snapshot', async () => {
     const id = marketId('BTC', '5m', T0);
-    agent
+    mock.agent
       .get(BASE)
       .intercept({ path: (p) => p.startsWith('/v1/snapshots/at-timestamp?'), method: 'GET' })
       .reply((o) => {
@@ -112,7 +97,7 @@ describe('snapshots pagination', () => {
     const id = marketId('BTC', '5m', T0);
     const total = 2400;
     const asked: { limit: number; offset: number }[] = [];
-    agent
+    mock.agent
       .get(BASE)
       .intercept({ path: (p) => p.startsWith(`/api/v1/markets/${id}/snapshots?`), method: 'GET' })
       .reply((o) => {
@@ -152,7 +137,7 @@ describe('snapshots pagination', () => {
 
   it('stops at an empty page even if total says more', async () => {
     const id = marketId('BTC', '5m', T0);
-    const pool = agent.get(BASE);
+    const pool = mock.agent.get(BASE);
     pool
       .intercept({ path: (p) => p.includes('offset=0'), method: 'GET' })
       .reply(200, { snapshots: [{ id: 1, time: T0, price: 1, price_up: 0.5, price_down: 0.5 }], total: 5, limit: 10000, offset: 0 });
@@ -165,7 +150,7 @@ describe('snapshots pagination', () => {
   it('snapshotPages yields the pages as served (never an empty one), holding the rows snapshots() yields', async () => {
     const id = marketId('BTC', '5m', T0);
     const total = 25;
-    agent
+    mock.agent
       .get(BASE)
       .intercept({ path: (p) => p.startsWith(`/api/v1/markets/${id}/snapshots?`), method: 'GET' })
       .reply((o) => {
@@ -196,7 +181,7 @@ describe('markets pagination', () => {
     const list: Market[] = [];
     for (let i = initial - 1; i >= 0; i--) list.push(market(T0 + i * 300_000));
     const state = { served: 0 };
-    agent
+    mock.agent
       .get(BASE)
       .intercept({ path: (p) => p.startsWith('/api/v1/markets?'), method: 'GET' })
       .reply((o) => {
@@ -260,7 +245,7 @@ describe('markets listing at a builder window', () => {
     let cap = opts.cap;
     const list = Array.from({ length: opts.count }, (_, i) => market(T0 - i * 300_000));
     const asked: { offset: number; limit: number }[] = [];
-    const pool = agent.get(BASE);
+    const pool = mock.agent.get(BASE);
     if (!opts.noLimits) {
       pool
         .intercept({ path: (p) => p.startsWith('/api/v1/limits'), method: 'GET' })
@@ -381,30 +366,30 @@ describe('markets listing at a builder window', () => {
 describe('pacing', () => {
   /** A service that runs the server's own limiter on arrival times and answers 429 when it says no. */
   function limitedService(perMinute: number, burst: number, latency: () => number) {
-    const limiter = new KeyLimiter({ perMinute, burst }, clock.t);
+    const limiter = new KeyLimiter({ perMinute, burst }, mock.clock.t);
     const admitted: number[] = [];
     let rejected = 0;
     const id = marketId('BTC', '5m', T0);
-    const pool = agent.get(BASE);
+    const pool = mock.agent.get(BASE);
     const headers = (d: ReturnType<KeyLimiter['take']>) => ({
       'x-ratelimit-limit': String(d.limit),
       'x-ratelimit-remaining': String(d.remaining),
       'x-ratelimit-reset': String(d.resetSec),
-      date: new Date(clock.t).toUTCString(),
+      date: new Date(mock.clock.t).toUTCString(),
       ...(d.admitted ? {} : { 'retry-after': String(d.retryAfterSec) }),
     });
     pool
       .intercept({ path: (p) => p.startsWith('/'), method: 'GET' })
       .reply((o) => {
-        clock.t += latency(); // request leg
-        const d = limiter.take(clock.t);
+        mock.clock.t += latency(); // request leg
+        const d = limiter.take(mock.clock.t);
         const h = headers(d);
         let data: object;
         if (!d.admitted) {
           rejected++;
           data = { error: 'Too Many Requests', retry_after: d.retryAfterSec };
         } else {
-          admitted.push(clock.t);
+          admitted.push(mock.clock.t);
           if (o.path.startsWith('/api/v1/limits')) {
             data = {
               plan: 'builder', trial: null, rate_limit: { requests_per_minute: perMinute, burst_per_second: burst },
@@ -415,7 +400,7 @@ describe('pacing', () => {
             data = { snapshots: [{ id: offset + 1, time: T0 + offset * 125, price: 1, price_up: 0.5, price_down: 0.5 }], total: 600, limit: 1, offset };
           }
         }
-        clock.t += latency(); // response leg
+        mock.clock.t += latency(); // response leg
         return { statusCode: d.admitted ? 200 : 429, data, responseOptions: { headers: h } };
       })
       .persist();
@@ -461,10 +446,10 @@ describe('pacing', () => {
     const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
     const svc = limitedService(250, 12, () => Math.floor(rand() * 15));
     const c = client({ pacing: true, random: rand });
-    const start = clock.t;
+    const start = mock.clock.t;
     let rows = 0;
     for await (const _ of c.snapshots(svc.id, { pageSize: 1 })) rows++;
-    const elapsed = clock.t - start;
+    const elapsed = mock.clock.t - start;
     expect(rows).toBe(600);
     expect(svc.rejected()).toBe(0);
     expect(c.stats().responses429).toBe(0);
@@ -487,23 +472,23 @@ describe('pacing', () => {
    * a page) and holds `count` markets of 3 snapshots; request legs take `legs[i % legs.length]` ms.
    */
   function enterpriseService(perMinute: number, burst: number, count: number, legs: number[]) {
-    const limiter = new KeyLimiter({ perMinute, burst }, clock.t);
+    const limiter = new KeyLimiter({ perMinute, burst }, mock.clock.t);
     const admitted: number[] = [];
     const paths: string[] = [];
     let rejected = 0;
     let n = 0;
     const list = Array.from({ length: count }, (_, i) => market(T0 - i * 300_000, { snapshot_count: 3 }));
-    agent
+    mock.agent
       .get(BASE)
       .intercept({ path: (p) => p.startsWith('/'), method: 'GET' })
       .reply((o) => {
-        clock.t += legs[n++ % legs.length]!;
-        const d = limiter.take(clock.t);
+        mock.clock.t += legs[n++ % legs.length]!;
+        const d = limiter.take(mock.clock.t);
         const headers = {
           'x-ratelimit-limit': String(d.limit),
           'x-ratelimit-remaining': String(d.remaining),
           'x-ratelimit-reset': String(d.resetSec),
-          date: new Date(clock.t).toUTCString(),
+          date: new Date(mock.clock.t).toUTCString(),
           ...(d.admitted ? {} : { 'retry-after': String(d.retryAfterSec) }),
         };
         paths.push(`${d.admitted ? 200 : 429} ${o.path}`);
@@ -511,7 +496,7 @@ describe('pacing', () => {
           rejected++;
           return { statusCode: 429, data: { error: 'Too Many Requests', retry_after: d.retryAfterSec }, responseOptions: { headers } };
         }
-        admitted.push(clock.t);
+        admitted.push(mock.clock.t);
         const q = query(o.path);
         let data: object;
         if (o.path.startsWith('/api/v1/limits')) {

@@ -1,27 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { marketId, type Market } from '../domain/market.js';
+import type { Market } from '../domain/market.js';
 import { WindowError } from '../errors.js';
 import { listMarkets, type ListingSource } from './market-listing.js';
+import { market, T0 } from './test-support/mock-service.js';
 import type { MarketsListingQuery, MarketsPage, MarketsQuery } from './types.js';
-
-const T0 = 1_763_769_600_000;
-
-function market(start: number): Market {
-  const id = marketId('BTC', '5m', start);
-  return {
-    market_id: id,
-    slug: id,
-    coin: 'BTC',
-    market_type: '5m',
-    status: 'resolved',
-    start_time: start,
-    end_time: start + 300_000,
-    price_start: 1,
-    price_end: 2,
-    winner: 'Up',
-    snapshot_count: 0,
-  };
-}
 
 /** Newest first: `n` markets 5 minutes apart, the newest at index 0. */
 function newestFirst(n: number, from = 0): Market[] {

@@ -1,34 +1,19 @@
 // The transport through the client facade: auth headers, retries, error mapping, 429 handling.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { MockAgent } from 'undici';
+import { describe, expect, it } from 'vitest';
 import type { MsnapClient, ClientOptions } from './client.js';
 import { AuthError, HttpError, MsnapError, NotFoundError, RateLimitedError, UnreachableError, UsageError, WindowError } from '../errors.js';
 import { DEFAULT_BACKOFF } from './backoff.js';
 import { marketId } from '../domain/market.js';
-import { BASE, fakeClock, JSON_HEADERS, KEY, market, mockAgent, T0, testClient, type FakeClock } from './test-support/mock-service.js';
+import { BASE, JSON_HEADERS, KEY, market, T0, useMockService } from './test-support/mock-service.js';
 
-let agent: MockAgent;
-let clock: FakeClock;
-
-beforeEach(() => {
-  agent = mockAgent();
-  clock = fakeClock();
-});
-
-afterEach(async () => {
-  agent.assertNoPendingInterceptors();
-  await agent.close();
-});
-
-function client(extra: Partial<ClientOptions> = {}): MsnapClient {
-  return testClient(agent, clock, extra);
-}
+const mock = useMockService();
+const client = (extra: Partial<ClientOptions> = {}): MsnapClient => mock.client(extra);
 
 describe('requests', () => {
   /** One /api/health answer of `data`; the request headers it saw are read after the call. */
   function healthSeeing(data: object, headers?: Record<string, string>): { seen: Record<string, string> } {
     const box = { seen: {} as Record<string, string> };
-    agent
+    mock.agent
       .get(BASE)
       .intercept({ path: '/api/health', method: 'GET' })
       .reply((opts) => {
@@ -67,8 +52,8 @@ describe('requests', () => {
 
   it('reports each attempt to onRequest with a URL that holds no key', async () => {
     const seen: { url: string; status: number; attempt: number }[] = [];
-    agent.get(BASE).intercept({ path: '/api/v1/markets/x', method: 'GET' }).reply(503, { error: 'Service Unavailable' });
-    agent.get(BASE).intercept({ path: '/api/v1/markets/x', method: 'GET' }).reply(200, { market: market(T0) });
+    mock.agent.get(BASE).intercept({ path: '/api/v1/markets/x', method: 'GET' }).reply(503, { error: 'Service Unavailable' });
+    mock.agent.get(BASE).intercept({ path: '/api/v1/markets/x', method: 'GET' }).reply(200, { market: market(T0) });
     await client({ onRequest: (i) => seen.push(i) }).market('x');
     expect(seen.map((s) => [s.status, s.attempt])).toEqual([
       [503, 1],
@@ -96,7 +81,7 @@ describe('error mapping', () => {
   for (const [status, body, cls, message, exit] of cases) {
     it(`${status} -> ${cls.name} (exit ${exit}), exactly one request`, async () => {
       let calls = 0;
-      agent
+      mock.agent
         .get(BASE)
         .intercept({ path: '/api/v1/markets/m1', method: 'GET' })
         .reply(() => {
@@ -108,7 +93,7 @@ describe('error mapping', () => {
       expect((err as MsnapError).message).toMatch(message);
       expect((err as MsnapError).exitCode).toBe(exit);
       expect(calls).toBe(1);
-      expect(clock.sleeps).toEqual([]);
+      expect(mock.clock.sleeps).toEqual([]);
       if (err instanceof WindowError) {
         expect(err.tier).toBe('builder');
         expect(err.hint).toMatch(/upgrade to Pro/i);
@@ -122,18 +107,18 @@ describe('error mapping', () => {
   }
 
   it('uses `error` as the message when the body holds only `error`', async () => {
-    agent.get(BASE).intercept({ path: '/api/v1/markets/m1', method: 'GET' }).reply(404, { error: 'market not found' });
+    mock.agent.get(BASE).intercept({ path: '/api/v1/markets/m1', method: 'GET' }).reply(404, { error: 'market not found' });
     const err = await client().market('m1').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NotFoundError);
     expect((err as Error).message).toBe('market not found');
   });
 
   it('never puts the key in a message, even when the service echoes it', async () => {
-    agent
+    mock.agent
       .get(BASE)
       .intercept({ path: '/api/v1/markets/m1', method: 'GET' })
       .reply(401, { error: 'Unauthorized', message: `unknown key ${KEY}` });
-    agent.get(BASE).intercept({ path: '/api/v1/markets/m2', method: 'GET' }).reply(418, `teapot ${KEY}`);
+    mock.agent.get(BASE).intercept({ path: '/api/v1/markets/m2', method: 'GET' }).reply(418, `teapot ${KEY}`);
     const e1 = (await client().market('m1').catch((e: unknown) => e)) as HttpError;
     const e2 = (await client().market('m2').catch((e: unknown) => e)) as HttpError;
     for (const e of [e1, e2]) {
@@ -145,7 +130,7 @@ describe('error mapping', () => {
 
   it('gives up on 5xx after maxRetries with HttpError keeping the status, sleeps bounded', async () => {
     let calls = 0;
-    agent
+    mock.agent
       .get(BASE)
       .intercept({ path: '/api/v1/markets/m1', method: 'GET' })
       .reply(() => {
@@ -157,28 +142,28 @@ describe('error mapping', () => {
     expect(err).toBeInstanceOf(HttpError);
     expect((err as HttpError).status).toBe(502);
     expect(calls).toBe(4);
-    expect(clock.sleeps.length).toBe(3);
+    expect(mock.clock.sleeps.length).toBe(3);
     const bound = [0, 1, 2].reduce((s, i) => s + Math.min(DEFAULT_BACKOFF.capMs, DEFAULT_BACKOFF.baseMs * 2 ** i), 0);
-    expect(clock.sleeps.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(bound);
+    expect(mock.clock.sleeps.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(bound);
     // Exponential: each retry may wait longer than the one before.
-    expect(clock.sleeps[2]!).toBeGreaterThan(clock.sleeps[0]!);
+    expect(mock.clock.sleeps[2]!).toBeGreaterThan(mock.clock.sleeps[0]!);
   });
 
   it('retries network errors, then succeeds', async () => {
     const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
     // MockAgent matches interceptors in order of definition: the errors come first.
-    agent.get(BASE).intercept({ path: '/api/v1/markets/m1', method: 'GET' }).replyWithError(reset).times(2);
-    agent.get(BASE).intercept({ path: '/api/v1/markets/m1', method: 'GET' }).reply(200, { market: market(T0) });
+    mock.agent.get(BASE).intercept({ path: '/api/v1/markets/m1', method: 'GET' }).replyWithError(reset).times(2);
+    mock.agent.get(BASE).intercept({ path: '/api/v1/markets/m1', method: 'GET' }).reply(200, { market: market(T0) });
     const c = client();
     const m = await c.market('m1');
     expect(m).toMatchObject({ market_id: marketId('BTC', '5m', T0) });
     expect(c.stats()).toMatchObject({ requests: 3, retries: 2 });
-    expect(clock.sleeps.length).toBe(2);
+    expect(mock.clock.sleeps.length).toBe(2);
   });
 
   it('fails fast with UnreachableError and a start hint when nothing ever answered on loopback', async () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8787'), { code: 'ECONNREFUSED' });
-    agent.get(BASE).intercept({ path: '/api/health', method: 'GET' }).replyWithError(refused).times(3);
+    mock.agent.get(BASE).intercept({ path: '/api/health', method: 'GET' }).replyWithError(refused).times(3);
     // With the pacer on: a failed first request must not hold the queue waiting for an answer.
     const err = await client({ maxRetries: 5, pacing: true }).health().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnreachableError);
@@ -186,13 +171,13 @@ describe('error mapping', () => {
       'no msnap service at http://127.0.0.1:8787: start one with `msnap serve --demo` or set --base-url / MSNAP_BASE_URL',
     );
     expect((err as UnreachableError).exitCode).toBe(7);
-    expect(clock.sleeps.length).toBe(2);
+    expect(mock.clock.sleeps.length).toBe(2);
   });
 
   it('says which host when a remote service is unreachable', async () => {
     const remote = 'http://msnap.invalid';
     const refused = Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
-    agent.get(remote).intercept({ path: '/api/health', method: 'GET' }).replyWithError(refused).times(3);
+    mock.agent.get(remote).intercept({ path: '/api/health', method: 'GET' }).replyWithError(refused).times(3);
     const err = await client({ baseUrl: remote }).health().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnreachableError);
     expect((err as Error).message).toMatch(/cannot reach the msnap service at http:\/\/msnap.invalid/);
@@ -203,22 +188,22 @@ describe('429', () => {
   it('waits at least Retry-After, then succeeds', async () => {
     let firstAt = 0;
     let secondAt = 0;
-    agent
+    mock.agent
       .get(BASE)
       .intercept({ path: '/api/v1/markets/m1', method: 'GET' })
       .reply(() => {
-        firstAt = clock.t;
+        firstAt = mock.clock.t;
         return {
           statusCode: 429,
           data: { error: 'Too Many Requests', message: 'slow down', retry_after: 7 },
           responseOptions: { headers: { 'retry-after': '7', 'x-ratelimit-limit': '250', 'x-ratelimit-remaining': '0' } },
         };
       });
-    agent
+    mock.agent
       .get(BASE)
       .intercept({ path: '/api/v1/markets/m1', method: 'GET' })
       .reply(() => {
-        secondAt = clock.t;
+        secondAt = mock.clock.t;
         return { statusCode: 200, data: { market: market(T0) } };
       });
     for (const pacing of [true]) {
@@ -233,12 +218,12 @@ describe('429', () => {
   it('pauses every request of the key, not just the one that got the 429', async () => {
     const times: number[] = [];
     let n = 0;
-    agent
+    mock.agent
       .get(BASE)
       .intercept({ path: (p) => p.startsWith('/api/v1/markets/'), method: 'GET' })
       .reply(() => {
         n++;
-        times.push(clock.t);
+        times.push(mock.clock.t);
         if (n === 1) return { statusCode: 429, data: { error: 'Too Many Requests' }, responseOptions: { headers: { 'retry-after': '3' } } };
         return { statusCode: 200, data: { market: market(T0) } };
       })
@@ -251,7 +236,7 @@ describe('429', () => {
   });
 
   it('gives up with RateLimitedError after maxRateLimitRetries consecutive 429s', async () => {
-    agent
+    mock.agent
       .get(BASE)
       .intercept({ path: '/api/v1/markets/m1', method: 'GET' })
       .reply(429, { error: 'Too Many Requests' }, { headers: { 'retry-after': '1' } })
@@ -259,8 +244,8 @@ describe('429', () => {
     const err = await client({ maxRateLimitRetries: 3 }).market('m1').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RateLimitedError);
     expect((err as RateLimitedError).exitCode).toBe(5);
-    expect(clock.sleeps.length).toBe(3);
-    for (const s of clock.sleeps) expect(s).toBeGreaterThanOrEqual(1000);
+    expect(mock.clock.sleeps.length).toBe(3);
+    for (const s of mock.clock.sleeps) expect(s).toBeGreaterThanOrEqual(1000);
   });
 });
 

@@ -1,6 +1,7 @@
 // An undici MockAgent service and a controlled clock for the client's unit tests: no network,
 // no real time; every sleep moves the clock instead.
 import { MockAgent } from 'undici';
+import { afterEach, beforeEach } from 'vitest';
 import { marketId, type Market } from '../../domain/market.js';
 import { MsnapClient, type ClientOptions } from '../client.js';
 
@@ -78,4 +79,25 @@ export function market(start: number, extra: Partial<Market> = {}): Market {
 /** The query parameters of an intercepted request path. */
 export function query(path: string): URLSearchParams {
   return new URL(path, BASE).searchParams;
+}
+
+/** A fresh MockAgent and clock for every test, and a client over them. */
+export interface MockService {
+  agent: MockAgent;
+  clock: FakeClock;
+  client(extra?: Partial<ClientOptions>): MsnapClient;
+}
+
+/** Use at the top of a test file: each test gets its own agent and clock; an unused interceptor fails it. */
+export function useMockService(): MockService {
+  const s = { client: (extra: Partial<ClientOptions> = {}) => testClient(s.agent, s.clock, extra) } as MockService;
+  beforeEach(() => {
+    s.agent = mockAgent();
+    s.clock = fakeClock();
+  });
+  afterEach(async () => {
+    s.agent.assertNoPendingInterceptors();
+    await s.agent.close();
+  });
+  return s;
 }
