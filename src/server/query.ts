@@ -3,11 +3,11 @@
 // v4 list each bad parameter) and `check` throws them as one 400. Parameters a route does not
 // read are ignored. A dialect's spelling rules (required coin, ms-only times) are given once.
 import {
+  checkCoin,
   COINS,
-  isComingSoonCoin,
   MARKET_STATUSES,
   MARKET_TYPES,
-  parseCoin,
+  parseMarketStatus,
   parseMarketType,
   type Coin,
   type MarketStatus,
@@ -86,9 +86,9 @@ export class QueryReader {
   coin(name: string): Coin | undefined {
     const value = this.rules.coinRequired ? this.required(name, `one of ${COINS.join(', ')}`) : this.raw(name);
     if (value === undefined) return undefined;
-    const coin = parseCoin(value);
-    if (coin) return coin;
-    if (isComingSoonCoin(value)) {
+    const checked = checkCoin(value);
+    if ('coin' in checked) return checked.coin;
+    if (checked.refused === 'coming-soon') {
       return this.fail(
         name,
         `Parameter ${name}: ${value.toUpperCase()} is coming soon and not available yet; available coins: ${COINS.join(', ')}.`,
@@ -117,9 +117,8 @@ export class QueryReader {
     const value = this.raw('status');
     let status: MarketStatus | undefined;
     if (value !== undefined) {
-      const lower = value.toLowerCase();
-      if ((MARKET_STATUSES as readonly string[]).includes(lower)) status = lower as MarketStatus;
-      else this.fail('status', `Parameter status must be one of ${MARKET_STATUSES.join(', ')}; got ${quote(value)}.`);
+      status = parseMarketStatus(value);
+      if (status === undefined) this.fail('status', `Parameter status must be one of ${MARKET_STATUSES.join(', ')}; got ${quote(value)}.`);
     }
     const resolved = this.flag('resolved');
     if (resolved === undefined) return status;
