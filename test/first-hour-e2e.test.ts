@@ -3,6 +3,7 @@
 // messages that point at what the user actually got wrong.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -133,5 +134,51 @@ describe('messages that point the right way (item 9)', () => {
     const limits = await msnap(['limits', '--json'], { env: e });
     expect(limits.exitCode).toBe(0);
     expect((JSON.parse(String(limits.stdout)) as { plan: string }).plan).toBe('builder');
+  });
+});
+
+describe('timeouts (item 3)', () => {
+  it('a server that accepts and never answers: a retry message, then "timed out" (not "no service"), within --timeout', async () => {
+    const sockets: import('node:net').Socket[] = [];
+    const silent = createServer((s) => void sockets.push(s));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    try {
+      const started = Date.now();
+      const r = await msnap(['health', '--timeout', '1'], { env: { MSNAP_BASE_URL: `http://127.0.0.1:${port}`, MSNAP_API_KEY: pro } });
+      const took = Date.now() - started;
+      expect(r.exitCode).toBe(7);
+      const lines = String(r.stderr).split('\n');
+      expect(lines[0]).toMatch(new RegExp(`^msnap: http://127\\.0\\.0\\.1:${port}: no answer within 1 s; retrying in \\d+\\.\\d s \\(1 of 1\\)$`));
+      expect(lines[1]).toBe(`msnap: timed out: http://127.0.0.1:${port} accepted the connection, but no answer within 1 s`);
+      expect(String(r.stderr)).not.toMatch(/no msnap service/);
+      // Two attempts of 1 s plus a backoff of at most 0.25 s, plus process start.
+      expect(took).toBeLessThan(8000);
+
+      const viaEnv = await msnap(['health'], { env: { MSNAP_BASE_URL: `http://127.0.0.1:${port}`, MSNAP_API_KEY: pro, MSNAP_TIMEOUT: '0.5' } });
+      expect(viaEnv.exitCode).toBe(7);
+      expect(String(viaEnv.stderr)).toMatch(/no answer within 0\.5 s/);
+    } finally {
+      for (const s of sockets) s.destroy();
+      silent.close();
+    }
+  });
+
+  it('a bad --timeout or MSNAP_TIMEOUT is a usage error', async () => {
+    const r = await msnap(['health', '--timeout', 'soon'], { env: env(pro) });
+    expect(r.exitCode).toBe(2);
+    expect(String(r.stderr)).toMatch(/^msnap: --timeout must be a number of seconds/);
+    const e = await msnap(['health'], { env: env(pro, { MSNAP_TIMEOUT: '-3' }) });
+    expect(e.exitCode).toBe(2);
+    expect(String(e.stderr)).toMatch(/^msnap: MSNAP_TIMEOUT must be a number of seconds/);
+  });
+
+  it('an https:// URL to a plain-http msnap serve says so, without OpenSSL text', async () => {
+    const r = await msnap(['health'], { env: env(pro, { MSNAP_BASE_URL: served.url.replace('http:', 'https:') }) });
+    expect(r.exitCode).toBe(7);
+    const lines = String(r.stderr).trim().split('\n');
+    expect(lines[0]).toMatch(/^msnap: TLS handshake with https:\/\/127\.0\.0\.1:\d+ failed: the server does not speak https there$/);
+    expect(lines[1]).toBe(`hint: a local msnap serve speaks plain http: try ${served.url}`);
+    expect(String(r.stderr)).not.toMatch(/ssl|SSL|unexpected error/);
   });
 });

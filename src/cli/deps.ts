@@ -28,6 +28,8 @@ export interface ClientHooks {
   sleep: (ms: number) => Promise<void>;
   onWarning: (message: string) => void;
   onRequest?: (info: { url: string; status: number; ms: number; attempt: number }) => void;
+  /** Before a retry after a network failure or timeout (the user hears why it is taking long). */
+  onRetry?: (info: { reason: string; waitMs: number; retry: number; of: number }) => void;
 }
 
 /** What a command's run function receives. */
@@ -101,6 +103,8 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
         now: ctx.now,
         sleep: ctx.sleep,
         onWarning: (message) => deps.warn(message),
+        onRetry: ({ reason, waitMs, retry, of }) =>
+          note(`${c.baseUrl}: ${reason}; retrying in ${(waitMs / 1000).toFixed(1)} s (${retry} of ${of})`),
         ...(globals.verbose
           ? {
               onRequest: ({ url, status, ms, attempt }) =>
@@ -199,6 +203,8 @@ export const httpClientFactory: ClientFactory = async (conn, hooks) => {
     now: hooks.now,
     sleep: hooks.sleep,
     onWarning: hooks.onWarning,
+    ...(conn.timeoutMs !== undefined ? { timeoutMs: conn.timeoutMs } : {}),
     ...(hooks.onRequest ? { onRequest: hooks.onRequest } : {}),
+    ...(hooks.onRetry ? { onRetry: hooks.onRetry } : {}),
   });
 };
