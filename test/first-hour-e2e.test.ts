@@ -2,7 +2,7 @@
 // fit the terminal (a real pty via `script`), no stray output before the first page succeeds, and
 // messages that point at what the user actually got wrong.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -94,6 +94,27 @@ describe('no surprising output (item 8)', () => {
       expect(unknown.exitCode, fmt).toBe(6);
       expect(unknown.stdout, fmt).toBe('');
     }
+  });
+});
+
+describe('feedback on long work (item 6)', () => {
+  it('an export ends with one summary line (rows, markets, file, time); --quiet silences it', async () => {
+    const target = path.join(dir, 'two.csv');
+    const r = await msnap(['snapshots', 'BTC', '5m', '--last', '2', '-o', target], { env: env(pro) });
+    expect(r.exitCode).toBe(0);
+    const rows = readFileSync(target, 'utf8').trim().split('\n').length - 1;
+    expect(String(r.stderr)).toMatch(
+      new RegExp(`^msnap: ${rows.toLocaleString('en-US')} snapshots of 2 markets written to ${target.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} in \\d+\\.\\d s$`),
+    );
+    const quiet = await msnap(['snapshots', 'BTC', '5m', '--last', '2', '-o', target, '--quiet'], { env: env(pro) });
+    expect(quiet.exitCode).toBe(0);
+    expect(quiet.stderr).toBe('');
+  });
+
+  it('no summary after a table on the terminal (the table is the result)', () => {
+    const out = onTerminal(120, ['snapshots', 'BTC', '5m'], pro);
+    expect(out).toMatch(/showing the first 500 rows/);
+    expect(out).not.toMatch(/written to/);
   });
 });
 

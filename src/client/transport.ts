@@ -277,7 +277,9 @@ export class Transport {
           throw timedOut ? timeoutError(this.baseUrl, reasonOf(code, this.timeoutMs)) : unreachableError(this.baseUrl, code);
         }
         const waitMs = backoffMs(retries, this.random);
-        this.opts.onRetry?.({ reason: reasonOf(code, this.timeoutMs), waitMs, retry: retries + 1, of: budget });
+        // The quick first-contact retries of a refused connection end in their own message within a second.
+        const quickFirstContact = !this.everAnswered && NO_LISTENER_CODES.has(code);
+        if (!quickFirstContact) this.opts.onRetry?.({ reason: reasonOf(code, this.timeoutMs), waitMs, retry: retries + 1, of: budget });
         await this.sleep(waitMs);
         retries++;
         this.counters.retries++;

@@ -113,10 +113,14 @@ export async function runSnapshots(opts: SnapshotsOptions, deps: CliDeps): Promi
   }
   const exporter = await deps.exporter();
   const progress = await deps.progress('snapshots');
+  let result;
   try {
-    await exporter.listPages(snapshotSchema(opts.orderbook), streamAll(client, ids, opts, progress, knownTotal));
+    result = await exporter.listPages(snapshotSchema(opts.orderbook), streamAll(client, ids, opts, progress, knownTotal));
   } finally {
     progress.stop();
+  }
+  if (!result.readerGone) {
+    deps.finished(`${result.rows.toLocaleString('en-US')} snapshots of ${ids.length} market${ids.length === 1 ? '' : 's'}`);
   }
 }
 
