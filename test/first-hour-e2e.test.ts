@@ -97,6 +97,52 @@ describe('no surprising output (item 8)', () => {
   });
 });
 
+describe('the data window, said right (item 5)', () => {
+  const ISO = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z';
+
+  it('markets --all without a type says what the window held back', async () => {
+    const r = await msnap(['markets', '--all', '--coin', 'BTC', '--csv'], { env: env(builder) });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe(
+      'msnap: note: builder plan: only the most recent 4,100 5m, 1,400 15m, 350 1hr, 85 4hr and 14 24hr markets are listed (upgrade to Pro for the full history)',
+    );
+    const pro_ = await msnap(['markets', '--all', '--coin', 'BTC', '--csv'], { env: env(pro) });
+    expect(pro_.stderr).toBe('');
+    expect(String(pro_.stdout).trim().split('\n').length).toBeGreaterThan(String(r.stdout).trim().split('\n').length);
+  });
+
+  it('--limit 5000 is answered in the user\'s terms, not the last page\'s clamp', async () => {
+    const r = await msnap(['markets', '--coin', 'BTC', '--type', '5m', '--limit', '5000', '--csv'], { env: env(builder) });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe('msnap: warning: limit 5,000 clamped to 4,100: your builder plan only includes the most recent 4,100 5m markets');
+  });
+
+  it('snapshots over a range wholly before the window: outside the plan (exit 4), not "not found"', async () => {
+    const oldest = JSON.parse(String((await msnap(['markets', '--coin', 'BTC', '--type', '5m', '--offset', '4099', '--limit', '1', '--json'], { env: env(builder) })).stdout)) as Array<{ start_time: number }>;
+    const windowStart = oldest[0]!.start_time;
+    const to = new Date(windowStart - 3_600_000).toISOString();
+    const from = new Date(windowStart - 7_200_000).toISOString();
+    const r = await msnap(['snapshots', 'BTC', '5m', '--from', from, '--to', to, '--csv'], { env: env(builder) });
+    expect(r.exitCode).toBe(4);
+    expect(r.stdout).toBe('');
+    expect(String(r.stderr).split('\n')).toEqual([
+      `msnap: the BTC 5m markets before ${to} are outside your builder plan's data window (the most recent 4,100 5m markets, from ${new Date(windowStart).toISOString()})`,
+      'hint: upgrade to Pro for the full history',
+    ]);
+  });
+
+  it('a range reaching past the window and --last beyond what exists each get one accurate note', async () => {
+    const r = await msnap(['snapshots', 'BTC', '5m', '--from', '30d', '--csv', '--quiet'], { env: env(builder) });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toMatch(new RegExp(`^msnap: note: snapshots before ${ISO} are outside your builder plan's data window \\(the most recent 4,100 5m markets\\); the export starts there$`));
+    const last = await msnap(['snapshots', 'BTC', '5m', '--last', '100', '--csv', '--quiet'], { env: env(builder) });
+    expect(last.exitCode).toBe(0);
+    expect(last.stderr).toMatch(/^msnap: note: only 2 BTC 5m markets have snapshots within your builder plan's data window \(the most recent 4,100 5m markets, from .*\); --last 100 asked for more$/);
+    const lastPro = await msnap(['snapshots', 'BTC', '5m', '--last', '100', '--csv', '--quiet'], { env: env(pro) });
+    expect(lastPro.stderr).toBe('msnap: note: only 2 BTC 5m markets have snapshots; --last 100 asked for more');
+  });
+});
+
 describe('feedback on long work (item 6)', () => {
   it('an export ends with one summary line (rows, markets, file, time); --quiet silences it', async () => {
     const target = path.join(dir, 'two.csv');
