@@ -248,6 +248,8 @@ describe('clients that vanish or stall', () => {
     const readers = await Promise.all(
       targets.map(async (target) => {
         const socket = connect(own.port, '127.0.0.1');
+        // A reset after a failed assertion must fail the test, not surface as an unhandled error.
+        socket.on('error', () => undefined);
         await new Promise<void>((r) => socket.once('connect', () => r()));
         socket.pause();
         socket.write(`GET ${target} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${keys.fast}\r\n\r\n`);
