@@ -8,6 +8,7 @@ import { seedDatabase } from '../store/seed/seed.js';
 import { openSqliteStore } from '../store/sqlite/open.js';
 import type { SqliteStore } from '../store/sqlite/sqlite-store.js';
 import { openSql } from '../store/sqlite/test-support/sql.js';
+import { SIDE_BITS } from '../store/sqlite/dense-page-writer.js';
 import { LiveWorld } from './live-world.js';
 
 const NOW = Date.UTC(2025, 10, 22, 13, 7, 30, 500);
@@ -142,6 +143,23 @@ describe('LiveWorld', () => {
     const next = live.store.getMarket(marketId('BTC', '5m', Date.UTC(2025, 10, 22, 13, 10)), now)!;
     expect(next.status).toBe('active');
     expect(next.snapshot_count).toBe(Math.floor((now - next.start_time) / 125) + 1);
+    // Stored blocks hold exactly the rows' values (a short last block is a valid prefix), and
+    // every full block of the appended markets is there.
+    const blobs = live.sql.prepare('SELECT market, block, data FROM snapshot_blocks ORDER BY market, block').raw(true).all() as [number, number, Buffer][];
+    const column = (market: number, lo: number, hi: number) =>
+      live.sql
+        .prepare(`SELECT price, price_up * ${2 ** SIDE_BITS} + price_down FROM snapshots WHERE market = ? AND t >= ? AND t < ? ORDER BY t`)
+        .raw(true)
+        .all(market, lo * 125, hi * 125) as [number, number][];
+    for (const [market, block, data] of blobs) {
+      const words = new Uint32Array(Uint8Array.from(data).buffer);
+      const size = words.length / 2;
+      const rows = column(market, block * 1024, block * 1024 + size);
+      expect([...words.subarray(0, size)], `market ${market} block ${block}`).toEqual(rows.map((r) => r[0]));
+      expect([...words.subarray(size)]).toEqual(rows.map((r) => r[1]));
+    }
+    const ended5m = live.store.bulk.marketRef(ended.market_id)!.rowid;
+    expect(blobs.filter(([m, , d]) => m === ended5m && d.byteLength === 8192).map(([, b]) => b)).toEqual([0, 1]);
     // Pages come from the blocks and from the rows alike.
     const page = JSON.parse(live.store.snapshotPageJson(next.market_id, { limit: 5000, offset: 0, includeOrderbook: false }).json);
     expect(page.map((s: { price: number }) => s.price)).toEqual(want.snapshots.get(next.market_id)!.map((r) => (r[1] as number) / 1e4));

@@ -72,6 +72,8 @@ export class LiveWorld {
       // Continue after what is stored (another msnap serve on the same file may have written it).
       const next = m.snapshotCount === 0 ? 0 : m.dense ? m.snapshotCount * SNAPSHOT_INTERVAL_MS : this.bulk.world.lastSnapshotOffset(m.rowid)! + SNAPSHOT_INTERVAL_MS;
       const from = Math.max(firstStep, m.startTime + next);
+      // Appending right after a dense market's rows: its blocks continue from the stored tail.
+      if (m.dense && from - m.startTime === next) writer.runs?.resume(m.rowid, m.snapshotCount);
       let n = 0;
       synthetic.snapshots(m.marketType, m.startTime, from, lastStep, depthFrom, (row, book) => {
         writer.add(m.rowid, row.t, row.price, row.priceUp, row.priceDown);
@@ -117,6 +119,9 @@ export class LiveWorld {
   /** Owned markets that ended in (prev, now] get price_end and winner from the path. */
   private resolveMarkets(coins: Map<Coin, SyntheticCoin>, prev: number, now: number): number {
     let resolved = 0;
+    // Every market ends on a 5-minute boundary: most ticks cross none.
+    const step = MARKET_DURATION_MS['5m'];
+    if (Math.floor(now / step) === Math.floor(prev / step)) return 0;
     for (const m of this.bulk.world.ownedOverlapping(prev, now)) {
       if (m.endTime > now || m.priceEnd !== null) continue;
       this.bulk.upsertMarket(coins.get(m.coin)!.marketWrite(m.marketType, m.startTime, now));

@@ -166,7 +166,7 @@ export class BulkWriter {
 
   /** A buffered writer for many snapshots (scaled values) inside one transaction; flush() before commit. */
   snapshotWriter(): SnapshotBatchWriter {
-    return new SnapshotBatchWriter(this.db, new BlockRuns(this.blocks));
+    return new SnapshotBatchWriter(this.db, new BlockRuns(this.blocks, this.scanBlock));
   }
 
   /** Stores one snapshot's depth as ready JSON text per side; false when it was already stored. */
