@@ -111,8 +111,11 @@ describe('runServe', () => {
     );
   });
 
-  it('--live on a database no seed made says so and serves it as stored', async () => {
-    openSqliteStore(db).close();
+  it('--live on a database no seed made (imported data only) says so and serves it as stored', async () => {
+    const store = openSqliteStore(db);
+    const start = marketStartCovering('5m', NOW);
+    store.bulk.upsertMarket({ marketId: marketId('BTC', '5m', start), coin: 'BTC', marketType: '5m', startTime: start, endTime: start + 300_000, priceStart: 1, priceEnd: null, winner: null });
+    store.close();
     const r = await serve({ MSNAP_DB: db }, false, undefined, NOW, true);
     expect(r.err).toBe(
       `msnap serve: --live: ${db} holds no seeded world (\`msnap serve seed\` or --demo makes one); serving it as stored\n` +
