@@ -7,7 +7,11 @@ import { mulberry32, type Random } from './prng.js';
 const TEN_MINUTES = 10 * 60_000;
 const HOUR = 60 * 60_000;
 
-/** Use for one seeded market: details known at `now` (what only an ended market has stays null before). */
+/**
+ * Use for one seeded market: what only an ended market has (volume, liquidity, resolved_at) is null
+ * until `now` reaches its end, and otherwise nothing depends on `now`, so the live world writing a
+ * market at its end gives the same values as a later seed.
+ */
 export function seededDetails(seed: number, marketId: string, start: number, end: number, now: number): MarketDetails {
   const random = mulberry32(hash(marketId) ^ Math.imul(seed, 0x9e3779b1));
   // Every value is drawn in the same order whatever the branch, so values never shift.
@@ -20,7 +24,7 @@ export function seededDetails(seed: number, marketId: string, start: number, end
   const liquidity = Math.round(random() * 40_000_00) / 100;
   const resolvedAt = end + Math.floor(random() * TEN_MINUTES);
   const createdAt = start - HOUR - Math.floor(random() * 47 * HOUR);
-  const known = resolvedAt <= now;
+  const known = end <= now;
   return {
     event_id: eventId,
     condition_id: conditionId,
@@ -30,7 +34,7 @@ export function seededDetails(seed: number, marketId: string, start: number, end
     final_liquidity: known ? liquidity : null,
     resolved_at: known ? resolvedAt : null,
     created_at: createdAt,
-    updated_at: known ? resolvedAt : Math.max(createdAt, Math.min(now, start)),
+    updated_at: known ? resolvedAt : start,
   };
 }
 
