@@ -13,6 +13,7 @@ import { DEFAULT_BASE_URL, readGlobals, type GlobalOptions } from './global-opti
 import { openOutputTarget, type OutputTarget } from './output/output-target.js';
 import { createExporter, type Exporter } from './output/exporter.js';
 import { resolveFormat } from './output/format.js';
+import type { ParquetCodec } from './output/parquet-codecs.js';
 import type { Progress } from './output/progress.js';
 import type { AtResult, LimitsView } from './output/record-schemas.js';
 import { OutputSink } from './output/sink.js';
@@ -159,6 +160,9 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
   // `-o -` is stdout, as in most Unix tools.
   const outputPath = globals.output === '-' ? undefined : globals.output;
   const format = resolveFormat({ ...globals, output: outputPath }, outputPath === undefined && ctx.stdout.isTTY === true);
+  if (globals.compression !== undefined && format !== 'parquet') {
+    throw new UsageError('--compression applies to Parquet output (-o FILE.parquet or --format parquet)');
+  }
   const keyStore = async (): Promise<KeyStore> => {
     if (!store) {
       const { KeyStore } = await import('./config/key-store.js');
@@ -210,6 +214,7 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
         format,
         sink,
         color: toTerminal && colorEnabled(globals, ctx.env, true),
+        ...(globals.compression !== undefined ? { compression: globals.compression as ParquetCodec } : {}),
         ...(toTerminal ? { tableRowCap: TABLE_ROW_CAP, onNote: note } : {}),
       });
       return exporter;

@@ -8,7 +8,8 @@ import type { CliContext } from '../context.js';
 import { runWithDeps, type CliClient, type CliDeps } from '../deps.js';
 import type { Progress } from '../output/progress.js';
 import type { WindowEnd } from '../../client/client.js';
-import { snapshotSchema } from '../output/record-schemas.js';
+import { BAR_SCHEMA, snapshotSchema } from '../output/record-schemas.js';
+import { RESAMPLE_INTERVALS, resampleInterval, resamplePages } from '../../analysis/bars.js';
 import { windowEndNote } from '../output/window-note.js';
 import { TIME_HELP } from '../time.js';
 
@@ -23,6 +24,12 @@ export interface SnapshotsOptions {
   from?: number;
   to?: number;
   orderbook: boolean;
+  /** Orderbook levels as flat columns (up_bid_px_0 …) in every format. */
+  orderbookColumns?: boolean;
+  /** Bars of this many ms instead of snapshots. */
+  resample?: number;
+  /** With resample: carry empty buckets forward (count 0). */
+  fill?: boolean;
 }
 
 interface RawFlags {
@@ -30,6 +37,22 @@ interface RawFlags {
   from?: string;
   to?: string;
   orderbook?: boolean;
+  orderbookColumns?: boolean;
+  resample?: string;
+  fill?: boolean;
+}
+
+function barFlags(flags: RawFlags): Pick<SnapshotsOptions, 'resample' | 'fill'> {
+  if (flags.resample === undefined) {
+    if (flags.fill) throw new UsageError('--fill needs --resample (e.g. --resample 1m --fill)');
+    return {};
+  }
+  const ms = resampleInterval(flags.resample);
+  if (ms === undefined) {
+    throw new UsageError(`unknown --resample '${flags.resample}'; use one of: ${Object.keys(RESAMPLE_INTERVALS).join(', ')}`);
+  }
+  if (flags.orderbook || flags.orderbookColumns) throw new UsageError('bars carry no orderbook: drop --orderbook/--orderbook-columns or --resample');
+  return { resample: ms, ...(flags.fill ? { fill: true } : {}) };
 }
 
 /** Check arguments and flags; every problem is a UsageError. */
@@ -46,7 +69,9 @@ export function parseSnapshotsArgs(first: string, second: string | undefined, fl
     target,
     ...(flags.last !== undefined ? { last: countArg(flags.last, '--last', 1) } : {}),
     ...range,
-    orderbook: flags.orderbook === true,
+    orderbook: flags.orderbook === true || flags.orderbookColumns === true,
+    ...(flags.orderbookColumns ? { orderbookColumns: true } : {}),
+    ...barFlags(flags),
   };
 }
 
@@ -113,7 +138,9 @@ export async function runSnapshots(opts: SnapshotsOptions, deps: CliDeps): Promi
   const exporter = await deps.exporter();
   const progress = await deps.progress('snapshots');
   try {
-    await exporter.listPages(snapshotSchema(opts.orderbook), streamAll(client, ids, opts, progress, knownTotal));
+    const pages = streamAll(client, ids, opts, progress, knownTotal);
+    if (opts.resample !== undefined) await exporter.listPages(BAR_SCHEMA, resamplePages(pages, opts.resample, opts.fill));
+    else await exporter.listPages(snapshotSchema(opts.orderbookColumns ? 'flat' : opts.orderbook), pages);
   } finally {
     progress.stop();
   }
@@ -155,7 +182,10 @@ export function snapshotsCommand(ctx: CliContext): Command {
     .option('--last <n>', 'with COIN TYPE: the latest N markets that have snapshots (default 1; all in a --from/--to range)')
     .option('--from <time>', 'snapshots at or after TIME (with COIN TYPE: markets overlapping the range)')
     .option('--to <time>', 'snapshots before TIME')
-    .option('--orderbook', 'include orderbook depth (orderbook_up, orderbook_down; JSON text in CSV)')
+    .option('--orderbook', 'include orderbook depth (orderbook_up, orderbook_down; JSON text in CSV, flat columns in Parquet)')
+    .option('--orderbook-columns', 'orderbook levels as flat columns up_bid_px_0 … down_ask_sz_7 (any format)')
+    .option('--resample <interval>', `bars per market instead of snapshots: ${Object.keys(RESAMPLE_INTERVALS).join(', ')}`)
+    .option('--fill', 'with --resample: carry empty buckets forward (count 0) instead of leaving them out')
     .addHelpText(
       'after',
       `
@@ -167,7 +197,12 @@ Examples:
   $ msnap snapshots BTC 5m --last 12 -o btc-last-hour.csv
   $ msnap snapshots ETH 15m --from 2025-11-22T00:00:00Z --to 2025-11-22T06:00:00Z --ndjson
   $ msnap snapshots btc-updown-5m-1763769600 --orderbook --json > market.json
-  $ msnap snapshots SOL 1hr --ndjson | head -1`,
+  $ msnap snapshots SOL 1hr --ndjson | head -1
+  $ msnap snapshots BTC 5m --last 12 -o btc.parquet               # typed columns, Snappy
+  $ msnap snapshots BTC 5m --orderbook -o book.parquet --compression gzip
+  $ msnap snapshots BTC 5m --orderbook-columns --csv > book.csv
+  $ msnap snapshots BTC 5m --last 12 --resample 1m --csv        # 1-minute bars
+  $ msnap snapshots ETH 1hr --resample 5s --fill -o eth-5s.parquet`,
     )
     .action(async (first: string, second: string | undefined, flags: RawFlags, cmd: Command) => {
       const opts = parseSnapshotsArgs(first, second, flags, ctx.now());
