@@ -11,6 +11,7 @@ export const EXIT = {
   rateLimited: 5,
   notFound: 6,
   unreachable: 7,
+  qualityProblems: 8,
 } as const;
 
 /** Base class: a message for one line on stderr, an exit code, and an optional hint. */
@@ -53,6 +54,11 @@ export class NotFoundError extends MsnapError {
 /** Thrown when the service cannot be reached (refused, DNS, timeouts after retries). */
 export class UnreachableError extends MsnapError {
   override readonly exitCode = EXIT.unreachable;
+}
+
+/** Thrown by `msnap quality --strict` after the report is written, when it found any problem. */
+export class QualityProblemsError extends MsnapError {
+  override readonly exitCode = EXIT.qualityProblems;
 }
 
 /** Thrown for any other HTTP failure (400 from the service, 5xx after retries); keeps status, body and URL. */
