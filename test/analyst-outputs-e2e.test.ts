@@ -1,10 +1,13 @@
 // Parquet, flat orderbook columns and batch `at` through the built CLI against a real seeded
 // `msnap serve`; each Parquet file is read back with an independent reader (hyparquet).
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, CLEAN_ENV } from './support/msnap-process.js';
 import { startSeededService, type SeededService } from './support/seeded-service.js';
 
 let svc: SeededService;
@@ -150,5 +153,52 @@ describe('batch at --times', () => {
     expect(out[1]).toMatch(new RegExp(`^2,${a['market_id']},${a['start_time'] as number + 250},0,`));
     expect(out[2]).toMatch(/^3,not-a-market,,,,,,,,'not-a-market' is not a market id/);
     expect(out[3]).toMatch(new RegExp(`^4,${b['market_id']},${b['start_time'] as number + 500},0,`));
+  });
+});
+
+// A real terminal: util-linux `script` runs the CLI on a pty whose width `stty` sets.
+const HAS_SCRIPT = (() => {
+  try {
+    execFileSync('script', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+function onTerminal(args: string[], env: Record<string, string | undefined>, cols: number): Promise<string> {
+  const quoted = args.map((a) => `'${a}'`).join(' ');
+  return execa('script', ['-qec', `stty cols ${cols}; node '${BIN}' ${quoted}`, '/dev/null'], {
+    env: { ...CLEAN_ENV, ...svc.env, ...env },
+    reject: false,
+    timeout: 60_000,
+  }).then((r) => String(r.stdout));
+}
+
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+
+describe('msnap chart', () => {
+  it('piped: fits --width, no escape codes, the time axis labelled', async () => {
+    const r = await svc.run(['chart', 'BTC', '5m', '--width', '64', '--height', '6']);
+    expect(r.exitCode).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toMatch(/^btc-updown-5m-\d+  \d{4}-\d\d-\d\d \d\d:\d\d:\d\d-\d\d:\d\d:\d\d UTC/);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(64);
+    expect(lines.at(-1)).toMatch(/^\s+\d\d:\d\d:\d\d\s+\d\d:\d\d:\d\d\s+\d\d:\d\d:\d\d$/);
+    expect(r.stdout).not.toMatch(ANSI);
+    expect((await svc.run(['chart', 'BTC', '5m', '--width', '10'])).exitCode).toBe(2);
+    expect((await svc.run(['chart', 'BTC', '5m', '--csv'])).exitCode).toBe(2);
+  });
+
+  it.skipIf(!HAS_SCRIPT)('on a terminal: fitted to its width, coloured, and plain with NO_COLOR', async () => {
+    const colored = await onTerminal(['chart', 'ETH', '5m', '--height', '5'], { NO_COLOR: undefined }, 72);
+    expect(colored).toMatch(ANSI);
+    const visible = colored.replace(ANSI, '').split(/\r?\n/);
+    expect(visible.length).toBeGreaterThan(10);
+    for (const line of visible) expect(line.length).toBeLessThanOrEqual(72);
+    expect(Math.max(...visible.map((l) => l.trimEnd().length))).toBeGreaterThan(60);
+    const plain = await onTerminal(['chart', 'ETH', '5m', '--height', '5'], { NO_COLOR: '1' }, 72);
+    expect(plain).not.toMatch(ANSI);
+    expect(plain.split(/\r?\n/)).toEqual(visible);
   });
 });

@@ -8,6 +8,7 @@ import { marketsCommand } from './commands/markets.js';
 import { snapshotsCommand } from './commands/snapshots.js';
 import { atCommand } from './commands/at.js';
 import { qualityCommand } from './commands/quality.js';
+import { chartCommand } from './commands/chart.js';
 import { limitsCommand } from './commands/limits.js';
 import { healthCommand } from './commands/health.js';
 import { keysCommand } from './commands/keys.js';
@@ -24,6 +25,7 @@ export function buildProgram(ctx: CliContext): Command {
   program.addCommand(snapshotsCommand(ctx));
   program.addCommand(atCommand(ctx));
   program.addCommand(qualityCommand(ctx));
+  program.addCommand(chartCommand(ctx));
   program.addCommand(limitsCommand(ctx));
   program.addCommand(healthCommand(ctx));
   program.addCommand(keysCommand(ctx));
