@@ -9,6 +9,7 @@ import { snapshotsCommand } from './commands/snapshots.js';
 import { atCommand } from './commands/at.js';
 import { qualityCommand } from './commands/quality.js';
 import { chartCommand } from './commands/chart.js';
+import { completionCommands } from './commands/completion.js';
 import { limitsCommand } from './commands/limits.js';
 import { healthCommand } from './commands/health.js';
 import { keysCommand } from './commands/keys.js';
@@ -30,6 +31,9 @@ export function buildProgram(ctx: CliContext): Command {
   program.addCommand(healthCommand(ctx));
   program.addCommand(keysCommand(ctx));
   program.addCommand(serveCommand(ctx));
+  const [completion, complete] = completionCommands(ctx);
+  program.addCommand(completion!);
+  program.addCommand(complete!, { hidden: true });
   program.addHelpText(
     'after',
     `
