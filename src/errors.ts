@@ -12,6 +12,9 @@ export const EXIT = {
   notFound: 6,
   unreachable: 7,
   qualityProblems: 8,
+  /** 128 + the signal's number, as a shell reports a process the signal ended. */
+  interrupted: 130,
+  terminated: 143,
 } as const;
 
 /** Base class: a message for one line on stderr, an exit code, and an optional hint. */

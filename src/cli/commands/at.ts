@@ -1,7 +1,7 @@
 // `msnap at`: the snapshot nearest a time, in a market given by id or found from coin and type;
 // with --times, one lookup per line of a file (or stdin), in order, through the paced client.
 import { Command } from 'commander';
-import { marketId, marketStartCovering } from '../../domain/market.js';
+import { isComingSoonCoin, marketId, marketStartCovering, parseCoin } from '../../domain/market.js';
 import { HttpError, NotFoundError, UsageError, WindowError } from '../../errors.js';
 import { coinArg, marketIdArg, marketTypeArg } from '../arguments.js';
 import { openTimes, timesLines, type TimesLine, type TimesTarget } from '../batch-times.js';
@@ -29,7 +29,11 @@ export function parseAtArgs(first: string | undefined, second: string | undefine
   if (first === undefined || second === undefined) {
     throw new UsageError('give <market-id> <time> or <coin> <type> <time> (or --times FILE for many)');
   }
-  if (third === undefined) return { marketId: marketIdArg(first), ts: parseTime(second, now, 'TIME') };
+  if (third === undefined) {
+    // `at BTC 5m`: a coin and a type with the time left out, not a bad market id.
+    if (parseCoin(first) || isComingSoonCoin(first)) throw new UsageError(`missing TIME: msnap at ${first} ${second} TIME`, 'TIME is like 2025-11-22T00:02:30Z, 1763769600000, 10m or now');
+    return { marketId: marketIdArg(first), ts: parseTime(second, now, 'TIME') };
+  }
   const coin = coinArg(first);
   const type = marketTypeArg(second);
   const ts = parseTime(third, now, 'TIME');

@@ -2,23 +2,24 @@
 // and JSON keys use the contract's names; tables may show times as ISO and hide wide columns.
 import type { Bar } from '../../analysis/bars.js';
 import type { Market, Snapshot } from '../../domain/market.js';
-import { orderbookColumns } from './orderbook-columns.js';
+import { levelAt, orderbookColumns } from './orderbook-columns.js';
 import { isoCell, type RecordSchema } from './schema.js';
 
 /** Markets, as `msnap markets` prints them. */
 export const MARKET_SCHEMA: RecordSchema<Market> = {
+  // dropOrder: what a narrow terminal gives up first (the id already names coin, type and start).
   columns: [
     { name: 'market_id', value: (m) => m.market_id, parquet: 'string' },
     { name: 'slug', value: (m) => m.slug, table: false, parquet: 'string' },
-    { name: 'coin', value: (m) => m.coin, parquet: 'dictionary' },
-    { name: 'market_type', value: (m) => m.market_type, label: 'type', parquet: 'dictionary' },
-    { name: 'status', value: (m) => m.status, parquet: 'dictionary' },
+    { name: 'coin', value: (m) => m.coin, dropOrder: 2, parquet: 'dictionary' },
+    { name: 'market_type', value: (m) => m.market_type, label: 'type', dropOrder: 3, parquet: 'dictionary' },
+    { name: 'status', value: (m) => m.status, dropOrder: 7, parquet: 'dictionary' },
     { name: 'start_time', value: (m) => m.start_time, table: (m) => isoCell(m.start_time), parquet: 'timestamp' },
-    { name: 'end_time', value: (m) => m.end_time, table: (m) => isoCell(m.end_time), parquet: 'timestamp' },
-    { name: 'price_start', value: (m) => m.price_start, parquet: 'double', nullable: true },
-    { name: 'price_end', value: (m) => m.price_end, parquet: 'double', nullable: true },
-    { name: 'winner', value: (m) => m.winner, parquet: 'dictionary', nullable: true },
-    { name: 'snapshot_count', value: (m) => m.snapshot_count, label: 'snapshots', parquet: 'int64' },
+    { name: 'end_time', value: (m) => m.end_time, table: (m) => isoCell(m.end_time), dropOrder: 1, parquet: 'timestamp' },
+    { name: 'price_start', value: (m) => m.price_start, dropOrder: 4, parquet: 'double', nullable: true },
+    { name: 'price_end', value: (m) => m.price_end, dropOrder: 5, parquet: 'double', nullable: true },
+    { name: 'winner', value: (m) => m.winner, dropOrder: 8, parquet: 'dictionary', nullable: true },
+    { name: 'snapshot_count', value: (m) => m.snapshot_count, label: 'snapshots', dropOrder: 6, parquet: 'int64' },
   ],
 };
 
@@ -32,8 +33,8 @@ export type OrderbookLayout = 'none' | 'nested' | 'flat';
 export function snapshotSchema(includeOrderbook: boolean | OrderbookLayout): RecordSchema<Snapshot> {
   const layout: OrderbookLayout = includeOrderbook === true ? 'nested' : includeOrderbook === false ? 'none' : includeOrderbook;
   const columns: RecordSchema<Snapshot>['columns'] = [
-    { name: 'id', value: (s) => s.id, parquet: 'int64' },
-    { name: 'market_id', value: (s) => s.market_id, parquet: 'dictionary' },
+    { name: 'id', value: (s) => s.id, dropOrder: 2, parquet: 'int64' },
+    { name: 'market_id', value: (s) => s.market_id, dropOrder: 1, parquet: 'dictionary' },
     { name: 'time', value: (s) => s.time, table: (s) => isoCell(s.time), parquet: 'timestamp' },
     { name: 'price', value: (s) => s.price, parquet: 'double' },
     { name: 'price_up', value: (s) => s.price_up, parquet: 'double' },
@@ -43,10 +44,21 @@ export function snapshotSchema(includeOrderbook: boolean | OrderbookLayout): Rec
   const flat = { columns: [...columns, ...orderbookColumns()] };
   if (layout === 'flat') return flat;
   columns.push(
-    { name: 'orderbook_up', value: (s) => s.orderbook_up },
-    { name: 'orderbook_down', value: (s) => s.orderbook_down },
+    // A table shows the top of each book; CSV and JSON carry every level.
+    { name: 'orderbook_up', value: (s) => s.orderbook_up, label: 'up bid | ask', table: (s) => topOfBook(s.orderbook_up) },
+    { name: 'orderbook_down', value: (s) => s.orderbook_down, label: 'down bid | ask', table: (s) => topOfBook(s.orderbook_down) },
   );
   return { columns, parquetSchema: flat };
+}
+
+// The best bid and ask of one side, as `price×size | price×size`.
+function topOfBook(side: unknown): string {
+  if (!side) return '';
+  const best = (book: 'bids' | 'asks'): string => {
+    const l = levelAt(side, book, 0);
+    return l ? `${l.price}×${l.size}` : '-';
+  };
+  return `${best('bids')} | ${best('asks')}`;
 }
 
 /** `msnap snapshots --resample`: one bar per market and bucket. */

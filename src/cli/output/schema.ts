@@ -21,6 +21,8 @@ export interface Column<T> {
   parquet?: ParquetType;
   /** The value may be null (an OPTIONAL Parquet column); otherwise REQUIRED. */
   nullable?: true;
+  /** When a table is too wide for the terminal, columns are dropped lowest first; undefined: always kept. */
+  dropOrder?: number;
 }
 
 /** Use to describe a record kind once for every format. */
