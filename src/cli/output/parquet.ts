@@ -23,9 +23,8 @@ const MAX_GROUP_ROWS = 8_192;
 /** Use to check, before any request, that a schema can be written as Parquet. */
 export function parquetColumns<T>(schema: RecordSchema<T>): Column<T>[] {
   const columns = machineColumns(schema);
-  const untyped = columns.filter((c) => c.parquet === undefined).map((c) => c.name);
-  if (untyped.length > 0) {
-    throw new UsageError(`this output has no Parquet form (untyped: ${untyped.join(', ')}); use --csv, --ndjson or --json`);
+  if (columns.some((c) => c.parquet === undefined)) {
+    throw new UsageError('this command has no Parquet output (snapshots, bars, markets and at have); use --csv, --ndjson or --json');
   }
   return columns;
 }
