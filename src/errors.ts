@@ -11,7 +11,7 @@ export const EXIT = {
   rateLimited: 5,
   notFound: 6,
   unreachable: 7,
-  qualityProblems: 8,
+  qualityProblems: 9,
   /** 128 + the signal's number, as a shell reports a process the signal ended. */
   interrupted: 130,
   terminated: 143,

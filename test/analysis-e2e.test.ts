@@ -101,10 +101,10 @@ describe('msnap quality', () => {
     }
   });
 
-  it('finds the injected gaps, same-slot duplicates, up + down off 1 and the jump; --strict exits 8 after writing', async () => {
+  it('finds the injected gaps, same-slot duplicates, up + down off 1 and the jump; --strict exits 9 after writing', async () => {
     const file = path.join(svc.dir, 'quality.json');
     const r = await svc.run(['quality', crafted.id, '--strict', '-o', file]);
-    expect(r.exitCode).toBe(8);
+    expect(r.exitCode).toBe(9);
     expect(r.stderr).toBe('msnap: quality: 8 problems found (--strict)');
     const [report] = JSON.parse((await import('node:fs')).readFileSync(file, 'utf8')) as Record<string, unknown>[];
     expect(report).toMatchObject({
