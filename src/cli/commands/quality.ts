@@ -5,7 +5,8 @@ import { QualityScan, type QualityReport } from '../../analysis/quality.js';
 import type { Market } from '../../domain/market.js';
 import { EXIT, NotFoundError, QualityProblemsError, UsageError } from '../../errors.js';
 import type { CliContext } from '../context.js';
-import { runWithDeps, type CliClient, type CliDeps } from '../deps.js';
+import type { MsnapApi } from '../../client/types.js';
+import { runWithDeps, type CliDeps } from '../deps.js';
 import { QUALITY_SCHEMA } from '../output/quality-schema.js';
 import { windowEndNote } from '../output/window-note.js';
 import { TIME_HELP } from '../time.js';
@@ -38,7 +39,7 @@ export function parseQualityArgs(first: string, second: string | undefined, flag
   return { target, ...(last !== undefined ? { last } : {}), ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}), sumTolerance, strict: flags.strict === true };
 }
 
-async function scanMarket(client: CliClient, market: Market, opts: QualityOptions, now: number): Promise<QualityReport> {
+async function scanMarket(client: MsnapApi, market: Market, opts: QualityOptions, now: number): Promise<QualityReport> {
   const start = Math.max(market.start_time, opts.from ?? -Infinity);
   const end = Math.min(market.end_time, opts.to ?? Infinity);
   const scan = new QualityScan(market.market_id, market.start_time, start, end, { sumTolerance: opts.sumTolerance });

@@ -32,6 +32,12 @@ export interface RecordSchema<T> {
   json?: (row: T) => unknown;
   /** What Parquet writes instead, when the columns hold nested values (flattened there). */
   parquetSchema?: RecordSchema<T>;
+  /** A list as a table: 'grid' (boxed, the default) or 'columns' (plain aligned text, as admin listings print). */
+  tableLayout?: 'grid' | 'columns';
+  /** The line a table shows instead of an empty list (e.g. how to make the first item). */
+  emptyTable?: string;
+  /** A JSON list laid out as JSON.stringify(rows, null, jsonIndent) instead of one row per line. */
+  jsonIndent?: number;
 }
 
 /**
