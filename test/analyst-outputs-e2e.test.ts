@@ -30,10 +30,12 @@ describe('Parquet output', () => {
   it('snapshots -o FILE.parquet holds the same rows and values as the NDJSON export, typed', async () => {
     const file = path.join(svc.dir, 'btc.parquet');
     const written = await svc.run(['snapshots', 'BTC', '5m', '--last', '3', '-o', file]);
-    expect(written.stderr).toBe('');
     expect(written.exitCode).toBe(0);
     const reference = ndjson((await svc.run(['snapshots', 'BTC', '5m', '--last', '3', '--ndjson'])).stdout);
     expect(reference.length).toBeGreaterThan(4000);
+    const [said, took] = written.stderr.split(' in ');
+    expect(said).toBe(`msnap: ${reference.length.toLocaleString('en-US')} snapshots of 3 markets written to ${file}`);
+    expect(took).toMatch(/^\d+\.\d s$/);
 
     const bytes = readParquet(file);
     const meta = parquetMetadata(bytes);

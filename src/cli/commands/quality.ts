@@ -8,9 +8,8 @@ import type { CliContext } from '../context.js';
 import type { MsnapApi } from '../../client/types.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
 import { QUALITY_SCHEMA } from '../output/quality-schema.js';
-import { windowEndNote } from '../output/window-note.js';
 import { TIME_HELP } from '../time.js';
-import { parseSnapshotsArgs, selectMarkets, type SnapshotsOptions } from './snapshots.js';
+import { explainSelection, parseSnapshotsArgs, selectMarkets, type SnapshotsOptions } from './snapshots.js';
 
 /** The checked arguments and flags of `msnap quality`. */
 export interface QualityOptions extends Pick<SnapshotsOptions, 'target' | 'last' | 'from' | 'to'> {
@@ -60,7 +59,9 @@ export async function runQuality(opts: QualityOptions, deps: CliDeps): Promise<n
   if ('marketId' in opts.target) {
     markets = [await client.market(opts.target.marketId)];
   } else {
-    markets = await selectMarkets(client, opts.target.coin, opts.target.marketType, opts, (end) => deps.note(windowEndNote(end)));
+    const selection = await selectMarkets(client, opts.target.coin, opts.target.marketType, opts);
+    await explainSelection(selection, opts, opts.target.coin, opts.target.marketType, client, deps);
+    markets = selection.markets;
     if (markets.length === 0) throw new NotFoundError(`no ${opts.target.coin} ${opts.target.marketType} market with snapshots in that range`);
   }
   const exporter = await deps.exporter();
