@@ -20,6 +20,7 @@ import { serverThroughputFigure, SERVER_MEMORY_TARGET_MB } from './figures/serve
 import { storageFigure } from './figures/storage-ingest.js';
 import { pointLookupFigure } from './figures/point-lookups.js';
 import { parquetFigure } from './figures/parquet-export.js';
+import { liveLatencyFigure } from './figures/live-latency.js';
 
 const opts = benchOptions(process.argv.slice(2));
 const started = performance.now();
@@ -102,6 +103,7 @@ try {
   });
 
   await measure(7, 'Parquet output', () => parquetFigure(ctx, cliMemory));
+  await measure(8, 'Live ticks do not stall requests', () => liveLatencyFigure(ctx));
 
   figures.sort((a, b) => a.id - b.id);
   const totalSeconds = (performance.now() - started) / 1000;
