@@ -1,4 +1,4 @@
-// Figure 7: the same snapshot pages through each dialect of one `msnap serve`, side by side in one
+// Figure 9: the same snapshot pages through each dialect of one `msnap serve`, side by side in one
 // run: v1 (`price`, ms times) is the baseline, v4 (`btc_price`, ms) must stay within 10% of it and
 // v2 (ISO times, the costliest printing) within 35%. Slices take turns so the shared machine's
 // noise falls on every dialect alike.
