@@ -11,7 +11,7 @@ import { buildIfStale } from './support/msnap-process.js';
 import { createApiKey } from '../src/accounts/create-key.js';
 import type { Market } from '../src/domain/market.js';
 import { seedDatabase } from '../src/store/seed/seed.js';
-import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { openSqliteStore } from '../src/store/sqlite/open.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -30,7 +30,7 @@ beforeAll(async () => {
   const now = Date.now();
   const store = openSqliteStore(db);
   // 15 days: more than builder's 4,100 5m markets, so the oldest ones are outside its window.
-  seedDatabase(store, { now, days: 15, seed: 3, fullMarkets: { '5m': 20, '15m': 1, '1hr': 0, '4hr': 0, '24hr': 0 } });
+  seedDatabase(store.bulk, { now, days: 15, seed: 3, fullMarkets: { '5m': 20, '15m': 1, '1hr': 0, '4hr': 0, '24hr': 0 } });
   keys.builder = createApiKey(store, { account: 'b', plan: 'builder', now }).key;
   keys.pro = createApiKey(store, { account: 'p', plan: 'pro', now }).key;
   const all = store.listMarkets({ coin: 'BTC', marketType: '5m', limit: 1, offset: 0, window: null, now });

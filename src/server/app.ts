@@ -48,7 +48,6 @@ export interface AppOptions {
 export interface App {
   handle(req: AppRequest): AppResponse;
   reject(status: number, message: string, remoteAddress: string): AppResponse;
-  readonly store: Store;
 }
 
 /** Default limit on the request target. */
@@ -143,5 +142,5 @@ export function createApp(options: AppOptions): App {
     return respond(status, errorBody(status, message), limits.takeAddress(remoteAddress, at), at);
   }
 
-  return { handle, reject, store };
+  return { handle, reject };
 }
