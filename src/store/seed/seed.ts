@@ -16,6 +16,7 @@ import type { BulkWriter } from '../sqlite/bulk-writer.js';
 import { toScaled } from '../sqlite/price-scale.js';
 import { mulberry32, normalCdf, type Random } from './prng.js';
 import { COARSE_STEP_MS, simulatePricePath, yearsOf, type PricePath } from './price-path.js';
+import { seededDetails } from './market-details.js';
 import { orderbookSideJson } from './orderbook-json.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -115,8 +116,9 @@ export function seedDatabase(bulk: BulkWriter, opts: SeedOptions): SeedSummary {
         const priceStart = round(path.priceAt(m.start));
         const resolved = m.end <= now;
         const priceEnd = resolved ? round(path.priceAt(m.end)) : null;
+        const id = marketId(coin, m.type, m.start);
         const { ref } = bulk.upsertMarket({
-          marketId: marketId(coin, m.type, m.start),
+          marketId: id,
           coin,
           marketType: m.type,
           startTime: m.start,
@@ -124,6 +126,7 @@ export function seedDatabase(bulk: BulkWriter, opts: SeedOptions): SeedSummary {
           priceStart,
           priceEnd,
           winner: priceEnd === null ? null : priceEnd >= priceStart ? 'Up' : 'Down',
+          details: seededDetails(seed, id, m.start, m.end, now),
         });
         if (!m.full) continue;
         const n = writeSnapshots(bulk, writer, ref.rowid, m, priceStart, path, round, noise, now, orderbookMs);
