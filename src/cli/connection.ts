@@ -1,4 +1,5 @@
 // Where the client connects and with which key: flags, then environment, then the key store.
+import { API_CHOICES, type ApiChoice } from '../client/dialects/dialect.js';
 import { UsageError } from '../errors.js';
 import type { KeyStore } from './config/key-store.js';
 import { DEFAULT_BASE_URL, type GlobalOptions } from './global-options.js';
@@ -8,6 +9,14 @@ export interface Connection {
   baseUrl: string;
   apiKey?: string;
   authScheme: 'x-api-key' | 'bearer';
+  api: ApiChoice;
+}
+
+/** Use to validate an API version from any source. */
+export function checkApi(value: string, source: string): ApiChoice {
+  const lower = value.toLowerCase();
+  if ((API_CHOICES as readonly string[]).includes(lower)) return lower as ApiChoice;
+  throw new UsageError(`${source}: '${value}' is not an API version; use one of ${API_CHOICES.join(', ')}`);
 }
 
 /** Use to validate a base URL from any source. */
@@ -24,7 +33,7 @@ export function checkBaseUrl(value: string, source: string): string {
   return value.replace(/\/+$/, '');
 }
 
-/** Flag, then environment, then the active stored key's URL, then the local default. */
+/** Flag, then environment, then the active stored key's URL (and API version), then the defaults. */
 export async function resolveConnection(
   globals: GlobalOptions,
   env: NodeJS.ProcessEnv,
@@ -41,5 +50,12 @@ export async function resolveConnection(
     baseUrl = url ? checkBaseUrl(url, 'stored key') : DEFAULT_BASE_URL;
   }
   const apiKey = globals.apiKey ?? (env.MSNAP_API_KEY || undefined) ?? (await stored())?.key;
-  return { baseUrl, authScheme: globals.authScheme ?? 'x-api-key', ...(apiKey ? { apiKey } : {}) };
+  let api: ApiChoice;
+  if (globals.api !== undefined) api = checkApi(globals.api, '--api');
+  else if (env.MSNAP_API) api = checkApi(env.MSNAP_API, 'MSNAP_API');
+  else {
+    const storedApi = (await stored())?.api;
+    api = storedApi ? checkApi(storedApi, 'stored key') : 'auto';
+  }
+  return { baseUrl, authScheme: globals.authScheme ?? 'x-api-key', api, ...(apiKey ? { apiKey } : {}) };
 }

@@ -49,6 +49,8 @@ export interface CliDeps {
   readSecret(question: string): Promise<string>;
   /** The global --base-url flag as given (for `keys add`). */
   baseUrlFlag(): string | undefined;
+  /** The global --api flag as given (for `keys add`). */
+  apiFlag(): string | undefined;
 }
 
 interface Lifecycle {
@@ -87,6 +89,7 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
     now: ctx.now,
     keyStore,
     baseUrlFlag: () => globals.baseUrl,
+    apiFlag: () => globals.api,
     async client() {
       if (client) return client;
       const c = await connection();
@@ -195,6 +198,7 @@ export const httpClientFactory: ClientFactory = async (conn, hooks) => {
   return new MsnapClient({
     baseUrl: conn.baseUrl,
     authScheme: conn.authScheme,
+    api: conn.api,
     ...(conn.apiKey ? { apiKey: conn.apiKey } : {}),
     now: hooks.now,
     sleep: hooks.sleep,

@@ -1,6 +1,7 @@
 // Options every client command takes, declared once on the program; commander recognises them
 // before and after the subcommand (`msnap --csv markets` = `msnap markets --csv`).
 import { Command, Option } from 'commander';
+import { API_CHOICES } from '../client/dialects/dialect.js';
 import { OUTPUT_FORMATS } from './output/format.js';
 
 /** The global flags as commander hands them to an action (`cmd.optsWithGlobals()`). */
@@ -8,6 +9,8 @@ export interface GlobalOptions {
   baseUrl?: string;
   apiKey?: string;
   authScheme?: 'x-api-key' | 'bearer';
+  /** v1, v4 or auto (checked by commander). */
+  api?: string;
   format?: string;
   csv?: boolean;
   ndjson?: boolean;
@@ -30,6 +33,11 @@ export function addGlobalOptions(program: Command): Command {
     .option('--base-url <url>', `service URL (env MSNAP_BASE_URL, else the active stored key's URL, else ${DEFAULT_BASE_URL})`)
     .option('--api-key <key>', 'API key (env MSNAP_API_KEY, else the active stored key)')
     .addOption(new Option('--auth-scheme <scheme>', 'how the key is sent').choices(['x-api-key', 'bearer']))
+    .addOption(
+      new Option('--api <version>', "API version (env MSNAP_API, else the stored key's, else auto: v4 when the service answers /v4)").choices(
+        API_CHOICES,
+      ),
+    )
     .addOption(
       new Option('--format <format>', 'output format (default: table on a terminal, ndjson when piped)').choices(
         OUTPUT_FORMATS,
