@@ -30,8 +30,6 @@ export interface CoreRoute<Q, R> {
 export interface Route {
   /** Path after the dialect's prefix, e.g. `markets/:id/snapshots`. */
   pattern: string;
-  /** True for routes that take no key (load balancers' health checks). */
-  public?: boolean;
   prepare(query: QueryReader, params: Readonly<Record<string, string>>): (ctx: RouteContext) => string;
 }
 
@@ -52,7 +50,7 @@ export function defineRoute<Q, R>(pattern: string, core: CoreRoute<Q, R>, render
 
 /** Use for a route that takes no key and no parameters (health for load balancers). */
 export function definePublicRoute(pattern: string, body: (now: number) => string): Route {
-  return { pattern, public: true, prepare: () => (ctx) => body(ctx.now) };
+  return { pattern, prepare: () => (ctx) => body(ctx.now) };
 }
 
 /** Use for routes that take no query parameters (any given are ignored). */
