@@ -10,6 +10,8 @@ export interface Connection {
   apiKey?: string;
   authScheme: 'x-api-key' | 'bearer';
   api: ApiChoice;
+  /** Per-attempt connect/answer timeout (--timeout, else MSNAP_TIMEOUT, else the client's 30 s). */
+  timeoutMs?: number;
 }
 
 /** Use to validate an API version from any source. */
@@ -17,6 +19,15 @@ export function checkApi(value: string, source: string): ApiChoice {
   const lower = value.toLowerCase();
   if ((API_CHOICES as readonly string[]).includes(lower)) return lower as ApiChoice;
   throw new UsageError(`${source}: '${value}' is not an API version; use one of ${API_CHOICES.join(', ')}`);
+}
+
+/** Use for --timeout / MSNAP_TIMEOUT: seconds, a positive number up to an hour. */
+export function timeoutArg(value: string, source: string): number {
+  const secs = Number(value.trim().replace(/s$/, ''));
+  if (value.trim() === '' || !Number.isFinite(secs) || secs <= 0 || secs > 3600) {
+    throw new UsageError(`${source} must be a number of seconds between 0 and 3600 (like 30 or 2.5), got '${value}'`);
+  }
+  return Math.round(secs * 1000);
 }
 
 /** Use to validate a base URL from any source. */
@@ -57,5 +68,17 @@ export async function resolveConnection(
     const storedApi = (await stored())?.api;
     api = storedApi ? checkApi(storedApi, 'stored key') : 'auto';
   }
-  return { baseUrl, authScheme: globals.authScheme ?? 'x-api-key', api, ...(apiKey ? { apiKey } : {}) };
+  const timeoutMs =
+    globals.timeout !== undefined
+      ? timeoutArg(globals.timeout, '--timeout')
+      : env.MSNAP_TIMEOUT
+        ? timeoutArg(env.MSNAP_TIMEOUT, 'MSNAP_TIMEOUT')
+        : undefined;
+  return {
+    baseUrl,
+    authScheme: globals.authScheme ?? 'x-api-key',
+    api,
+    ...(apiKey ? { apiKey } : {}),
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+  };
 }

@@ -130,6 +130,18 @@ export class MsnapClient implements MsnapApi {
     }
     if (!d.marketsCounted) stream = withSnapshotCounts(stream, (id) => this.countSnapshots(d, id));
     yield* stream;
+    // Without both coin and type the service never clamps: the window shortens such a list
+    // silently, so say what it held back (the limits are known: `all` read them first).
+    const window = this.knownLimits?.data_window;
+    if (q.all && q.onWindowEnd && (q.coin === undefined || q.marketType === undefined) && window) {
+      const cap = q.marketType !== undefined ? window[q.marketType] : undefined;
+      q.onWindowEnd({
+        message: '',
+        plan: this.knownLimits!.plan,
+        ...(cap !== undefined && q.marketType !== undefined ? { cap, marketType: q.marketType } : { window }),
+        perCoin: q.coin === undefined,
+      });
+    }
   }
 
   private listing(d: Dialect, q: MarketsListingQuery, windowNotes: boolean): AsyncGenerator<Market> {
@@ -148,7 +160,17 @@ export class MsnapClient implements MsnapApi {
 
   private windowEnd(q: MarketsListingQuery, message: string, isWarning: boolean): void {
     if (!q.all || !q.onWindowEnd) {
-      if (isWarning) this.warn(message);
+      if (!isWarning) return;
+      // The last page's own clamp ("clamped to 104") means nothing to someone who asked for 5,000.
+      const cap = q.marketType !== undefined ? this.knownLimits?.data_window?.[q.marketType] : undefined;
+      if (q.max !== undefined && cap !== undefined && this.knownLimits) {
+        const listed = Math.max(0, cap - (q.offset ?? 0));
+        this.warn(
+          `limit ${q.max.toLocaleString('en-US')} clamped to ${listed.toLocaleString('en-US')}: your ${this.knownLimits.plan} plan only includes the most recent ${cap.toLocaleString('en-US')} ${q.marketType} markets`,
+        );
+      } else {
+        this.warn(message);
+      }
       return;
     }
     const cap = q.marketType !== undefined ? this.knownLimits?.data_window?.[q.marketType] : undefined;
