@@ -56,7 +56,9 @@ export function runNode(script, args, { env = {}, captureStdout = true, measureR
 
 /** Run the built CLI (`msnap ...args`); throws with its stderr when it fails unless `allowFailure`. */
 export async function runMsnap(args, options = {}) {
-  const result = await runNode(MSNAP_BIN, args, options);
+  // The export figures compare the CLI with baselines that read v1's 10,000-row pages; under the
+  // default (auto) it would speak v4 to msnap serve, whose pages hold at most 1,000 rows.
+  const result = await runNode(MSNAP_BIN, args, { ...options, env: { MSNAP_API: 'v1', ...options.env } });
   if (result.code !== 0 && !options.allowFailure) {
     throw new Error(`msnap ${args.join(' ')} exited ${result.code}: ${result.stderr.trim().slice(-2000)}`);
   }

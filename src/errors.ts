@@ -37,7 +37,7 @@ export class AuthError extends MsnapError {
   override readonly exitCode = EXIT.auth;
 }
 
-/** Thrown when the service answers 403: the market is outside the plan's data window. */
+/** Thrown when the service refuses for the plan (v1 403, v4 402 or a hosted 403 plan code): e.g. outside its data window. */
 export class WindowError extends MsnapError {
   override readonly exitCode = EXIT.window;
   constructor(message: string, readonly tier?: string, hint?: string) {

@@ -53,6 +53,8 @@ function msnap(args: string[], opts: { env?: Record<string, string | undefined>;
       MSNAP_CONFIG_DIR: configDir,
       MSNAP_BASE_URL: url,
       MSNAP_API_KEY: keys.pro,
+      // v1 pinned: these tests count v1 requests and pages; test/api-dialects-e2e.test.ts covers v4 and auto.
+      MSNAP_API: 'v1',
       NO_COLOR: undefined,
       ...opts.env,
     },
@@ -93,7 +95,7 @@ describe('exports', () => {
     const r = await execa('bash', ['-c', 'set -o pipefail; node bin/msnap.js snapshots BTC 5m --last 20 --ndjson --verbose | head -1'], {
       cwd: ROOT,
       reject: false,
-      env: { MSNAP_CONFIG_DIR: mkdtempSync(path.join(dir, 'config-')), MSNAP_BASE_URL: url, MSNAP_API_KEY: keys.pro },
+      env: { MSNAP_CONFIG_DIR: mkdtempSync(path.join(dir, 'config-')), MSNAP_BASE_URL: url, MSNAP_API_KEY: keys.pro, MSNAP_API: 'v1' },
     });
     expect(r.exitCode).toBe(0);
     expect(lines(r.stdout)).toHaveLength(1);

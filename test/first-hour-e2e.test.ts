@@ -40,7 +40,8 @@ afterAll(async () => {
 });
 
 function env(key: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { MSNAP_BASE_URL: served.url, MSNAP_API_KEY: key, MSNAP_CONFIG_DIR: path.join(dir, 'cfg-default'), ...extra };
+  // v1 pinned: these tests count v1 requests and pages; test/api-dialects-e2e.test.ts covers v4 and auto.
+  return { MSNAP_BASE_URL: served.url, MSNAP_API_KEY: key, MSNAP_API: 'v1', MSNAP_CONFIG_DIR: path.join(dir, 'cfg-default'), ...extra };
 }
 
 /** Runs the built CLI on a real pseudo-terminal `cols` wide; returns what the terminal showed. */

@@ -57,7 +57,8 @@ function getFrom(localAddress: string, urlPath: string, headers: Record<string, 
 }
 
 async function cli(args: string[], env: Record<string, string | undefined> = {}, input?: string) {
-  const r = await msnap(args, { cwd: dir, env: { MSNAP_BASE_URL: served.url, MSNAP_CONFIG_DIR: path.join(dir, 'config'), ...env }, ...(input !== undefined ? { input } : {}) });
+  // v1 pinned: these tests count v1 requests and pages; test/api-dialects-e2e.test.ts covers v4 and auto.
+  const r = await msnap(args, { cwd: dir, env: { MSNAP_BASE_URL: served.url, MSNAP_CONFIG_DIR: path.join(dir, 'config'), MSNAP_API: 'v1', ...env }, ...(input !== undefined ? { input } : {}) });
   cliOutput.push(String(r.stdout), String(r.stderr));
   return r;
 }

@@ -1,4 +1,5 @@
 // Where the client connects and with which key: flags, then environment, then the key store.
+import { API_CHOICES, type ApiChoice } from '../client/dialects/dialect.js';
 import { UsageError } from '../errors.js';
 import type { KeyStore } from './config/key-store.js';
 import { DEFAULT_BASE_URL, type GlobalOptions } from './global-options.js';
@@ -8,8 +9,16 @@ export interface Connection {
   baseUrl: string;
   apiKey?: string;
   authScheme: 'x-api-key' | 'bearer';
+  api: ApiChoice;
   /** Per-attempt connect/answer timeout (--timeout, else MSNAP_TIMEOUT, else the client's 30 s). */
   timeoutMs?: number;
+}
+
+/** Use to validate an API version from any source. */
+export function checkApi(value: string, source: string): ApiChoice {
+  const lower = value.toLowerCase();
+  if ((API_CHOICES as readonly string[]).includes(lower)) return lower as ApiChoice;
+  throw new UsageError(`${source}: '${value}' is not an API version; use one of ${API_CHOICES.join(', ')}`);
 }
 
 /** Use for --timeout / MSNAP_TIMEOUT: seconds, a positive number up to an hour. */
@@ -35,7 +44,7 @@ export function checkBaseUrl(value: string, source: string): string {
   return value.replace(/\/+$/, '');
 }
 
-/** Flag, then environment, then the active stored key's URL, then the local default. */
+/** Flag, then environment, then the active stored key's URL (and API version), then the defaults. */
 export async function resolveConnection(
   globals: GlobalOptions,
   env: NodeJS.ProcessEnv,
@@ -52,6 +61,13 @@ export async function resolveConnection(
     baseUrl = url ? checkBaseUrl(url, 'stored key') : DEFAULT_BASE_URL;
   }
   const apiKey = globals.apiKey ?? (env.MSNAP_API_KEY || undefined) ?? (await stored())?.key;
+  let api: ApiChoice;
+  if (globals.api !== undefined) api = checkApi(globals.api, '--api');
+  else if (env.MSNAP_API) api = checkApi(env.MSNAP_API, 'MSNAP_API');
+  else {
+    const storedApi = (await stored())?.api;
+    api = storedApi ? checkApi(storedApi, 'stored key') : 'auto';
+  }
   const timeoutMs =
     globals.timeout !== undefined
       ? timeoutArg(globals.timeout, '--timeout')
@@ -61,6 +77,7 @@ export async function resolveConnection(
   return {
     baseUrl,
     authScheme: globals.authScheme ?? 'x-api-key',
+    api,
     ...(apiKey ? { apiKey } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
   };

@@ -57,6 +57,8 @@ export interface CliDeps {
   readSecret(question: string): Promise<string>;
   /** The global --base-url flag as given (for `keys add`). */
   baseUrlFlag(): string | undefined;
+  /** The global --api flag as given (for `keys add`). */
+  apiFlag(): string | undefined;
 }
 
 interface Lifecycle {
@@ -99,6 +101,7 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
     now: ctx.now,
     keyStore,
     baseUrlFlag: () => globals.baseUrl,
+    apiFlag: () => globals.api,
     async client() {
       if (client) return client;
       const c = await connection();
@@ -218,6 +221,7 @@ export const httpClientFactory: ClientFactory = async (conn, hooks) => {
   return new MsnapClient({
     baseUrl: conn.baseUrl,
     authScheme: conn.authScheme,
+    api: conn.api,
     ...(conn.apiKey ? { apiKey: conn.apiKey } : {}),
     now: hooks.now,
     sleep: hooks.sleep,

@@ -1,6 +1,7 @@
 // Options every client command takes, declared once on the program; commander recognises them
 // before and after the subcommand (`msnap --csv markets` = `msnap markets --csv`).
 import { Command, Option } from 'commander';
+import { API_CHOICES } from '../client/dialects/dialect.js';
 import { OUTPUT_FORMATS } from './output/format.js';
 import { PARQUET_CODECS } from './output/parquet-codecs.js';
 
@@ -9,6 +10,8 @@ export interface GlobalOptions {
   baseUrl?: string;
   apiKey?: string;
   authScheme?: 'x-api-key' | 'bearer';
+  /** v1, v4 or auto (checked by commander). */
+  api?: string;
   format?: string;
   csv?: boolean;
   ndjson?: boolean;
@@ -36,6 +39,11 @@ export function addGlobalOptions(program: Command): Command {
     .option('--api-key <key>', 'API key (env MSNAP_API_KEY, else the active stored key)')
     .addOption(new Option('--auth-scheme <scheme>', 'how the key is sent').choices(['x-api-key', 'bearer']))
     .option('--timeout <seconds>', 'give up on a connection or an answer after SECONDS (env MSNAP_TIMEOUT; default 30)')
+    .addOption(
+      new Option('--api <version>', "API version (env MSNAP_API, else the stored key's, else auto: v4 when the service answers /v4)").choices(
+        API_CHOICES,
+      ),
+    )
     .addOption(
       new Option('--format <format>', 'output format (default: table on a terminal, ndjson when piped)').choices(
         OUTPUT_FORMATS,

@@ -1,12 +1,15 @@
 // The one HTTP client core every command uses: the service's endpoints over one transport
-// (auth, pacing, retries, error mapping), with the market listing and the snapshot pager on top.
-// Commands never call `request` themselves.
+// (auth, pacing, retries, error mapping), in the API version (dialect) chosen for the run, with the
+// market listing and the snapshot pager on top. Commands never call `request` themselves.
 import type { Market, Snapshot } from '../domain/market.js';
-import { toNumber } from '../domain/numeric-field.js';
-import { AuthError, MsnapError } from '../errors.js';
+import { AuthError, MsnapError, UnreachableError } from '../errors.js';
+import type { ApiChoice, ApiName, Dialect, DialectLimits } from './dialects/dialect.js';
+import { v1 } from './dialects/v1.js';
+import { v4 } from './dialects/v4.js';
 import { listMarkets } from './market-listing.js';
 import { redactKey } from './mask-key.js';
-import { normalizeLimits, normalizeMarket, normalizeSnapshot, toEpochMs } from './normalize.js';
+import { mergeNewestFirst, slice } from './merged-listing.js';
+import { withSnapshotCounts } from './snapshot-counts.js';
 import { pageSnapshots } from './snapshot-pager.js';
 import { Transport, type ClientStats, type TransportOptions } from './transport.js';
 import type {
@@ -24,6 +27,8 @@ import type {
 
 export type { Dispatcher } from 'undici';
 export type * from './types.js';
+export type { ApiChoice, ApiName } from './dialects/dialect.js';
+export { API_CHOICES } from './dialects/dialect.js';
 export { DEFAULT_MARKETS_PAGE } from './market-listing.js';
 export { DEFAULT_SNAPSHOT_PAGE } from './snapshot-pager.js';
 export { FIRST_CONTACT_RETRIES, type ClientStats } from './transport.js';
@@ -32,63 +37,74 @@ export { FIRST_CONTACT_RETRIES, type ClientStats } from './transport.js';
 export interface ClientOptions extends TransportOptions {
   /** The service's `warning` (clamping), once per distinct text. */
   onWarning?: (message: string) => void;
+  /** API version: v1 (the default here), v4, or auto (probe /v4 on first use; the CLI's default). */
+  api?: ApiChoice;
 }
 
 /** Use one per process and key: every command's requests go through it. */
 export class MsnapClient implements MsnapApi {
   private readonly transport: Transport;
   private readonly warned = new Set<string>();
+  private dialectOnce: Promise<Dialect> | undefined;
   private limitsOnce: Promise<void> | undefined;
   private knownLimits: Limits | undefined;
+  // auto's probe answer, kept for the first limits() so `msnap limits` costs no second request.
+  private probeAnswer: DialectLimits | undefined;
 
   constructor(private readonly opts: ClientOptions) {
     this.transport = new Transport(opts);
   }
 
+  /** The API version this client speaks; with `auto`, the first call probes for v4. */
+  async api(): Promise<ApiName> {
+    return (await this.dialect()).name;
+  }
+
+  private dialect(): Promise<Dialect> {
+    return (this.dialectOnce ??= this.choose());
+  }
+
+  // auto: v4 when its plan-limits answers 200, else v1 (whatever the failure, short of no service at all).
+  private async choose(): Promise<Dialect> {
+    const api = this.opts.api ?? 'v1';
+    if (api !== 'auto') return api === 'v4' ? v4 : v1;
+    try {
+      this.probeAnswer = await v4.limits(this.transport);
+      this.learn(this.probeAnswer);
+      return v4;
+    } catch (err) {
+      if (err instanceof UnreachableError || !(err instanceof MsnapError)) throw err;
+      return v1;
+    }
+  }
+
+  private learn(answer: DialectLimits): void {
+    this.knownLimits = answer.limits;
+    this.transport.pacer?.learn(answer.pace);
+  }
+
   /** Status, time and version of the service, with the round-trip time of the answering attempt. */
   async health(): Promise<Health> {
-    const { body, ms } = await this.transport.get('/api/health', {});
-    const b = this.transport.object(body, '/api/health');
-    return {
-      status: typeof b['status'] === 'string' ? b['status'] : 'unknown',
-      time: toEpochMs(b['time']) ?? 0,
-      version: typeof b['version'] === 'string' ? b['version'] : 'unknown',
-      rttMs: ms,
-    };
+    return (await this.dialect()).health(this.transport);
   }
 
   /** The key's plan, limits, data window, keys and usage; also teaches the pacer the exact limits. */
   async limits(): Promise<Limits> {
-    const { body } = await this.transport.get('/api/v1/limits', {});
-    const limits = this.transport.parse(() => normalizeLimits(body), '/api/v1/limits');
-    this.knownLimits = limits;
-    this.transport.pacer?.learn({ perMinute: limits.rate_limit.requests_per_minute, burst: limits.rate_limit.burst_per_second });
-    return limits;
+    const d = await this.dialect();
+    let answer = this.probeAnswer;
+    this.probeAnswer = undefined;
+    if (!answer) {
+      answer = await d.limits(this.transport);
+      this.learn(answer);
+    }
+    return d.completeLimits ? d.completeLimits(this.transport, answer.limits) : answer.limits;
   }
 
   /** One page of the markets list, as the server gave it (its `limit` may be clamped). */
   async marketsPage(q: MarketsQuery): Promise<MarketsPage> {
-    const page = await this.fetchMarketsPage(q);
+    const page = await (await this.dialect()).marketsPage(this.transport, q);
     if (page.warning !== undefined) this.warn(page.warning);
     return page;
-  }
-
-  private async fetchMarketsPage(q: MarketsQuery): Promise<MarketsPage> {
-    const path = '/api/v1/markets';
-    const { body } = await this.transport.get(path, {
-      coin: q.coin,
-      market_type: q.marketType,
-      status: q.status,
-      limit: q.limit,
-      offset: q.offset,
-      start_time: q.startTime,
-      end_time: q.endTime,
-    });
-    const b = this.transport.object(body, path);
-    const now = this.transport.now();
-    const raw = Array.isArray(b['markets']) ? (b['markets'] as unknown[]) : [];
-    const markets = this.transport.parse(() => raw.map((m) => normalizeMarket(m, now)), path);
-    return envelope(b, { markets }, markets.length, q.offset ?? 0);
   }
 
   /**
@@ -96,13 +112,24 @@ export class MsnapClient implements MsnapApi {
    * Clamping warnings caused by our own page sizes are dropped; when the listing comes up short
    * at the data window the last page's warning is reported, or, for `all`, `onWindowEnd`
    * (when given) hears of it instead: the caller asked for everything there is.
+   * A dialect that lists one coin at a time (v4) is asked for each coin and the lists merged.
    */
   async *markets(q: MarketsListingQuery): AsyncGenerator<Market> {
-    yield* listMarkets(q, {
-      page: (pq) => this.fetchMarketsPage(pq),
-      beforeManyRequests: () => this.ensureLimits(),
-      windowEnd: (message, isWarning) => this.windowEnd(q, message, isWarning),
-    });
+    const d = await this.dialect();
+    const coins = d.listCoins(q.coin);
+    let stream: AsyncIterable<Market>;
+    if (coins.length === 1) {
+      stream = this.listing(d, { ...q, coin: coins[0] }, true);
+    } else {
+      // As v1 lists every coin: the offset applies to the merged list, and no per-coin window note.
+      const offset = q.offset ?? 0;
+      const wanted = q.all ? Infinity : (q.max ?? q.limit ?? 100);
+      const per = q.all ? { all: true } : { offset: 0, max: offset + wanted };
+      const lists = coins.map((coin) => this.listing(d, { ...q, ...per, coin }, false));
+      stream = slice(mergeNewestFirst(lists), offset, wanted);
+    }
+    if (!d.marketsCounted) stream = withSnapshotCounts(stream, (id) => this.countSnapshots(d, id));
+    yield* stream;
     // Without both coin and type the service never clamps: the window shortens such a list
     // silently, so say what it held back (the limits are known: `all` read them first).
     const window = this.knownLimits?.data_window;
@@ -115,6 +142,20 @@ export class MsnapClient implements MsnapApi {
         perCoin: q.coin === undefined,
       });
     }
+  }
+
+  private listing(d: Dialect, q: MarketsListingQuery, windowNotes: boolean): AsyncGenerator<Market> {
+    return listMarkets(q, {
+      page: (pq) => d.marketsPage(this.transport, pq),
+      beforeManyRequests: () => this.ensureLimits(),
+      windowEnd: (message, isWarning) => {
+        if (windowNotes) this.windowEnd(q, message, isWarning);
+      },
+    });
+  }
+
+  private async countSnapshots(d: Dialect, id: string): Promise<number> {
+    return (await d.snapshotsPage(this.transport, id, { limit: 1, offset: 0 })).total;
   }
 
   private windowEnd(q: MarketsListingQuery, message: string, isWarning: boolean): void {
@@ -150,44 +191,14 @@ export class MsnapClient implements MsnapApi {
 
   /** One market by id. */
   async market(id: string): Promise<Market> {
-    const path = `/api/v1/markets/${encodeURIComponent(id)}`;
-    const { body } = await this.transport.get(path, {});
-    const b = this.transport.object(body, path);
-    const now = this.transport.now();
-    return this.transport.parse(() => normalizeMarket(b['market'] ?? b, now), path);
+    return (await this.dialect()).market(this.transport, id);
   }
 
   /** One page of a market's snapshots, as the server gave it (its `limit` may be clamped). */
   async snapshotsPage(id: string, q: SnapshotsQuery, signal?: AbortSignal): Promise<SnapshotsPage> {
-    const page = await this.fetchSnapshotsPage(id, q, signal);
+    const page = await (await this.dialect()).snapshotsPage(this.transport, id, q, signal);
     if (page.warning !== undefined) this.warn(page.warning);
     return page;
-  }
-
-  // A page without reporting its warning: an export pages by what it is given, so a clamp of
-  // its own page size is no news to the user.
-  private async fetchSnapshotsPage(id: string, q: SnapshotsQuery, signal?: AbortSignal): Promise<SnapshotsPage> {
-    const path = `/api/v1/markets/${encodeURIComponent(id)}/snapshots`;
-    const { body } = await this.transport.get(
-      path,
-      {
-        limit: q.limit,
-        offset: q.offset,
-        start_time: q.from,
-        end_time: q.to,
-        include_orderbook: q.includeOrderbook ? 'true' : undefined,
-      },
-      signal,
-    );
-    const b = this.transport.object(body, path);
-    const now = this.transport.now();
-    const raw = Array.isArray(b['snapshots']) ? (b['snapshots'] as unknown[]) : [];
-    return this.transport.parse(() => {
-      const snapshots = new Array<Snapshot>(raw.length);
-      for (let i = 0; i < raw.length; i++) snapshots[i] = normalizeSnapshot(raw[i], id);
-      const market = b['market'] !== undefined && b['market'] !== null ? normalizeMarket(b['market'], now) : null;
-      return envelope(b, { market, snapshots }, snapshots.length, q.offset ?? 0);
-    }, path);
   }
 
   /** Every snapshot of a market (within from/to), oldest first, in constant memory. */
@@ -198,27 +209,17 @@ export class MsnapClient implements MsnapApi {
   /**
    * `snapshots()` a page at a time (never an empty page): for exports, which render a page as one
    * piece instead of paying an await per row. The next page is fetched while this one is used.
+   * Its clamping warnings are not reported: an export pages by what it is given.
    */
   async *snapshotPages(id: string, q: SnapshotsStreamQuery): AsyncGenerator<Snapshot[]> {
+    const d = await this.dialect();
     await this.ensureLimits();
-    yield* pageSnapshots((pq, signal) => this.fetchSnapshotsPage(id, pq, signal), q);
+    yield* pageSnapshots((pq, signal) => d.snapshotsPage(this.transport, id, pq, signal), q);
   }
 
   /** The snapshot nearest to `ts` in a market (404 when none within 2 s). */
   async at(marketId: string, ts: number): Promise<AtResult> {
-    const path = '/v1/snapshots/at-timestamp';
-    const { body } = await this.transport.get(path, { market: marketId, ts });
-    const b = this.transport.object(body, path);
-    return this.transport.parse(() => {
-      const snapshot = normalizeSnapshot(b['snapshot'], marketId);
-      const asked = toEpochMs(b['ts']) ?? ts;
-      return {
-        market_id: typeof b['market_id'] === 'string' ? b['market_id'] : marketId,
-        ts: asked,
-        delta_ms: toNumber(b['delta_ms']) ?? snapshot.time - asked,
-        snapshot,
-      };
-    }, path);
+    return (await this.dialect()).at(this.transport, marketId, ts);
   }
 
   /** Counters since the client was made. */
@@ -231,36 +232,21 @@ export class MsnapClient implements MsnapApi {
     return this.transport.close();
   }
 
-  /** Learn the exact limits once before a multi-request job; a service without /limits falls back to headers. */
+  /** Learn the exact limits once before a multi-request job; a service without them falls back to headers. */
   private ensureLimits(): Promise<void> {
     const pacer = this.transport.pacer;
     if (!pacer || pacer.learned) return Promise.resolve();
-    this.limitsOnce ??= this.limits().then(
-      () => undefined,
-      (err: unknown) => {
-        // Auth problems are the user's to see now; anything else only costs us exact pacing.
-        if (err instanceof AuthError) throw err;
-        if (err instanceof MsnapError) return undefined;
-        throw err;
-      },
-    );
+    this.limitsOnce ??= this.dialect()
+      .then((d) => d.limits(this.transport))
+      .then(
+        (answer) => this.learn(answer),
+        (err: unknown) => {
+          // Auth problems are the user's to see now; anything else only costs us exact pacing.
+          if (err instanceof AuthError) throw err;
+          if (err instanceof MsnapError) return undefined;
+          throw err;
+        },
+      );
     return this.limitsOnce;
   }
-}
-
-// The paging fields of a list body, with what the request implies when the service omits them.
-function envelope<T extends object>(
-  b: Record<string, unknown>,
-  items: T,
-  count: number,
-  askedOffset: number,
-): T & { total: number; limit: number; offset: number; warning?: string } {
-  const warning = typeof b['warning'] === 'string' && b['warning'] !== '' ? b['warning'] : undefined;
-  const out = {
-    ...items,
-    total: toNumber(b['total']) ?? askedOffset + count,
-    limit: toNumber(b['limit']) ?? count,
-    offset: toNumber(b['offset']) ?? askedOffset,
-  };
-  return warning === undefined ? out : { ...out, warning };
 }

@@ -90,7 +90,8 @@ export async function* listMarkets(q: MarketsListingQuery, source: ListingSource
     }
     const newPos = offset + page.markets.length;
     lastTotal = page.total;
-    if (page.markets.length === 0 || newPos >= page.total) {
+    const more = page.nextOffset !== undefined ? page.nextOffset !== null : newPos < page.total;
+    if (page.markets.length === 0 || !more) {
       // Short of what was wanted, on a page cut below what we asked: the data window ended it.
       if (page.warning !== undefined && page.limit < asked) source.windowEnd(page.warning, true);
       return;

@@ -241,6 +241,7 @@ export function normalizeErrorBody(raw: unknown): ErrorBody {
     error: str(nested ? nested['error'] ?? nested['code'] : errorField),
     message: str(raw['message'] ?? nested?.['message'] ?? raw['detail']),
     tier: str(raw['tier'] ?? nested?.['tier']),
-    retryAfter: nullable(toNumber(raw['retry_after'] ?? nested?.['retry_after'])),
+    // v4 keeps it in `details`.
+    retryAfter: nullable(toNumber(raw['retry_after'] ?? nested?.['retry_after'] ?? (isObj(raw['details']) ? raw['details']['retry_after'] : undefined))),
   };
 }

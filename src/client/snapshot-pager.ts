@@ -34,8 +34,10 @@ export async function* pageSnapshots(read: SnapshotPageFetch, q: SnapshotsStream
       const rows = current.snapshots.length;
       q.onPage?.({ page, rows, total: current.total });
       if (current.limit > 0 && current.limit < ask) ask = current.limit;
-      const nextOffset = offset + rows;
-      if (rows > 0 && nextOffset < current.total) {
+      // A dialect that says where the next page starts (v4's has_more) is followed; else the total decides.
+      const more = current.nextOffset !== undefined ? current.nextOffset !== null : offset + rows < current.total;
+      const nextOffset = current.nextOffset ?? offset + rows;
+      if (rows > 0 && more) {
         controller = new AbortController();
         next = fetchPage(nextOffset, ask, controller.signal);
       } else {

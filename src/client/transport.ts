@@ -2,12 +2,12 @@
 // error mapping and body parsing. Everything above it deals in parsed 2xx bodies.
 import { Agent, request, type Dispatcher } from 'undici';
 import { toNumber } from '../domain/numeric-field.js';
-import { AuthError, HttpError } from '../errors.js';
+import { AuthError, HttpError, type MsnapError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { backoffMs, parseRetryAfter, rateLimitDelayMs } from './backoff.js';
 import { errorForStatus, NO_KEY_MESSAGE, timeoutError, tlsError, unreachableError } from './error-map.js';
 import { redactKey } from './mask-key.js';
-import { asObject, MalformedBodyError } from './normalize.js';
+import { asObject, MalformedBodyError, normalizeErrorBody } from './normalize.js';
 import { Pacer, type RateHeaders, type Ticket } from './pacer.js';
 
 /** How to reach the service and, for tests, every source of time and chance. */
@@ -53,11 +53,15 @@ export const FIRST_CONTACT_RETRIES = 2;
 /** Query-string values of one request; undefined ones are left out. */
 export type Query = Record<string, string | number | boolean | undefined>;
 
-/** A parsed 2xx body and the round-trip time of the attempt that got it. */
+/** A parsed 2xx body, the round-trip time of the attempt that got it and its rate-limit headers. */
 export interface Answer {
   body: unknown;
   ms: number;
+  rate: RateHeaders;
 }
+
+/** Turns a final non-2xx answer into the error the CLI shows; a dialect passes its own. */
+export type ErrorMapper = (status: number, body: unknown, url: string, key: string | undefined) => MsnapError;
 
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
@@ -225,8 +229,8 @@ export class Transport {
     return `${this.baseUrl}${path}${qs ? `?${qs}` : ''}`;
   }
 
-  /** One GET with pacing, retries and error mapping; resolves with the parsed 2xx body. */
-  async get(path: string, query: Query, signal?: AbortSignal): Promise<Answer> {
+  /** One GET with pacing, retries and error mapping (`mapError`, default the contract's); resolves with the parsed 2xx body. */
+  async get(path: string, query: Query, signal?: AbortSignal, mapError: ErrorMapper = errorForStatus): Promise<Answer> {
     const key = this.opts.apiKey;
     if (!key) throw new AuthError(NO_KEY_MESSAGE, 'get a key from your account page, then `msnap keys add NAME`');
     const url = this.url(path, query);
@@ -296,13 +300,13 @@ export class Transport {
         if (body === undefined) {
           throw new HttpError(`unexpected answer from ${url}: not JSON`, status, url, redactKey(text.slice(0, 200), key));
         }
-        return { body, ms };
+        return { body, ms, rate };
       }
       if (status === 429) {
         this.counters.responses429++;
         limited++;
-        if (limited > this.maxRateLimitRetries) throw errorForStatus(status, body, url, key);
-        const bodyRetry = body && typeof body === 'object' ? toNumber((body as Record<string, unknown>)['retry_after']) : undefined;
+        if (limited > this.maxRateLimitRetries) throw mapError(status, body, url, key);
+        const bodyRetry = normalizeErrorBody(body).retryAfter ?? undefined;
         const seconds = parseRetryAfter(header(resHeaders, 'retry-after'), this.now()) ?? bodyRetry ?? 1;
         const until = this.now() + rateLimitDelayMs(seconds, this.random);
         this.counters.retries++;
@@ -318,7 +322,7 @@ export class Transport {
         this.counters.retries++;
         continue;
       }
-      throw errorForStatus(status, body, url, key);
+      throw mapError(status, body, url, key);
     }
   }
 }

@@ -14,7 +14,8 @@ export interface Health {
 export interface Limits {
   plan: string;
   trial: { active: boolean; ends_at: number | null } | null;
-  rate_limit: { requests_per_minute: number; burst_per_second: number };
+  /** `requests_per_minute` null: no minute cap (a v4 plan-limits answer may say so). */
+  rate_limit: { requests_per_minute: number | null; burst_per_second: number };
   data_window: Record<MarketType, number> | null;
   api_keys: { active: number | null; max: number | null } | null;
   usage: { remaining: number; reset: number } | null;
@@ -69,6 +70,8 @@ export interface MarketsPage {
   limit: number;
   offset: number;
   warning?: string;
+  /** Where the next page starts, null when this is the last (v4's next_offset/has_more); absent: page by total. */
+  nextOffset?: number | null;
 }
 
 /** Query of one page of a market's snapshots. */
@@ -99,6 +102,8 @@ export interface SnapshotsPage {
   limit: number;
   offset: number;
   warning?: string;
+  /** Where the next page starts, null when this is the last (v4's next_offset/has_more); absent: page by total. */
+  nextOffset?: number | null;
 }
 
 /** Use wherever a command needs the service: `MsnapClient` implements it, command tests fake it. */

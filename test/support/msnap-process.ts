@@ -28,6 +28,7 @@ export async function buildIfStale(): Promise<void> {
 
 /** Environment that keeps the outer shell's MSNAP_* settings out of a child. */
 export const CLEAN_ENV: Record<string, string | undefined> = {
+  MSNAP_API: undefined,
   MSNAP_API_KEY: undefined,
   MSNAP_BASE_URL: undefined,
   MSNAP_CONFIG_DIR: undefined,

@@ -284,7 +284,7 @@ describe('keys', () => {
     });
 
     await runFake(ctx, {}, factory, (deps) => runHealth(deps));
-    expect(calls.connections).toEqual([{ baseUrl: 'http://127.0.0.1:9', apiKey: SECRET, authScheme: 'x-api-key' }]);
+    expect(calls.connections).toEqual([{ baseUrl: 'http://127.0.0.1:9', apiKey: SECRET, authScheme: 'x-api-key', api: 'auto' }]);
     expect(stderr.text()).not.toContain(SECRET);
   });
 

@@ -4,7 +4,7 @@ import { UsageError } from '../../errors.js';
 import { maskKey } from '../../client/mask-key.js';
 import type { CliContext } from '../context.js';
 import { keyNameArg } from '../arguments.js';
-import { checkBaseUrl } from '../connection.js';
+import { checkApi, checkBaseUrl } from '../connection.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
 import { DEFAULT_BASE_URL } from '../global-options.js';
 import { KEY_SCHEMA } from '../output/record-schemas.js';
@@ -20,11 +20,13 @@ export function checkKeyValue(key: string): string {
 export async function runKeysAdd(name: string, key: string | undefined, deps: CliDeps): Promise<void> {
   const baseFlag = deps.baseUrlFlag();
   const baseUrl = baseFlag === undefined ? undefined : checkBaseUrl(baseFlag, '--base-url');
+  const apiFlag = deps.apiFlag();
+  const api = apiFlag === undefined ? undefined : checkApi(apiFlag, '--api');
   const value = checkKeyValue(key ?? (await deps.readSecret(`API key for '${name}': `)));
-  const saved = (await deps.keyStore()).add(name, value, baseUrl, deps.now());
+  const saved = (await deps.keyStore()).add(name, value, baseUrl, deps.now(), api);
   const kept = saved.replaced && baseUrl === undefined && saved.baseUrl !== undefined ? ' (kept)' : '';
   deps.info(
-    `${saved.replaced ? 'Replaced' : 'Saved'} key '${name}' (${maskKey(value)}) for ${saved.baseUrl ? `${saved.baseUrl}${kept}` : `${DEFAULT_BASE_URL} (default)`}; it is now the active key.`,
+    `${saved.replaced ? 'Replaced' : 'Saved'} key '${name}' (${maskKey(value)}) for ${saved.baseUrl ? `${saved.baseUrl}${kept}` : `${DEFAULT_BASE_URL} (default)`}${saved.api ? `, API ${saved.api}` : ''}; it is now the active key.`,
   );
 }
 
@@ -82,12 +84,14 @@ Examples:
     .addHelpText(
       'after',
       `
-The global --base-url is stored with the key (default ${DEFAULT_BASE_URL}).
+The global --base-url is stored with the key (default ${DEFAULT_BASE_URL}), and so is --api
+(v1, v4 or auto; default auto); a flag or MSNAP_API still overrides the stored version.
 
 Examples:
   $ msnap keys add prod                      # prompts, without echo
   $ pass show msnap | msnap keys add prod    # from a pipe
-  $ msnap keys add local msk_abc123 --base-url http://127.0.0.1:8787`,
+  $ msnap keys add local msk_abc123 --base-url http://127.0.0.1:8787
+  $ msnap keys add hosted --api v4 --base-url https://api.example.com`,
     )
     .action(async (name: string, key: string | undefined, _flags: unknown, cmd: Command) => {
       keyNameArg(name);

@@ -10,6 +10,8 @@ import { KEY_ROTATION_MS } from '../../domain/plans.js';
 export interface StoredKey {
   key: string;
   baseUrl?: string;
+  /** The API version to speak with this key (v1, v4 or auto); absent: auto. */
+  api?: string;
   /** Epoch ms when it was added (drives the 90-day rotation flag). */
   addedAt: number;
 }
@@ -60,17 +62,24 @@ export class KeyStore {
   }
 
   /**
-   * Add or replace a key and make it the active one. Replacing a key without a new base URL keeps
-   * the one it had (rotating a key must not silently point it at another service).
+   * Add or replace a key and make it the active one. Replacing a key without a new base URL or
+   * API version keeps the one it had (rotating a key must not silently point it elsewhere).
    */
-  add(name: string, key: string, baseUrl: string | undefined, now: number): { replaced: boolean; baseUrl?: string } {
+  add(
+    name: string,
+    key: string,
+    baseUrl: string | undefined,
+    now: number,
+    api?: string,
+  ): { replaced: boolean; baseUrl?: string; api?: string } {
     const profiles = this.profiles();
     const replaced = name in profiles;
     const url = baseUrl ?? profiles[name]?.baseUrl;
-    profiles[name] = { key, addedAt: now, ...(url ? { baseUrl: url } : {}) };
+    const version = api ?? profiles[name]?.api;
+    profiles[name] = { key, addedAt: now, ...(url ? { baseUrl: url } : {}), ...(version ? { api: version } : {}) };
     this.conf.set('profiles', profiles);
     this.conf.set('active', name);
-    return { replaced, ...(url ? { baseUrl: url } : {}) };
+    return { replaced, ...(url ? { baseUrl: url } : {}), ...(version ? { api: version } : {}) };
   }
 
   /** Make `name` the active key; a UsageError when there is no such key. */

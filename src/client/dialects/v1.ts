@@ -1,0 +1,100 @@
+// v1, the contract's own dialect (`/api/v1/...`, `/v1/...`): records already in msnap's names,
+// every coin in one list, limits from /api/v1/limits.
+import type { Snapshot } from '../../domain/market.js';
+import { toNumber } from '../../domain/numeric-field.js';
+import { normalizeLimits, normalizeMarket, normalizeSnapshot, toEpochMs } from '../normalize.js';
+import type { Transport } from '../transport.js';
+import { paceOf, type Dialect } from './dialect.js';
+import { v1Envelope } from './list-envelope.js';
+
+/** Use for `--api v1` (and for `auto` when the service has no /v4). */
+export const v1: Dialect = {
+  name: 'v1',
+  marketsCounted: true,
+
+  listCoins: (coin) => [coin],
+
+  async health(t) {
+    const { body, ms } = await t.get('/api/health', {});
+    const b = t.object(body, '/api/health');
+    return {
+      status: typeof b['status'] === 'string' ? b['status'] : 'unknown',
+      time: toEpochMs(b['time']) ?? 0,
+      version: typeof b['version'] === 'string' ? b['version'] : 'unknown',
+      rttMs: ms,
+    };
+  },
+
+  async limits(t) {
+    const { body } = await t.get('/api/v1/limits', {});
+    const limits = t.parse(() => normalizeLimits(body), '/api/v1/limits');
+    return { limits, pace: paceOf(limits) };
+  },
+
+  async marketsPage(t, q) {
+    const path = '/api/v1/markets';
+    const { body } = await t.get(path, {
+      coin: q.coin,
+      market_type: q.marketType,
+      status: q.status,
+      limit: q.limit,
+      offset: q.offset,
+      start_time: q.startTime,
+      end_time: q.endTime,
+    });
+    const b = t.object(body, path);
+    const now = t.now();
+    const raw = Array.isArray(b['markets']) ? (b['markets'] as unknown[]) : [];
+    const markets = t.parse(() => raw.map((m) => normalizeMarket(m, now)), path);
+    return { markets, ...v1Envelope(b, markets.length, q.offset ?? 0) };
+  },
+
+  async market(t, id) {
+    const path = `/api/v1/markets/${encodeURIComponent(id)}`;
+    const { body } = await t.get(path, {});
+    const b = t.object(body, path);
+    const now = t.now();
+    // Older services wrapped it as {market}; the contract now answers the bare object.
+    return t.parse(() => normalizeMarket(b['market'] ?? b, now), path);
+  },
+
+  async snapshotsPage(t, id, q, signal) {
+    const path = `/api/v1/markets/${encodeURIComponent(id)}/snapshots`;
+    const { body } = await t.get(
+      path,
+      {
+        limit: q.limit,
+        offset: q.offset,
+        start_time: q.from,
+        end_time: q.to,
+        include_orderbook: q.includeOrderbook ? 'true' : undefined,
+      },
+      signal,
+    );
+    const b = t.object(body, path);
+    const now = t.now();
+    const raw = Array.isArray(b['snapshots']) ? (b['snapshots'] as unknown[]) : [];
+    return t.parse(() => {
+      const snapshots = new Array<Snapshot>(raw.length);
+      for (let i = 0; i < raw.length; i++) snapshots[i] = normalizeSnapshot(raw[i], id);
+      const market = b['market'] !== undefined && b['market'] !== null ? normalizeMarket(b['market'], now) : null;
+      return { market, snapshots, ...v1Envelope(b, snapshots.length, q.offset ?? 0) };
+    }, path);
+  },
+
+  async at(t, marketId, ts) {
+    const path = '/v1/snapshots/at-timestamp';
+    const { body } = await t.get(path, { market: marketId, ts });
+    const b = t.object(body, path);
+    return t.parse(() => {
+      const snapshot = normalizeSnapshot(b['snapshot'], marketId);
+      const asked = toEpochMs(b['ts']) ?? ts;
+      return {
+        market_id: typeof b['market_id'] === 'string' ? b['market_id'] : marketId,
+        ts: asked,
+        delta_ms: toNumber(b['delta_ms']) ?? snapshot.time - asked,
+        snapshot,
+      };
+    }, path);
+  },
+};

@@ -1,0 +1,198 @@
+// v4 (`/v4/...`), the hosted service's current API: `coin` on every call, epoch-ms times with an
+// inclusive end, short market types, `has_more`/`next_offset` envelopes and coded errors, all
+// mapped back so the facade and the CLI see exactly what v1 gives them.
+import { coinPriceKey } from '../../domain/dialect-records.js';
+import { COINS, parseMarketId, SHORT_MARKET_TYPES, type Coin, type MarketType, type Snapshot } from '../../domain/market.js';
+import { toNumber } from '../../domain/numeric-field.js';
+import { MsnapError, NotFoundError } from '../../errors.js';
+import { asObject, MalformedBodyError, normalizeLimits } from '../normalize.js';
+import type { Query, Transport } from '../transport.js';
+import type { Limits } from '../types.js';
+import { paceOf, type Dialect } from './dialect.js';
+import { v4Envelope } from './list-envelope.js';
+import { v4ErrorFor } from './v4-errors.js';
+import { marketFromV4, snapshotFromV4 } from './v4-records.js';
+
+/** The probe `--api auto` sends; a 200 means the service speaks v4. */
+export const V4_PROBE_PATH = '/v4/billing/plan-limits';
+
+// The hosted v4 maxima: asking no more keeps the service's clamping warnings for the data window.
+const MARKETS_PAGE_MAX = 100;
+const SNAPSHOTS_PAGE_MAX = 1000;
+// v4 refuses an input time outside these bounds (13-digit epoch ms).
+const MIN_MS = 1_000_000_000_000;
+const MAX_MS = 9_999_999_999_999;
+
+function msParam(v: number | undefined): number | undefined {
+  return v === undefined ? undefined : Math.min(MAX_MS, Math.max(MIN_MS, Math.floor(v)));
+}
+
+// msnap's ranges end before `to`; v4's end_time is inclusive.
+function endParam(to: number | undefined): number | undefined {
+  return to === undefined ? undefined : msParam(to - 1);
+}
+
+function pageLimit(asked: number | undefined, max: number): number | undefined {
+  return asked === undefined ? undefined : Math.min(asked, max);
+}
+
+function get(t: Transport, path: string, coin: Coin, query: Query, signal?: AbortSignal) {
+  return t.get(path, { coin: coin.toLowerCase(), ...query }, signal, v4ErrorFor);
+}
+
+/**
+ * Use for a request about one market: v4 needs its coin, which a msnap market id names; an id
+ * that does not is tried with each coin in turn (a market of another coin is a 404).
+ */
+async function withMarketCoin<T>(id: string, call: (coin: Coin) => Promise<T>): Promise<T> {
+  const known = parseMarketId(id)?.coin;
+  if (known) return call(known);
+  let last: unknown;
+  for (const coin of COINS) {
+    try {
+      return await call(coin);
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+      last = err;
+    }
+  }
+  throw last;
+}
+
+function shortType(type: MarketType | undefined): string | undefined {
+  return type === undefined ? undefined : SHORT_MARKET_TYPES[type];
+}
+
+// plan-limits names its window by v4's short types; the usage comes from its rate-limit headers.
+function planLimits(body: unknown, rate: { remaining?: number; reset?: number }): Limits {
+  const b = asObject(body, 'plan-limits');
+  const rates = asObject(b['rate_limits'], 'plan-limits.rate_limits');
+  const burst = toNumber(rates['max_per_second']);
+  const perMinute = toNumber(rates['max_per_minute']);
+  if (burst === undefined) throw new MalformedBodyError('plan-limits: missing or non-numeric `rate_limits.max_per_second`');
+  if (perMinute === undefined && rates['max_per_minute'] !== null) {
+    throw new MalformedBodyError('plan-limits: missing or non-numeric `rate_limits.max_per_minute`');
+  }
+  const w = b['data_window'];
+  const cap = (short: string): number => (w !== null && typeof w === 'object' ? toNumber((w as Record<string, unknown>)[short]) : undefined) ?? 0;
+  return {
+    plan: typeof b['plan_id'] === 'string' ? b['plan_id'] : 'unknown',
+    trial: null,
+    rate_limit: { requests_per_minute: perMinute ?? null, burst_per_second: burst },
+    data_window: w !== null && typeof w === 'object'
+      ? { '5m': cap('5m'), '15m': cap('15m'), '1hr': cap('1h'), '4hr': cap('4h'), '24hr': cap('24h') }
+      : null,
+    api_keys: null,
+    usage: rate.remaining !== undefined && rate.reset !== undefined ? { remaining: rate.remaining, reset: rate.reset } : null,
+  };
+}
+
+/** Use for `--api v4` (and for `auto` when the probe answered). */
+export const v4: Dialect = {
+  name: 'v4',
+  marketsCounted: false,
+
+  listCoins: (coin) => (coin ? [coin] : [...COINS]),
+
+  async health(t) {
+    const { body, ms, rate } = await t.get('/v4/health', {}, undefined, v4ErrorFor);
+    const b = t.object(body, '/v4/health');
+    return {
+      status: typeof b['status'] === 'string' ? b['status'] : 'unknown',
+      // v4's health carries neither: the `Date` header is the server's time (1 s resolution).
+      time: rate.serverDate ?? 0,
+      version: 'unknown',
+      rttMs: ms,
+    };
+  },
+
+  async limits(t) {
+    const { body, rate } = await get(t, V4_PROBE_PATH, 'BTC', {});
+    const limits = t.parse(() => planLimits(body, rate), V4_PROBE_PATH);
+    return { limits, pace: paceOf(limits) };
+  },
+
+  // v4 has no trial or key count: a service that still answers v1's /limits supplies them.
+  async completeLimits(t, base) {
+    try {
+      const { body } = await t.get('/api/v1/limits', {});
+      const v1 = t.parse(() => normalizeLimits(body), '/api/v1/limits');
+      return { ...base, trial: v1.trial, api_keys: v1.api_keys };
+    } catch (err) {
+      if (err instanceof MsnapError) return base;
+      throw err;
+    }
+  },
+
+  async marketsPage(t, q) {
+    const path = '/v4/markets';
+    if (!q.coin) throw new Error('v4 lists one coin at a time');
+    const coin = q.coin;
+    const { body } = await get(t, path, coin, {
+      market_type: shortType(q.marketType),
+      resolved: q.status === undefined ? undefined : q.status === 'resolved',
+      limit: pageLimit(q.limit, MARKETS_PAGE_MAX),
+      offset: q.offset,
+      start_time: msParam(q.startTime),
+      end_time: endParam(q.endTime),
+    });
+    const b = t.object(body, path);
+    const now = t.now();
+    const raw = Array.isArray(b['markets']) ? (b['markets'] as unknown[]) : [];
+    const markets = t.parse(() => raw.map((m) => marketFromV4(m, coin, now)), path);
+    return { markets, ...v4Envelope(b, markets.length, q.offset ?? 0) };
+  },
+
+  market(t, id) {
+    return withMarketCoin(id, async (coin) => {
+      const path = `/v4/markets/${encodeURIComponent(id)}`;
+      const { body } = await get(t, path, coin, {});
+      return t.parse(() => marketFromV4(body, coin, t.now()), path);
+    });
+  },
+
+  snapshotsPage(t, id, q, signal) {
+    return withMarketCoin(id, async (coin) => {
+      const path = `/v4/markets/${encodeURIComponent(id)}/snapshots`;
+      const { body } = await get(
+        t,
+        path,
+        coin,
+        {
+          limit: pageLimit(q.limit, SNAPSHOTS_PAGE_MAX),
+          offset: q.offset,
+          start_time: msParam(q.from),
+          end_time: endParam(q.to),
+          include_orderbook: q.includeOrderbook ? 'true' : undefined,
+        },
+        signal,
+      );
+      const b = t.object(body, path);
+      const raw = Array.isArray(b['snapshots']) ? (b['snapshots'] as unknown[]) : [];
+      const priceKey = coinPriceKey(coin);
+      return t.parse(() => {
+        const snapshots = new Array<Snapshot>(raw.length);
+        for (let i = 0; i < raw.length; i++) snapshots[i] = snapshotFromV4(raw[i], coin, id, priceKey);
+        const market = b['market'] !== undefined && b['market'] !== null ? marketFromV4(b['market'], coin, t.now()) : null;
+        return { market, snapshots, ...v4Envelope(b, snapshots.length, q.offset ?? 0) };
+      }, path);
+    });
+  },
+
+  at(t, marketId, ts) {
+    return withMarketCoin(marketId, async (coin) => {
+      const path = `/v4/markets/${encodeURIComponent(marketId)}/snapshot-at/${msParam(ts)}`;
+      const { body } = await get(t, path, coin, {});
+      const b = t.object(body, path);
+      return t.parse(() => {
+        const list = Array.isArray(b['snapshots']) ? (b['snapshots'] as unknown[]) : [];
+        const snapshot = snapshotFromV4(list[0], coin, marketId);
+        const m = b['market'];
+        const id = m !== null && typeof m === 'object' && typeof (m as Record<string, unknown>)['market_id'] === 'string'
+          ? ((m as Record<string, unknown>)['market_id'] as string)
+          : marketId;
+        return { market_id: id, ts, delta_ms: snapshot.time - ts, snapshot };
+      }, path);
+    });
+  },
+};
