@@ -3,7 +3,7 @@
 // method (404/405) -> parameters (400) -> market and data window (404/403) -> 200.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Decision } from '../ratelimit/key-limiter.js';
-import type { Store } from '../store/store.js';
+import type { Account, Store } from '../store/store.js';
 import { hashApiKey } from '../accounts/api-key.js';
 import { authenticate, type Caller, type KeyHasher } from './auth.js';
 import { errorBody, HttpError } from './http-error.js';
@@ -45,6 +45,8 @@ export interface AppOptions {
 export interface App {
   handle(req: AppRequest): AppResponse;
   reject(status: number, message: string, remoteAddress: string): AppResponse;
+  /** A key's requests in the current minute, as the limiter counts them (charges nothing). */
+  keyUsage(keyId: number, account: Account, now: number): { used: number; limit: number };
   readonly store: Store;
 }
 
@@ -124,5 +126,5 @@ export function createApp(options: AppOptions): App {
     return respond(status, errorBody(status, message), limits.takeAddress(remoteAddress, at), at);
   }
 
-  return { handle, reject, store };
+  return { handle, reject, keyUsage: (keyId, account, at) => limits.keyUsage(keyId, account, at), store };
 }

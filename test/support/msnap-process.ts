@@ -24,6 +24,7 @@ export async function buildIfStale(): Promise<void> {
   const entry = path.join(ROOT, 'dist/cli/main.js');
   if (existsSync(entry) && statSync(entry).mtimeMs >= newestSource(path.join(ROOT, 'src'))) return;
   await execa('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT, reject: false });
+  await execa('npx', ['tsc', '-p', 'tsconfig.page.json'], { cwd: ROOT, reject: false });
 }
 
 /** Environment that keeps the outer shell's MSNAP_* settings out of a child. */

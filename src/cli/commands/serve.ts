@@ -11,6 +11,7 @@ import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { VERSION } from '../../version.js';
 import type { CliContext } from '../context.js';
 import { serveImportCommand } from './serve-import.js';
+import { serveAccountsCommand } from './serve-accounts.js';
 import { serveKeysCommand } from './serve-keys.js';
 import { serveSeedCommand } from './serve-seed.js';
 
@@ -20,6 +21,8 @@ export interface ServeOptions {
   host: string;
   port: number;
   demo: boolean;
+  /** false with --no-signup: the dashboard takes no sign-ups (`serve accounts` makes accounts). */
+  signup: boolean;
 }
 
 /** What `runServe` needs from the outside world. */
@@ -60,31 +63,37 @@ export function serveCommand(ctx: CliContext): Command {
     .addOption(new Option('--host <host>', 'address to listen on').default('127.0.0.1'))
     .addOption(new Option('--port <port>', 'port to listen on; 0 picks a free one').default('8787'))
     .option('--demo', 'seed an empty or missing database and print one builder and one pro key', false)
+    .option('--no-signup', 'the dashboard at / takes no sign-ups (make accounts with serve accounts)')
     .addHelpText(
       'after',
       `
 The first line on stdout is "msnap serve listening on http://HOST:PORT".
+The dashboard (sign up, keys, markets) is at that URL in a browser.
 SIGINT/SIGTERM finish in-flight requests, close the database and exit 0.
 
 Examples:
   $ msnap serve --demo                     # seed ./msnap.db if empty, print demo keys, serve on :8787
   $ msnap serve --db data.db --port 0      # any free port; the URL is printed
+  $ msnap serve --no-signup                # dashboard for accounts the operator made only
+  $ msnap serve accounts password alice --plan pro   # an account that can sign in
   $ msnap serve seed --db data.db --days 15
   $ msnap serve keys create --db data.db --account alice --plan pro
   $ curl -H "X-API-Key: $KEY" http://127.0.0.1:8787/api/v1/markets?coin=btc&limit=5`,
     )
-    .action(async (raw: { db?: string; host: string; port: string; demo: boolean }) => {
+    .action(async (raw: { db?: string; host: string; port: string; demo: boolean; signup: boolean }) => {
       const options: ServeOptions = {
         db: resolveDbPath(raw.db, ctx.env),
         host: parseHost(raw.host),
         port: parsePort(raw.port),
         demo: raw.demo,
+        signup: raw.signup,
       };
       await runServe(options, { ctx, waitForStop: processSignals });
     });
   cmd.addCommand(serveSeedCommand(ctx));
   cmd.addCommand(serveImportCommand(ctx));
   cmd.addCommand(serveKeysCommand(ctx));
+  cmd.addCommand(serveAccountsCommand(ctx));
   // The root program does not use positional options, so `serve seed --db x` hands --db to
   // `serve`; pass it on to whichever subcommand (at any depth) runs and takes --db itself.
   cmd.hook('preSubcommand', (self, sub) => {
@@ -117,10 +126,11 @@ function processSignals(): Promise<string> {
 /** Use to run the service until `waitForStop` resolves; then drains and closes the database. */
 export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<void> {
   const { ctx } = deps;
-  const [{ openSqliteStore }, { createApp }, { startServer }] = await Promise.all([
+  const [{ openSqliteStore }, { createApp }, { startServer }, { serveDashboard }] = await Promise.all([
     import('../../store/sqlite/sqlite-store.js'),
     import('../../server/app.js'),
     import('../../server/listen.js'),
+    import('../../dashboard/serve-dashboard.js'),
   ]);
   let store: SqliteStore;
   try {
@@ -132,8 +142,10 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
   let demoLines: string[] = [];
   try {
     if (options.demo) demoLines = await prepareDemo(store, ctx);
-    const app = createApp({ store, now: ctx.now, version: VERSION, log: (line) => ctx.stderr.write(`${line}\n`) });
-    running = await startServer({ app, host: options.host, port: options.port });
+    const log = (line: string) => ctx.stderr.write(`${line}\n`);
+    const app = createApp({ store, now: ctx.now, version: VERSION, log });
+    const dashboard = serveDashboard(store, app, { now: ctx.now, signupOpen: options.signup, log });
+    running = await startServer({ app, dashboard, host: options.host, port: options.port });
   } catch (err) {
     store.close();
     const code = (err as NodeJS.ErrnoException).code;

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { marketId, type Coin, type MarketType } from '../../domain/market.js';
 import { PLANS } from '../../domain/plans.js';
 import { openSqliteStore, type SqliteStore } from './sqlite-store.js';
+import { MIGRATIONS } from './migrations.js';
 import { scaledToJson, snapshotId, snapshotRowsToJson, type RawSnapshotRow } from './snapshot-json.js';
 
 const H = 3_600_000;
@@ -36,10 +37,10 @@ afterEach(() => {
 
 describe('schema', () => {
   it('is migrated once and reopens at the same version', () => {
-    expect(store.schemaVersion()).toBe(2);
+    expect(store.schemaVersion()).toBe(MIGRATIONS.length);
     store.close();
     store = openSqliteStore(path.join(dir, 't.db'));
-    expect(store.schemaVersion()).toBe(2);
+    expect(store.schemaVersion()).toBe(MIGRATIONS.length);
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
   });
 });
