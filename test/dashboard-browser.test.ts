@@ -118,6 +118,10 @@ describe('the dashboard in a browser', () => {
     await page.click('button[type=submit]');
     await page.waitForURL(`${served.url}/`);
     expect(await page.textContent('h1')).toBe('Account alice');
+    // No password, key or session token reached the server's log.
+    const session = (await context.cookies()).find((c) => c.name === 'msnap_session')!.value;
+    expect(session).toMatch(/^[\w-]{43}$/);
+    for (const secret of [PASSWORD, key, key.slice(4), session]) expect(served.output()).not.toContain(secret);
     await context.close();
   });
 

@@ -135,7 +135,9 @@ Examples:
   $ msnap serve accounts password bob --plan pro        # creates bob on pro if new
   $ pass show msnap-bob | msnap serve accounts password bob`,
     )
-    .action(async (name: string, raw: { plan?: string; trial: boolean; db?: string }) => {
+    .action(async (rawName: string, raw: { plan?: string; trial: boolean; db?: string }) => {
+      const name = rawName.trim();
+      if (name === '') throw new UsageError('the account name must not be empty');
       const plan = raw.plan === undefined ? undefined : planOf(raw.plan);
       if (raw.trial && plan !== undefined && plan !== 'builder') throw new UsageError(`--trial gives builder rights; it cannot be combined with --plan ${plan}`);
       const password = await readSecret(ctx.stdin, ctx.stderr, `password for ${name}: `);
