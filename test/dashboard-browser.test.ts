@@ -157,6 +157,13 @@ describe('the dashboard in a browser', () => {
     expect(await page.textContent('.chart-status')).toMatch(/^[\d,]+ points$/);
     expect(await page.locator('table.book').count()).toBe(2);
     await shot(page, 'market');
+
+    // The orderbook at a chosen time: the snapshot on the 125 ms grid nearest it.
+    const start = Number(/-(\d+)$/.exec(new URL(page.url()).pathname)![1]) * 1000;
+    await page.fill('input[name=at]', new Date(start + 60_030).toISOString());
+    await page.click('text=Show');
+    await page.waitForURL(/at=/);
+    expect(await page.textContent('.at-snapshot')).toContain(`Snapshot at ${new Date(start + 60_000).toISOString()}: price `);
     await context.close();
   });
 

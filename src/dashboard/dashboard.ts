@@ -42,32 +42,33 @@ export interface Dashboard {
 
 interface Compiled {
   route: PageRoute;
-  segments: string[];
+  /** The pattern as a regular expression, one capture per `:name` segment. */
+  regex: RegExp;
+  names: string[];
 }
 
-function matchRoute(compiled: readonly Compiled[], path: string): { routes: { route: PageRoute; params: Record<string, string> }[] } {
-  const parts = path.split('/');
-  const routes: { route: PageRoute; params: Record<string, string> }[] = [];
-  for (const { route, segments } of compiled) {
-    if (segments.length !== parts.length) continue;
-    const params: Record<string, string> = {};
-    let ok = true;
-    for (let i = 0; i < segments.length && ok; i++) {
-      const seg = segments[i]!;
-      if (seg.startsWith(':')) {
-        let value: string;
-        try {
-          value = decodeURIComponent(parts[i]!);
-        } catch {
-          value = '';
-        }
-        if (value === '') ok = false;
-        else params[seg.slice(1)] = value;
-      } else if (seg !== parts[i]) ok = false;
+function compile(route: PageRoute): Compiled {
+  const names: string[] = [];
+  const source = route.pattern
+    .split('/')
+    .map((seg) => (seg.startsWith(':') ? (names.push(seg.slice(1)), '([^/]+)') : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return { route, regex: new RegExp(`^${source}$`), names };
+}
+
+/** Every route whose pattern fits `path`, with its decoded parameters (a segment that does not decode fits nothing). */
+function matchRoutes(compiled: readonly Compiled[], path: string): { route: PageRoute; params: Record<string, string> }[] {
+  const found: { route: PageRoute; params: Record<string, string> }[] = [];
+  for (const { route, regex, names } of compiled) {
+    const m = regex.exec(path);
+    if (!m) continue;
+    try {
+      found.push({ route, params: Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(m[i + 1]!)])) });
+    } catch {
+      // A malformed percent escape: not this page.
     }
-    if (ok) routes.push({ route, params });
   }
-  return { routes };
+  return found;
 }
 
 /** Use once per server, next to createApp: the dashboard over the same store. */
@@ -92,16 +93,16 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   };
   const pageAssetRoute: PageRoute = { ...assetRoute, pattern: '/assets/page/:name', handle: (call) => assetRoute.handle({ ...call, params: { name: `page/${call.params.name}` } }) };
   const routes = [...accountRoutes, ...keyRoutes, ...marketRoutes, assetRoute, pageAssetRoute];
-  const compiled = routes.map((route) => ({ route, segments: route.pattern.split('/') }));
+  const compiled = routes.map(compile);
 
   function claims(url: string): boolean {
-    return matchRoute(compiled, pathOf(url)).routes.length > 0;
+    return matchRoutes(compiled, pathOf(url)).length > 0;
   }
 
   async function handle(req: DashboardRequest): Promise<PageResponse> {
     const now = options.now();
     const path = pathOf(req.url);
-    const { routes: found } = matchRoute(compiled, path);
+    const found = matchRoutes(compiled, path);
     const method = req.method === 'HEAD' ? 'GET' : req.method;
     const hit = found.find((f) => f.route.method === method);
     const visitor = visitorOf(req, options.store, options.auth, now);
