@@ -86,9 +86,9 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     method: 'GET',
     pattern: '/assets/:name',
     signedIn: false,
-    handle: ({ params }) => {
+    handle: ({ params, visitor }) => {
       const asset = options.assets.get(params.name!);
-      return asset ? assetAnswer(asset.type, asset.body) : htmlAnswer(404, messagePage({ csrf: '', cookies: [] }, 'Not found', 'No such file.'));
+      return asset ? assetAnswer(asset.type, asset.body) : htmlAnswer(404, messagePage(visitor, 'Not found', 'No such file.'));
     },
   };
   const pageAssetRoute: PageRoute = { ...assetRoute, pattern: '/assets/page/:name', handle: (call) => assetRoute.handle({ ...call, params: { name: `page/${call.params.name}` } }) };
