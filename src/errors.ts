@@ -11,6 +11,9 @@ export const EXIT = {
   rateLimited: 5,
   notFound: 6,
   unreachable: 7,
+  /** 128 + the signal's number, as a shell reports a process the signal ended. */
+  interrupted: 130,
+  terminated: 143,
 } as const;
 
 /** Base class: a message for one line on stderr, an exit code, and an optional hint. */

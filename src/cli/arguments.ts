@@ -56,6 +56,19 @@ export function marketIdArg(value: string): string {
   );
 }
 
+/**
+ * Use where a command takes `<market-id> ...` or `<coin> <type> ...`: a market id followed by a
+ * market type, or a coin where a market id was meant, gets a message about the shape, not about
+ * the one value that happens to be wrong.
+ */
+export function checkMarketOrCoinType(first: string, second: string | undefined, usage: string): void {
+  const isId = parseMarketId(first) !== undefined;
+  if (second === undefined && !isId && (parseCoin(first) || isComingSoonCoin(first))) {
+    throw new UsageError(`'${first}' needs a market type after it: ${usage}`);
+  }
+  if (second !== undefined && isId) throw new UsageError(`a market id takes no market type ('${second}'): ${usage}`);
+}
+
 /** Use for --from/--to: each parsed as a TIME, the range checked; only the flags given come back. */
 export function timeRangeFlags(flags: { from?: string; to?: string }, now: number): { from?: number; to?: number } {
   const from = flags.from === undefined ? undefined : parseTime(flags.from, now, '--from');

@@ -132,6 +132,11 @@ export async function resolveConnection(
   return { baseUrl, authScheme: globals.authScheme ?? 'x-api-key', ...(apiKey ? { apiKey } : {}) };
 }
 
+/** The width a terminal stream reports (0 when it reports none). */
+function terminalColumns(stream: unknown): number {
+  return (stream as { columns?: number }).columns ?? 0;
+}
+
 /** Colour is on only for a terminal, without NO_COLOR and without --no-color. */
 export function colorEnabled(globals: GlobalOptions, env: NodeJS.ProcessEnv, isTTY: boolean | undefined): boolean {
   return globals.color !== false && !env.NO_COLOR && isTTY === true;
@@ -211,6 +216,8 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
         sink,
         color: toTerminal && colorEnabled(globals, ctx.env, true),
         ...(toTerminal ? { tableRowCap: TABLE_ROW_CAP, onNote: note } : {}),
+        // A terminal that reports its width gets tables that fit it, unless --wide.
+        ...(toTerminal && !globals.wide && terminalColumns(ctx.stdout) > 0 ? { tableWidth: terminalColumns(ctx.stdout) } : {}),
       });
       return exporter;
     },

@@ -156,7 +156,8 @@ describe('snapshots', () => {
     expect(calls.markets).toEqual([]);
     expect(JSON.parse(stdout.text())).toHaveLength(5);
     expect(() => parseSnapshotsArgs('eth-updown-5m-1763769600', undefined, { last: '2' }, NOW)).toThrow(/--last/);
-    expect(() => parseSnapshotsArgs('BTC', undefined, {}, NOW)).toThrow(/not a market id/);
+    expect(() => parseSnapshotsArgs('BTC', undefined, {}, NOW)).toThrow(/'BTC' needs a market type after it/);
+    expect(() => parseSnapshotsArgs('nonsense', undefined, {}, NOW)).toThrow(/not a market id/);
     expect(() => parseSnapshotsArgs('BTC', '5m', { last: 'x' }, NOW)).toThrow(/--last/);
   });
 

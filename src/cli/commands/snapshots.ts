@@ -3,7 +3,7 @@
 import { Command } from 'commander';
 import { MARKET_DURATION_MS, type Coin, type Market, type MarketType, type Snapshot } from '../../domain/market.js';
 import { NotFoundError, UsageError } from '../../errors.js';
-import { coinArg, countArg, marketIdArg, marketTypeArg, timeRangeFlags } from '../arguments.js';
+import { coinArg, countArg, marketIdArg, checkMarketOrCoinType, marketTypeArg, timeRangeFlags } from '../arguments.js';
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliClient, type CliDeps } from '../deps.js';
 import type { Progress } from '../output/progress.js';
@@ -36,6 +36,7 @@ interface RawFlags {
 export function parseSnapshotsArgs(first: string, second: string | undefined, flags: RawFlags, now: number): SnapshotsOptions {
   const range = timeRangeFlags(flags, now);
   let target: SnapshotsTarget;
+  checkMarketOrCoinType(first, second, 'msnap snapshots <market-id> | <coin> <type>');
   if (second === undefined) {
     target = { marketId: marketIdArg(first) };
     if (flags.last !== undefined) throw new UsageError('--last needs COIN TYPE (e.g. msnap snapshots BTC 5m --last 3), not a market id');

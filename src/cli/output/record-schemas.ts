@@ -5,26 +5,27 @@ import { isoCell, type RecordSchema } from './schema.js';
 
 /** Markets, as `msnap markets` prints them. */
 export const MARKET_SCHEMA: RecordSchema<Market> = {
+  // dropOrder: what a narrow terminal gives up first (the id already names coin, type and start).
   columns: [
     { name: 'market_id', value: (m) => m.market_id },
     { name: 'slug', value: (m) => m.slug, table: false },
-    { name: 'coin', value: (m) => m.coin },
-    { name: 'market_type', value: (m) => m.market_type, label: 'type' },
-    { name: 'status', value: (m) => m.status },
+    { name: 'coin', value: (m) => m.coin, dropOrder: 2 },
+    { name: 'market_type', value: (m) => m.market_type, label: 'type', dropOrder: 3 },
+    { name: 'status', value: (m) => m.status, dropOrder: 7 },
     { name: 'start_time', value: (m) => m.start_time, table: (m) => isoCell(m.start_time) },
-    { name: 'end_time', value: (m) => m.end_time, table: (m) => isoCell(m.end_time) },
-    { name: 'price_start', value: (m) => m.price_start },
-    { name: 'price_end', value: (m) => m.price_end },
-    { name: 'winner', value: (m) => m.winner },
-    { name: 'snapshot_count', value: (m) => m.snapshot_count, label: 'snapshots' },
+    { name: 'end_time', value: (m) => m.end_time, table: (m) => isoCell(m.end_time), dropOrder: 1 },
+    { name: 'price_start', value: (m) => m.price_start, dropOrder: 4 },
+    { name: 'price_end', value: (m) => m.price_end, dropOrder: 5 },
+    { name: 'winner', value: (m) => m.winner, dropOrder: 8 },
+    { name: 'snapshot_count', value: (m) => m.snapshot_count, label: 'snapshots', dropOrder: 6 },
   ],
 };
 
 /** Snapshots; the orderbook columns only when asked for (CSV holds them as JSON text). */
 export function snapshotSchema(includeOrderbook: boolean): RecordSchema<Snapshot> {
   const columns: RecordSchema<Snapshot>['columns'] = [
-    { name: 'id', value: (s) => s.id },
-    { name: 'market_id', value: (s) => s.market_id },
+    { name: 'id', value: (s) => s.id, dropOrder: 2 },
+    { name: 'market_id', value: (s) => s.market_id, dropOrder: 1 },
     { name: 'time', value: (s) => s.time, table: (s) => isoCell(s.time) },
     { name: 'price', value: (s) => s.price },
     { name: 'price_up', value: (s) => s.price_up },
@@ -32,11 +33,29 @@ export function snapshotSchema(includeOrderbook: boolean): RecordSchema<Snapshot
   ];
   if (includeOrderbook) {
     columns.push(
-      { name: 'orderbook_up', value: (s) => s.orderbook_up },
-      { name: 'orderbook_down', value: (s) => s.orderbook_down },
+      // A table shows the top of each book; CSV and JSON carry every level.
+      { name: 'orderbook_up', value: (s) => s.orderbook_up, label: 'up bid | ask', table: (s) => topOfBook(s.orderbook_up) },
+      { name: 'orderbook_down', value: (s) => s.orderbook_down, label: 'down bid | ask', table: (s) => topOfBook(s.orderbook_down) },
     );
   }
   return { columns };
+}
+
+/** A level as `[price, size]` (old exports) or `{price, size}`: its two numbers. */
+function level(l: unknown): [unknown, unknown] | undefined {
+  if (Array.isArray(l)) return [l[0], l[1]];
+  if (l && typeof l === 'object') return [(l as { price?: unknown }).price, (l as { size?: unknown }).size];
+  return undefined;
+}
+
+/** `0.52×120 | 0.54×80`: the best bid and the best ask with their sizes. */
+function topOfBook(side: { bids?: readonly unknown[]; asks?: readonly unknown[] } | undefined): string {
+  if (!side) return '';
+  const best = (levels: readonly unknown[] | undefined): string => {
+    const l = level(levels?.[0]);
+    return l ? `${String(l[0])}×${String(l[1])}` : '-';
+  };
+  return `${best(side.bids)} | ${best(side.asks)}`;
 }
 
 /** What `msnap at` gets back: the asked time, the distance to the nearest snapshot, and it. */

@@ -14,6 +14,8 @@ export interface Column<T> {
   label?: string;
   /** A summary only tables show (CSV and JSON carry the underlying columns instead). */
   tableOnly?: true;
+  /** When a table is too wide for the terminal, columns are dropped lowest first; undefined: always kept. */
+  dropOrder?: number;
 }
 
 /** Use to describe a record kind once for every format. */
