@@ -8,6 +8,7 @@ import type { AccountAuthStore } from '../../store/account-auth-store.js';
 import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/sqlite/db-path.js';
 import type { Store } from '../../store/store.js';
 import type { CliContext } from '../context.js';
+import { renderColumns } from '../output/text-columns.js';
 import { readSecret } from '../secret-input.js';
 import { explainBusy, openServeStore } from './serve-store.js';
 
@@ -97,9 +98,7 @@ function renderAccounts(records: readonly AccountListRecord[]): string {
     r.can_sign_in ? 'yes' : 'no',
     String(r.active_keys),
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(head), ...rows.map(line)].join('\n') + '\n';
+  return renderColumns(head, rows);
 }
 
 async function withAuthStore(raw: { db?: string }, ctx: CliContext, fn: (store: Store, auth: AccountAuthStore) => Promise<void> | void): Promise<void> {

@@ -8,6 +8,7 @@ import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/sqlite/db-path.
 import { explainBusy, openServeStore } from './serve-store.js';
 import type { Store } from '../../store/store.js';
 import type { CliContext } from '../context.js';
+import { renderColumns } from '../output/text-columns.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -77,9 +78,7 @@ export function renderKeyTable(records: readonly KeyListRecord[]): string {
     r.status,
     r.rotate ? 'rotate (>90d)' : '',
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(head), ...rows.map(line)].join('\n') + '\n';
+  return renderColumns(head, rows);
 }
 
 /** Revokes key `id` at `now`; NotFoundError when there is no such key, UsageError when already revoked. */
