@@ -221,6 +221,34 @@ describe('dashboard forms and keys', () => {
     }
   });
 
+  it('answers hostile paths, queries and forms with a page, never a 500 or an unescaped value', async () => {
+    const d = dashboard();
+    const b = await signedIn(d, 'alice');
+    const evil = '<script>alert(1)</script>';
+    const e = encodeURIComponent(evil);
+    const gets = [
+      `/markets?coin=${e}`, `/markets?market_type=${e}`, `/markets?status=${e}&page=-1`, '/markets?page=99999999', '/markets?coin=BTC&coin=ETH',
+      `/markets/${e}`, '/markets/btc-updown-5m-99999999999', '/markets/btc-updown-5m-1/series', `/markets/btc-updown-5m-1?at=${e}`,
+      '/markets/%ff', '/assets/..%2f..%2fpackage.json', '/assets/page/..%2fassets.js',
+    ];
+    for (const url of gets) {
+      const res = await b.get(url);
+      expect(res.status, url).toBeLessThan(500);
+      expect(res.body, url).not.toContain(evil);
+    }
+    const csrf = /name="csrf" value="([^"]+)"/.exec((await b.get('/')).body)![1]!;
+    for (const body of [`csrf=${csrf}&id=${e}`, `csrf=${csrf}&id=1e400`, `csrf=${csrf}&id=&id=2`, `csrf=${csrf}&%ff=%zz`, `csrf=${csrf}&account=${e}`]) {
+      const res = await b.request('POST', '/keys/revoke', body);
+      expect(res.status, body).toBeLessThan(500);
+      expect(res.body).not.toContain(evil);
+    }
+    const anon = new Browser(d, '10.9.9.9');
+    const res = await anon.submit('/signin', '/signin', { account: evil, password: 'x' });
+    expect(res.status).toBe(401);
+    expect(res.body).toContain('value="&lt;script&gt;alert(1)&lt;/script&gt;"');
+    expect(logged).toEqual([]);
+  });
+
   it('answers a wrong method with 405 and Allow, and never logs a form', async () => {
     const b = new Browser(dashboard());
     const res = await b.request('DELETE', '/signin');
