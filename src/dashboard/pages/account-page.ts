@@ -103,7 +103,7 @@ export function accountPage(m: AccountModel) {
 <section class="card">
   <h2>API keys</h2>
   <table class="keys">
-    <thead><tr><th>Key</th><th>Created</th><th>Age</th><th>Rotate by (90 d)</th><th>Status</th><th>This minute</th><th></th></tr></thead>
+    <thead><tr><th>Key</th><th>Created</th><th>Age</th><th>Rotate by (${KEY_ROTATION_MS / DAY_MS} d)</th><th>Status</th><th>This minute</th><th></th></tr></thead>
     <tbody>${m.keys.length ? m.keys.map((k) => keyRow(k, m)) : html`<tr><td colspan="7">No keys yet.</td></tr>`}</tbody>
   </table>
   <form method="post" action="/keys" class="inline">${csrfField(m.visitor)}<button type="submit">Create a key</button></form>

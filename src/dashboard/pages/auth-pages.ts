@@ -1,8 +1,11 @@
 // Sign-in, sign-up and message pages: the forms of an anonymous visitor.
 import { PASSWORD_LENGTH } from '../../accounts/password.js';
+import { PLANS, TRIAL_LENGTH_MS } from '../../domain/plans.js';
 import { html } from '../html.js';
 import type { Visitor } from '../session.js';
 import { csrfField, layout, notice } from './layout.js';
+
+const TRIAL_DAYS = TRIAL_LENGTH_MS / (24 * 60 * 60 * 1000);
 
 /** What the sign-in and sign-up forms show again after a refusal. */
 export interface AuthForm {
@@ -24,7 +27,7 @@ export function signInPage(f: AuthForm) {
   <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
   <button type="submit">Sign in</button>
 </form>
-${f.signupOpen ? html`<p>No account yet? <a href="/signup">Sign up</a> for a free 3-day builder trial.</p>` : html`<p>Accounts are made by the operator of this server (<code>msnap serve accounts</code>).</p>`}`,
+${f.signupOpen ? html`<p>No account yet? <a href="/signup">Sign up</a> for a free ${TRIAL_DAYS}-day builder trial.</p>` : html`<p>Accounts are made by the operator of this server (<code>msnap serve accounts</code>).</p>`}`,
   });
 }
 
@@ -35,7 +38,7 @@ export function signUpPage(f: AuthForm) {
     title: 'Sign up',
     visitor: f.visitor,
     main: html`${notice('error', f.error)}
-<p>A new account gets a free 3-day trial with builder rights: 250 requests a minute, 3 API keys, and the most recent markets of each type.</p>
+<p>A new account gets a free ${TRIAL_DAYS}-day trial with builder rights: ${PLANS.builder.requestsPerMinute} requests a minute, ${PLANS.builder.maxActiveKeys} API keys, and the most recent markets of each type.</p>
 <form method="post" action="/signup" class="card">
   ${csrfField(f.visitor)}
   <label>Account name <input name="account" autocomplete="username" required minlength="3" maxlength="40" pattern="[A-Za-z0-9][A-Za-z0-9._\\-]{2,39}" value="${f.name ?? ''}"></label>
