@@ -17,7 +17,7 @@ function tooMany(call: PageCall, d: Decision, name: string): PageResponse {
 async function signIn(call: PageCall): Promise<PageResponse> {
   const name = (call.form.get('account') ?? '').trim();
   const password = call.form.get('password') ?? '';
-  const refused = call.limits.take(call.req.remoteAddress, name, call.now);
+  const refused = call.limits.takeAttempt(call.req.remoteAddress, name, call.now);
   if (refused) return tooMany(call, refused, name);
   const account = name === '' ? undefined : call.store.getAccount(name);
   const stored = account && call.auth.passwordHash(account.id);
@@ -35,7 +35,7 @@ async function signUpRoute(call: PageCall): Promise<PageResponse> {
   const again = (status: number, error: string) => htmlAnswer(status, signUpPage({ visitor: call.visitor, error, name, signupOpen: call.signupOpen }));
   if (!call.signupOpen) return again(403, 'Sign-up is closed on this server.');
   // Sign-ups share the address limiter: an address cannot mint accounts (or scrypt work) without bound.
-  const refused = call.limits.take(call.req.remoteAddress, undefined, call.now);
+  const refused = call.limits.takeAttempt(call.req.remoteAddress, undefined, call.now);
   if (refused) return again(429, `Too many attempts; try again in ${refused.retryAfterSec} s.`);
   const problem = accountNameProblem(name) ?? passwordProblem(password);
   if (problem) return again(400, problem);

@@ -7,14 +7,14 @@ import type { KeyUsage } from './pages/account-page.js';
 import type { DashboardRequest } from './request.js';
 import type { PageResponse } from './respond.js';
 import type { Visitor } from './session.js';
-import type { SignInLimits } from './sign-in-limits.js';
+import type { DashboardLimits } from './dashboard-limits.js';
 
 /** The dashboard's long-lived parts, built once by createDashboard. */
 export interface DashboardServices {
   store: Store;
   auth: AccountAuthStore;
   signupOpen: boolean;
-  limits: SignInLimits;
+  limits: DashboardLimits;
   /** A key's requests in the current minute, from the API's own limiter. */
   keyUsage: (keyId: number, account: Account, now: number) => KeyUsage;
   scryptCost?: ScryptCost;

@@ -11,7 +11,7 @@ import { openSqliteStore, type SqliteStore } from '../store/sqlite/sqlite-store.
 import { createDashboard, type Dashboard } from './dashboard.js';
 import type { PageResponse } from './respond.js';
 import { SESSION_LIFETIME_MS } from './session.js';
-import { ACCOUNT_ATTEMPTS, ADDRESS_ATTEMPTS } from './sign-in-limits.js';
+import { ACCOUNT_ATTEMPTS, ADDRESS_ATTEMPTS, DATA_PAGES } from './dashboard-limits.js';
 
 const CHEAP = { N: 1 << 10, r: 8, p: 1 };
 const START = Date.UTC(2026, 10, 23, 12);
@@ -209,6 +209,19 @@ describe('dashboard forms and keys', () => {
     expect(late.status).toBe(403);
     expect(late.body).toContain('trial of this account has ended');
     expect((await a.get('/markets')).status).toBe(403);
+  });
+
+  it(`limits market pages and chart data to a burst of ${DATA_PAGES.burst} per account, so the browser is no way around the API's limits`, async () => {
+    const d = dashboard();
+    const a = await signedIn(d, 'alice');
+    for (let i = 0; i < DATA_PAGES.burst; i++) expect((await a.get(i % 2 ? '/markets' : '/markets/btc-updown-5m-1/series')).status).toBeLessThan(429);
+    const held = await a.get('/markets');
+    expect(held.status).toBe(429);
+    expect(Number(held.headers['Retry-After'])).toBeGreaterThanOrEqual(1);
+    // Another account has its own allowance.
+    expect((await (await signedIn(d, 'bobby', '10.0.0.2')).get('/markets')).status).toBe(200);
+    now += 1000;
+    expect((await a.get('/markets')).status).toBe(200);
   });
 
   it('claims only its own paths: every API path stays the API\'s', () => {

@@ -17,7 +17,7 @@ import type { KeyUsage } from './pages/account-page.js';
 import { formOf, pathOf, type DashboardRequest } from './request.js';
 import { assetAnswer, htmlAnswer, redirect, type PageResponse } from './respond.js';
 import { csrfOk, visitorOf } from './session.js';
-import { SignInLimits } from './sign-in-limits.js';
+import { DashboardLimits } from './dashboard-limits.js';
 
 /** Options of createDashboard. */
 export interface DashboardOptions {
@@ -78,7 +78,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     store: options.store,
     auth: options.auth,
     signupOpen: options.signupOpen,
-    limits: new SignInLimits(),
+    limits: new DashboardLimits(),
     keyUsage: options.keyUsage,
     scryptCost: options.scryptCost,
   };
@@ -126,7 +126,9 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       const call: PageCall = { ...services, req, now, visitor, params: hit.params, form };
       return withCookies(await hit.route.handle(call));
     } catch (err) {
-      if (err instanceof HttpError) return withCookies(htmlAnswer(err.status, messagePage(visitor, titleOf(err.status), err.message)));
+      if (err instanceof HttpError) {
+        return withCookies(htmlAnswer(err.status, messagePage(visitor, titleOf(err.status), err.message), { headers: err.headers }));
+      }
       log(`msnap serve: dashboard 500 on ${req.method} ${path.slice(0, 200)}: ${err instanceof Error ? err.message : String(err)}`);
       return htmlAnswer(500, messagePage(visitor, 'Server error', 'The server hit an unexpected error; it has been logged.'));
     }
@@ -139,5 +141,6 @@ function titleOf(status: number): string {
   if (status === 403) return 'Outside your plan';
   if (status === 404) return 'Not found';
   if (status === 400) return 'Bad request';
+  if (status === 429) return 'Too many requests';
   return 'Refused';
 }

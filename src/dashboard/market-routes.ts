@@ -5,6 +5,7 @@ import { PLANS } from '../domain/plans.js';
 import { assertInWindow, windowOf } from '../server/data-window.js';
 import { HttpError, quote } from '../server/http-error.js';
 import { QueryReader } from '../server/query.js';
+import { tooManyRequests } from '../server/rate-limit.js';
 import type { PageRoute, SignedInCall } from './context.js';
 import { marketPage } from './pages/market-page.js';
 import { MARKETS_PAGE_SIZE, marketsPage } from './pages/markets-page.js';
@@ -20,10 +21,12 @@ function filterQuery(call: SignedInCall): QueryReader {
   return new QueryReader(q);
 }
 
-/** An ended trial reads nothing, as its keys get 401 from the API. */
-function assertTrialOpen(call: SignedInCall): void {
+/** Before any market data: an ended trial reads nothing (its keys get 401 from the API), and the account's page limit applies. */
+function assertMayRead(call: SignedInCall): void {
   const ends = call.visitor.account.trialEndsAt;
   if (ends !== null && ends <= call.now) throw new HttpError(403, 'The trial of this account has ended; ask the operator to set a plan.');
+  const refused = call.limits.takeData(call.visitor.account.id, call.now);
+  if (refused) throw tooManyRequests(refused, 'market pages of this account');
 }
 
 function windowNote(call: SignedInCall): string | undefined {
@@ -35,7 +38,7 @@ function windowNote(call: SignedInCall): string | undefined {
 }
 
 function listMarkets(call: SignedInCall): PageResponse {
-  assertTrialOpen(call);
+  assertMayRead(call);
   const q = filterQuery(call);
   const filters = { coin: q.coin('coin'), marketType: q.marketType('market_type'), status: q.status('status') };
   const pageRaw = q.raw('page') ?? '1';
@@ -52,7 +55,7 @@ function listMarkets(call: SignedInCall): PageResponse {
 
 /** The market named by the path, readable by this account: 404 when unknown, 403 outside the window. */
 function readable(call: SignedInCall): Market {
-  assertTrialOpen(call);
+  assertMayRead(call);
   const id = call.params.id!;
   const market = parseMarketId(id) ? call.store.getMarket(id, call.now) : undefined;
   if (!market) throw new HttpError(404, `No market with id ${quote(id)}.`);
