@@ -6,8 +6,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiKey } from '../accounts/create-key.js';
 import { hashPassword } from '../accounts/password.js';
 import { TRIAL_LENGTH_MS } from '../domain/plans.js';
-import { SqliteAccountAuthStore } from '../store/sqlite/account-auth-sqlite.js';
-import { openSqliteStore, type SqliteStore } from '../store/sqlite/sqlite-store.js';
+import type { AccountAuthStore } from '../store/account-auth-store.js';
+import type { SqliteStore } from '../store/sqlite/sqlite-store.js';
+import { openStoreWithSql } from '../store/sqlite/test-support/sql.js';
+import type Database from 'better-sqlite3';
 import { createDashboard, type Dashboard } from './dashboard.js';
 import type { PageResponse } from './respond.js';
 import { SESSION_LIFETIME_MS } from './session.js';
@@ -18,7 +20,8 @@ const START = Date.UTC(2026, 10, 23, 12);
 const PASSWORD = 'a long enough password';
 let dir: string;
 let store: SqliteStore;
-let auth: SqliteAccountAuthStore;
+let auth: AccountAuthStore;
+let sql: Database.Database;
 let now: number;
 let logged: string[];
 
@@ -67,8 +70,8 @@ class Browser {
 
 beforeEach(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'msnap-dash-'));
-  store = openSqliteStore(path.join(dir, 'd.db'));
-  auth = new SqliteAccountAuthStore(store.db);
+  ({ store, sql } = openStoreWithSql(path.join(dir, 'd.db')));
+  auth = store.accountAuth;
   now = START;
   logged = [];
 });
@@ -88,7 +91,7 @@ describe('dashboard accounts', () => {
     expect(store.getAccount('alice')).toMatchObject({ plan: 'builder', trialEndsAt: START + TRIAL_LENGTH_MS });
     // The database holds the token's hash only.
     const token = b.cookies.get('msnap_session')!;
-    expect(JSON.stringify(store.db.prepare('SELECT * FROM sessions').all())).not.toContain(token);
+    expect(JSON.stringify(sql.prepare('SELECT * FROM sessions').all())).not.toContain(token);
 
     const home = await b.get('/');
     expect(home.status).toBe(200);
@@ -199,7 +202,7 @@ describe('dashboard forms and keys', () => {
     const other = createApiKey(store, { account: 'ops', plan: 'pro', now });
     const res = await a.submit('/', '/keys/revoke', { id: String(other.record.id) });
     expect(res.status).toBe(404);
-    expect(store.findKeyByHash(store.db.prepare('SELECT key_hash FROM api_keys WHERE id = ?').pluck().get(other.record.id) as string)!.revokedAt).toBeNull();
+    expect(store.findKeyByHash(sql.prepare('SELECT key_hash FROM api_keys WHERE id = ?').pluck().get(other.record.id) as string)!.revokedAt).toBeNull();
     now = START + TRIAL_LENGTH_MS;
     // Sessions last 12 hours: sign in again on the day the trial ends.
     expect((await a.submit('/signin', '/signin', { account: 'alice', password: PASSWORD })).status).toBe(303);

@@ -1,10 +1,10 @@
 // The dashboard's socket-less core, beside the API's: `claims` says whether a path is one of its
 // pages (everything else stays the API's, answered exactly as before), `handle` answers one
 // request. Order: route and method (404 is never ours; 405) -> visitor -> CSRF on every POST ->
-// session where one is needed -> the handler; an HttpError from a shared check (bad query 400,
+// session where one is needed -> the handler; an HttpException from a shared check (bad query 400,
 // data window 403, unknown market 404) becomes a page with that status.
 import type { ScryptCost } from '../accounts/password.js';
-import { HttpError } from '../server/http-error.js';
+import { HttpException } from '../server/http-error.js';
 import type { AccountAuthStore } from '../store/account-auth-store.js';
 import type { Account, Store } from '../store/store.js';
 import type { Asset } from './assets.js';
@@ -126,7 +126,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       const call: PageCall = { ...services, req, now, visitor, params: hit.params, form };
       return withCookies(await hit.route.handle(call));
     } catch (err) {
-      if (err instanceof HttpError) {
+      if (err instanceof HttpException) {
         return withCookies(htmlAnswer(err.status, messagePage(visitor, titleOf(err.status), err.message), { headers: err.headers }));
       }
       log(`msnap serve: dashboard 500 on ${req.method} ${path.slice(0, 200)}: ${err instanceof Error ? err.message : String(err)}`);

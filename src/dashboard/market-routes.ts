@@ -3,7 +3,7 @@
 import { parseMarketId, type Market, type Snapshot } from '../domain/market.js';
 import { PLANS } from '../domain/plans.js';
 import { assertInWindow, windowOf } from '../server/data-window.js';
-import { HttpError, quote } from '../server/http-error.js';
+import { HttpException, quote } from '../server/http-error.js';
 import { QueryReader } from '../server/query.js';
 import { tooManyRequests } from '../server/rate-limit.js';
 import type { PageRoute, SignedInCall } from './context.js';
@@ -24,7 +24,7 @@ function filterQuery(call: SignedInCall): QueryReader {
 /** Before any market data: an ended trial reads nothing (its keys get 401 from the API), and the account's page limit applies. */
 function assertMayRead(call: SignedInCall): void {
   const ends = call.visitor.account.trialEndsAt;
-  if (ends !== null && ends <= call.now) throw new HttpError(403, 'The trial of this account has ended; ask the operator to set a plan.');
+  if (ends !== null && ends <= call.now) throw new HttpException(403, 'The trial of this account has ended; ask the operator to set a plan.');
   const refused = call.limits.takeData(call.visitor.account.id, call.now);
   if (refused) throw tooManyRequests(refused, 'market pages of this account');
 }
@@ -58,7 +58,7 @@ function readable(call: SignedInCall): Market {
   assertMayRead(call);
   const id = call.params.id!;
   const market = parseMarketId(id) ? call.store.getMarket(id, call.now) : undefined;
-  if (!market) throw new HttpError(404, `No market with id ${quote(id)}.`);
+  if (!market) throw new HttpException(404, `No market with id ${quote(id)}.`);
   assertInWindow(call.store, market, call.visitor.account.plan);
   return market;
 }

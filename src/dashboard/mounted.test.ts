@@ -8,7 +8,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiKey } from '../accounts/create-key.js';
 import { createApp } from '../server/app.js';
 import { startServer, type RunningServer } from '../server/listen.js';
-import { openSqliteStore, type SqliteStore } from '../store/sqlite/sqlite-store.js';
+import { openSqliteStore } from '../store/sqlite/open.js';
+import type { SqliteStore } from '../store/sqlite/sqlite-store.js';
 import { seedDatabase } from '../store/seed/seed.js';
 import { serveDashboard } from './serve-dashboard.js';
 import { MAX_FORM_BYTES } from './request.js';
@@ -42,7 +43,7 @@ describe('the dashboard beside the API', () => {
   it('changes no API answer: the same requests get the same status, headers and body with and without it', async () => {
     const file = path.join(dir, 'm.db');
     const setup = openSqliteStore(file);
-    seedDatabase(setup, { now: NOW, days: 1, fullMarkets: { '5m': 1, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } });
+    seedDatabase(setup.bulk, { now: NOW, days: 1, fullMarkets: { '5m': 1, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } });
     const key = createApiKey(setup, { account: 'b', plan: 'builder', now: NOW }).key;
     setup.close();
     const [plain, mounted] = [await serve(file, false), await serve(file, true)];

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDatabase } from '../store/seed/seed.js';
-import { openSqliteStore, type SqliteStore } from '../store/sqlite/sqlite-store.js';
+import { openSqliteStore } from '../store/sqlite/open.js';
+import type { SqliteStore } from '../store/sqlite/sqlite-store.js';
 import { marketSeries } from './series.js';
 
 const NOW = Date.UTC(2026, 10, 23, 12, 30);
@@ -13,7 +14,7 @@ let store: SqliteStore;
 beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'msnap-series-'));
   store = openSqliteStore(path.join(dir, 's.db'));
-  seedDatabase(store, { now: NOW, days: 1, fullMarkets: { '5m': 2, '15m': 0, '1hr': 2, '4hr': 0, '24hr': 0 } });
+  seedDatabase(store.bulk, { now: NOW, days: 1, fullMarkets: { '5m': 2, '15m': 0, '1hr': 2, '4hr': 0, '24hr': 0 } });
 });
 afterAll(() => {
   store.close();

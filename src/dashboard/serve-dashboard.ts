@@ -1,7 +1,6 @@
 // The dashboard as `msnap serve` runs it: over the server's SQLite store and the API app's own
 // rate limiter (for "this minute's usage"), with the assets read from the installed package.
 import type { App } from '../server/app.js';
-import { SqliteAccountAuthStore } from '../store/sqlite/account-auth-sqlite.js';
 import type { SqliteStore } from '../store/sqlite/sqlite-store.js';
 import { loadAssets } from './assets.js';
 import { createDashboard, type Dashboard } from './dashboard.js';
@@ -10,7 +9,7 @@ import { createDashboard, type Dashboard } from './dashboard.js';
 export function serveDashboard(store: SqliteStore, app: App, opts: { now: () => number; signupOpen: boolean; log: (line: string) => void }): Dashboard {
   return createDashboard({
     store,
-    auth: new SqliteAccountAuthStore(store.db),
+    auth: store.accountAuth,
     now: opts.now,
     signupOpen: opts.signupOpen,
     keyUsage: app.keyUsage,

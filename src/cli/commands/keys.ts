@@ -4,7 +4,8 @@ import { UsageError } from '../../errors.js';
 import { maskKey } from '../../client/mask-key.js';
 import type { CliContext } from '../context.js';
 import { keyNameArg } from '../arguments.js';
-import { checkBaseUrl, runWithDeps, type CliDeps } from '../deps.js';
+import { checkBaseUrl } from '../connection.js';
+import { runWithDeps, type CliDeps } from '../deps.js';
 import { DEFAULT_BASE_URL } from '../global-options.js';
 import { KEY_SCHEMA } from '../output/record-schemas.js';
 

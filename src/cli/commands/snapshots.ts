@@ -5,9 +5,9 @@ import { MARKET_DURATION_MS, type Coin, type Market, type MarketType, type Snaps
 import { NotFoundError, UsageError } from '../../errors.js';
 import { coinArg, countArg, marketIdArg, checkMarketOrCoinType, marketTypeArg, timeRangeFlags } from '../arguments.js';
 import type { CliContext } from '../context.js';
-import { runWithDeps, type CliClient, type CliDeps } from '../deps.js';
+import { runWithDeps, type CliDeps } from '../deps.js';
 import type { Progress } from '../output/progress.js';
-import type { WindowEnd } from '../../client/client.js';
+import type { MsnapApi, WindowEnd } from '../../client/types.js';
 import { snapshotSchema } from '../output/record-schemas.js';
 import { windowEndNote } from '../output/window-note.js';
 import { TIME_HELP } from '../time.js';
@@ -56,7 +56,7 @@ export function parseSnapshotsArgs(first: string, second: string | undefined, fl
  * that have snapshots; markets with none (just opened, or never captured) are skipped.
  */
 export async function selectMarkets(
-  client: CliClient,
+  client: MsnapApi,
   coin: Coin,
   marketType: MarketType,
   opts: Pick<SnapshotsOptions, 'last' | 'from' | 'to'>,
@@ -121,7 +121,7 @@ export async function runSnapshots(opts: SnapshotsOptions, deps: CliDeps): Promi
 }
 
 async function* streamAll(
-  client: CliClient,
+  client: MsnapApi,
   ids: string[],
   opts: SnapshotsOptions,
   progress: Progress,

@@ -1,5 +1,6 @@
 // The columns of every record kind the CLI prints, in the contract's field order. CSV headers
 // and JSON keys use the contract's names; tables may show times as ISO and hide wide columns.
+import type { AtResult, Limits } from '../../client/types.js';
 import type { Market, Snapshot } from '../../domain/market.js';
 import { isoCell, type RecordSchema } from './schema.js';
 
@@ -58,14 +59,6 @@ function topOfBook(side: { bids?: readonly unknown[]; asks?: readonly unknown[] 
   return `${best(side.bids)} | ${best(side.asks)}`;
 }
 
-/** What `msnap at` gets back: the asked time, the distance to the nearest snapshot, and it. */
-export interface AtResult {
-  market_id: string;
-  ts: number;
-  delta_ms: number;
-  snapshot: Snapshot;
-}
-
 /** `msnap at`: one flat row for CSV and tables; JSON keeps the service's nested shape. */
 export const AT_SCHEMA: RecordSchema<AtResult> = {
   columns: [
@@ -81,16 +74,6 @@ export const AT_SCHEMA: RecordSchema<AtResult> = {
   json: (a) => a,
 };
 
-/** The limits a key has, as `/api/v1/limits` reports them. */
-export interface LimitsView {
-  plan: string;
-  trial: { active: boolean; ends_at: number | null } | null;
-  rate_limit: { requests_per_minute: number; burst_per_second: number };
-  data_window: Record<string, number> | null;
-  api_keys: { active: number | null; max: number | null } | null;
-  usage: { remaining: number; reset: number } | null;
-}
-
 function windowText(w: Record<string, number> | null): string {
   if (!w) return 'all markets';
   return Object.entries(w)
@@ -99,7 +82,7 @@ function windowText(w: Record<string, number> | null): string {
 }
 
 /** `msnap limits`: flat columns for CSV, readable rows for a table, the body itself for JSON. */
-export const LIMITS_SCHEMA: RecordSchema<LimitsView> = {
+export const LIMITS_SCHEMA: RecordSchema<Limits> = {
   columns: [
     { name: 'plan', value: (l) => l.plan },
     { name: 'trial_active', value: (l) => l.trial?.active ?? false, label: 'trial', table: (l) => trialText(l) },
@@ -108,7 +91,7 @@ export const LIMITS_SCHEMA: RecordSchema<LimitsView> = {
     { name: 'burst_per_second', value: (l) => l.rate_limit.burst_per_second, label: 'burst/s' },
     ...(['5m', '15m', '1hr', '4hr', '24hr'] as const).map((type) => ({
       name: `window_${type}`,
-      value: (l: LimitsView) => l.data_window?.[type] ?? null,
+      value: (l: Limits) => l.data_window?.[type] ?? null,
       table: false as const,
     })),
     { name: 'data_window', value: () => undefined, label: 'data window', table: (l) => windowText(l.data_window), tableOnly: true },
@@ -125,13 +108,13 @@ export const LIMITS_SCHEMA: RecordSchema<LimitsView> = {
   json: (l) => l,
 };
 
-function trialText(l: LimitsView): string {
+function trialText(l: Limits): string {
   if (!l.trial) return 'no (paid)';
   const ends = l.trial.ends_at === null ? '' : ` until ${isoCell(l.trial.ends_at)}`;
   return l.trial.active ? `active${ends}` : `ended${ends}`;
 }
 
-function keysText(l: LimitsView): string {
+function keysText(l: Limits): string {
   if (!l.api_keys) return '';
   return `${l.api_keys.active ?? '?'} active of ${l.api_keys.max ?? 'unlimited'}`;
 }

@@ -31,6 +31,8 @@ function cell<T>(col: Column<T>, row: T): string {
 
 /** A list of rows as one table, one column per shown schema column (fitted to `opts.width`). */
 export function renderTable<T>(schema: RecordSchema<T>, rows: readonly T[], opts: TableOptions): string {
+  if (rows.length === 0 && schema.emptyTable !== undefined) return `${schema.emptyTable}\n`;
+  if (schema.tableLayout === 'columns') return renderColumns(shown(schema), rows);
   let cols = shown(schema);
   let cells = rows.map((row) => cols.map((c) => cell(c, row)));
   let heads = cols.map((c) => c.label ?? c.name);
@@ -51,6 +53,15 @@ export function renderTable<T>(schema: RecordSchema<T>, rows: readonly T[], opts
   const table = new Table({ head: heads.map((h) => header(h, opts)), style: NO_STYLE });
   for (const row of cells) table.push(row);
   return `${table.toString()}\n`;
+}
+
+// Plain text columns two spaces apart, padded to the widest cell, no trailing blanks.
+function renderColumns<T>(cols: Column<T>[], rows: readonly T[]): string {
+  const head = cols.map((c) => c.label ?? c.name);
+  const cells = rows.map((row) => cols.map((c) => cell(c, row)));
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)));
+  const line = (texts: string[]) => texts.map((t, i) => t.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(head), ...cells.map(line)].join('\n') + '\n';
 }
 
 /** A single result as a two-column table: label, value (values cut to fit `opts.width`). */

@@ -35,10 +35,15 @@ interface KeyRow {
 
 /** Use with the `db` of an open SqliteStore (its migrations have created the tables). */
 export class SqliteAccountAuthStore implements AccountAuthStore {
-  private readonly stmts: ReturnType<typeof prepare>;
+  private prepared: ReturnType<typeof prepare> | undefined;
 
-  constructor(private readonly db: Database.Database) {
-    this.stmts = prepare(db);
+  constructor(private readonly db: Database.Database) {}
+
+  // Prepared on first use: a read-only store over a database older than migration 3 has no
+  // such tables, and only the dashboard and `serve accounts` ever need them.
+  private get stmts(): ReturnType<typeof prepare> {
+    this.prepared ??= prepare(this.db);
+    return this.prepared;
   }
 
   passwordHash(accountId: number): string | undefined {
