@@ -1,20 +1,9 @@
 // The SQLite side of AccountAuthStore: passwords and sessions (migration 3), plan changes and
 // per-account key lists over the tables the API store also uses. Shares the Store's connection.
 import type Database from 'better-sqlite3';
-import type { PlanName } from '../../domain/plans.js';
 import type { AccountAuthStore, PlanChange, SessionRecord } from '../account-auth-store.js';
 import type { Account, ApiKeyRecord } from '../store.js';
-
-interface AccountRow {
-  id: number;
-  name: string;
-  plan: string;
-  trial_ends_at: number | null;
-  rpm: number | null;
-  burst: number | null;
-  created_at: number;
-  has_password: number;
-}
+import { toAccount, toKey, type AccountRow, type KeyRow } from './accounts.js';
 
 interface SessionRow {
   token_hash: string;
@@ -22,15 +11,6 @@ interface SessionRow {
   csrf: string;
   created_at: number;
   expires_at: number;
-}
-
-interface KeyRow {
-  id: number;
-  account_id: number;
-  prefix: string;
-  created_at: number;
-  revoked_at: number | null;
-  expires_at: number | null;
 }
 
 /** Use with the `db` of an open SqliteStore (its migrations have created the tables). */
@@ -83,18 +63,11 @@ export class SqliteAccountAuthStore implements AccountAuthStore {
   }
 
   keysOf(accountId: number): ApiKeyRecord[] {
-    return (this.stmts.keysOf.all(accountId) as KeyRow[]).map((r) => ({
-      id: r.id,
-      accountId: r.account_id,
-      prefix: r.prefix,
-      createdAt: r.created_at,
-      revokedAt: r.revoked_at,
-      expiresAt: r.expires_at,
-    }));
+    return (this.stmts.keysOf.all(accountId) as KeyRow[]).map(toKey);
   }
 
   listAccounts(): (Account & { hasPassword: boolean })[] {
-    return (this.stmts.accounts.all() as AccountRow[]).map((r) => ({ ...toAccount(r), hasPassword: r.has_password === 1 }));
+    return (this.stmts.accounts.all() as (AccountRow & { has_password: number })[]).map((r) => ({ ...toAccount(r), hasPassword: r.has_password === 1 }));
   }
 }
 
@@ -119,14 +92,3 @@ function prepare(db: Database.Database) {
   };
 }
 
-function toAccount(r: AccountRow): Account {
-  return {
-    id: r.id,
-    name: r.name,
-    plan: r.plan as PlanName,
-    trialEndsAt: r.trial_ends_at,
-    requestsPerMinute: r.rpm,
-    burstPerSecond: r.burst,
-    createdAt: r.created_at,
-  };
-}
