@@ -265,6 +265,17 @@ describe('dashboard forms and keys', () => {
     expect(logged).toEqual([]);
   });
 
+  it('answers a store failure with a 500 page and logs method and path only', async () => {
+    const b = await signedIn(dashboard(), 'alice');
+    store.close();
+    const res = await b.get('/markets?coin=BTC');
+    expect(res.status).toBe(500);
+    expect(res.body).toContain('unexpected error');
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatch(/^msnap serve: dashboard 500 on GET \/markets: /);
+    expect(logged[0]).not.toContain(b.cookies.get('msnap_session')!);
+  });
+
   it('answers a wrong method with 405 and Allow, and never logs a form', async () => {
     const b = new Browser(dashboard());
     const res = await b.request('DELETE', '/signin');

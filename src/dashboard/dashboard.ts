@@ -16,7 +16,7 @@ import { messagePage } from './pages/auth-pages.js';
 import type { KeyUsage } from './pages/account-page.js';
 import { formOf, pathOf, type DashboardRequest } from './request.js';
 import { assetAnswer, htmlAnswer, redirect, type PageResponse } from './respond.js';
-import { csrfOk, visitorOf } from './session.js';
+import { csrfOk, visitorOf, type Visitor } from './session.js';
 import { DashboardLimits } from './dashboard-limits.js';
 
 /** Options of createDashboard. */
@@ -105,13 +105,15 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     const found = matchRoutes(compiled, path);
     const method = req.method === 'HEAD' ? 'GET' : req.method;
     const hit = found.find((f) => f.route.method === method);
-    const visitor = visitorOf(req, options.store, options.auth, now);
+    // Anonymous until the session is read: an error while reading it still gets a page.
+    let visitor: Visitor = { csrf: '', cookies: [] };
     const withCookies = (r: PageResponse): PageResponse => {
       if (!visitor.cookies.length) return r;
       const set = r.headers['Set-Cookie'];
       return { ...r, headers: { ...r.headers, 'Set-Cookie': [...visitor.cookies, ...(set === undefined ? [] : Array.isArray(set) ? set : [set])] } };
     };
     try {
+      visitor = visitorOf(req, options.store, options.auth, now);
       if (!hit) {
         const allow = [...new Set(found.map((f) => f.route.method))].map((m) => (m === 'GET' ? 'GET, HEAD' : m)).join(', ');
         return htmlAnswer(405, messagePage(visitor, 'Method not allowed', `This page answers ${allow} only.`), { headers: { Allow: allow } });
