@@ -95,7 +95,7 @@ export function accountPage(m: AccountModel) {
     <dt>Plan</dt><dd class="plan">${planSummary(a, m.now)}</dd>
     <dt>Rate limits (per key)</dt><dd>${m.limits.perMinute.toLocaleString('en-US')} requests a minute, burst ${m.limits.burst} a second</dd>
     <dt>Active keys</dt><dd>${active} of ${plan.maxActiveKeys ?? 'unlimited'}</dd>
-    <dt>This minute</dt><dd class="usage">${usedNow} requests over the last 60 s</dd>
+    <dt>This minute</dt><dd class="usage">${usedNow} request${usedNow === 1 ? '' : 's'} over the last 60 s</dd>
   </dl>
   <h3>Data window</h3>
   ${windowTable(a)}
