@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildIfStale, msnap, spawnMsnap } from './support/msnap-process.js';
+import { buildIfStale, msnap, startServe } from './support/msnap-process.js';
 
 const PASSWORD = 'operator chosen secret';
 let dir: string;
@@ -60,16 +60,8 @@ describe('serve accounts', () => {
   });
 
   it('an account with a password signs in at `serve --no-signup`, which takes no sign-ups', async () => {
-    const proc = spawnMsnap(['serve', '--db', db, '--port', '0', '--no-signup'], { cwd: dir });
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      proc.stdout!.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /listening on (http:\S+)\n/.exec(out);
-        if (m) resolve(m[1]!);
-      });
-      void proc.then(() => reject(new Error(out)));
-    });
+    const served = await startServe(db, { args: ['--no-signup'] });
+    const url = served.url;
     try {
       expect((await fetch(`${url}/signup`)).status).toBe(403);
       const page = await fetch(`${url}/signin`);
@@ -87,8 +79,7 @@ describe('serve accounts', () => {
       expect(ok.status).toBe(303);
       expect(ok.headers.get('set-cookie')).toMatch(/msnap_session=[\w-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=43200/);
     } finally {
-      proc.kill('SIGTERM');
-      await proc;
+      await served.stop();
     }
   });
 });

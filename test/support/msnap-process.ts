@@ -97,8 +97,11 @@ export interface Served {
 }
 
 /** Use to start `msnap serve --db db --port port` and wait for its listening line. */
-export async function startServe(db: string, opts: { port?: number; env?: Record<string, string | undefined> } = {}): Promise<Served> {
-  const proc = spawnMsnap(['serve', '--db', db, '--port', String(opts.port ?? 0)], { env: opts.env, all: false });
+export async function startServe(
+  db: string,
+  opts: { port?: number; env?: Record<string, string | undefined>; args?: string[] } = {},
+): Promise<Served> {
+  const proc = spawnMsnap(['serve', '--db', db, '--port', String(opts.port ?? 0), ...(opts.args ?? [])], { env: opts.env, all: false });
   let out = '';
   proc.stderr!.on('data', (d: Buffer) => (out += d.toString('utf8')));
   const url = await new Promise<string>((resolve, reject) => {
