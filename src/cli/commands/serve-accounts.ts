@@ -74,7 +74,7 @@ export async function runAccountsPassword(
 export async function runAccountsPlan(opts: { db: string; name: string; plan: PlanName; rpm?: number; burst?: number }, ctx: CliContext): Promise<void> {
   const { planChange } = await import('../../accounts/plan-change.js');
   const change = planChange(opts.plan, opts);
-  await withStore(opts.db, {}, (store) => {
+  await withStore(opts.db, { mustExist: true }, (store) => {
     const account = store.getAccount(opts.name);
     if (!account) throw new UsageError(`no account "${opts.name}" (see msnap serve accounts list)`);
     const updated = store.accountAuth.setPlan(account.id, change)!;
@@ -96,7 +96,7 @@ export function accountListRecords(store: SqliteStore, now: number): AccountList
 
 /** Writes every account's record through the exporter: aligned columns, or `--json`. */
 export async function runAccountsList(opts: { db: string; json: boolean }, ctx: CliContext): Promise<void> {
-  const records = await withStore(opts.db, {}, (store) => accountListRecords(store, ctx.now()));
+  const records = await withStore(opts.db, { mustExist: true }, (store) => accountListRecords(store, ctx.now()));
   const exporter = createExporter({ format: opts.json ? 'json' : 'table', sink: new OutputSink(ctx.stdout), color: false });
   await exporter.list(ACCOUNT_LIST_SCHEMA, records);
 }

@@ -51,7 +51,11 @@ describe('runServe', () => {
     });
     expect(r.seen).toEqual({ headersTimeout: 250, requestTimeout: 400 });
     expect(r.out).toMatch(/^msnap serve listening on http:\/\/127\.0\.0\.1:\d+\n$/);
-    expect(r.err).toBe('msnap serve: SIGTERM, finishing in-flight requests\n');
+    // The database did not exist: serve says it made an empty one (a mistyped --db shows at once).
+    expect(r.err).toBe(
+      `msnap serve: ${db} did not exist: created an empty database (no markets, no keys); fill it with msnap serve seed --db ${db} or msnap serve import, or use --demo\n` +
+        'msnap serve: SIGTERM, finishing in-flight requests\n',
+    );
     expect(health).toMatchObject({ error: 'Unauthorized' });
     // The last connection closing removes the WAL file: the store was closed.
     expect(existsSync(`${db}-wal`)).toBe(false);

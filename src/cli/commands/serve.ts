@@ -2,6 +2,7 @@
 // and checks flags; `runServe` does the work with injected dependencies so tests can drive it.
 // The server, the store and the seeder are imported by `runServe` itself: every client command
 // builds this command too, and loading them (better-sqlite3 included) would add ~0.1 s to its startup.
+import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
@@ -104,7 +105,7 @@ Examples:
   $ msnap serve accounts password alice --plan pro   # an account that can sign in
   $ msnap serve seed --db data.db --days 15
   $ msnap serve keys create --db data.db --account alice --plan pro
-  $ curl -H "X-API-Key: $KEY" http://127.0.0.1:8787/api/v1/markets?coin=btc&limit=5`,
+  $ curl -H "X-API-Key: $KEY" "http://127.0.0.1:8787/api/v1/markets?coin=btc&limit=5"`,
     )
     .action(async (raw: ServeFlags) => {
       await runServe(parseServeFlags(raw, ctx.env), { ctx, waitForStop: processSignals });
@@ -150,7 +151,19 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
     import('../../server/listen.js'),
     import('../../dashboard/serve-dashboard.js'),
   ]);
+  // A mistyped --db would otherwise be served as a new, empty database without a word.
+  const created = !existsSync(options.db);
   const store = await openServeStore(options.db);
+  if (!options.demo) {
+    const { total } = store.listMarkets({ limit: 1, offset: 0, window: null, now: ctx.now() });
+    if (created) {
+      ctx.stderr.write(
+        `msnap serve: ${options.db} did not exist: created an empty database (no markets, no keys); fill it with msnap serve seed --db ${options.db} or msnap serve import, or use --demo\n`,
+      );
+    } else if (total === 0) {
+      ctx.stderr.write(`msnap serve: ${options.db} holds no markets; fill it with msnap serve seed or msnap serve import, or use --demo\n`);
+    }
+  }
   let running: RunningServer;
   let demoLines: string[] = [];
   try {
