@@ -59,6 +59,16 @@ describe('serve accounts', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('list and plan refuse a database that does not exist instead of creating it', async () => {
+    const missing = path.join(dir, 'typo.db');
+    for (const args of [['list'], ['plan', 'bob', 'pro']]) {
+      const r = await msnap(['serve', 'accounts', ...args, '--db', missing], { cwd: dir });
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr.split('\n')[0]).toBe(`msnap: no database at ${missing}`);
+    }
+    expect(readdirSync(dir)).not.toContain('typo.db');
+  });
+
   it('an account with a password signs in at `serve --no-signup`, which takes no sign-ups', async () => {
     const served = await startServe(db, { args: ['--no-signup'] });
     const url = served.url;
