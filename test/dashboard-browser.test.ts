@@ -62,7 +62,8 @@ async function shot(page: Page, name: string): Promise<void> {
   if (SCREENSHOTS) await page.screenshot({ path: path.join(ROOT, 'docs', `dashboard-${name}.png`), fullPage: true });
 }
 
-describe('the dashboard in a browser', () => {
+// A real browser on a machine shared with other builds: give each flow more than the default 30 s.
+describe('the dashboard in a browser', { timeout: 60_000 }, () => {
   it('sign up starts a 3-day trial; a key made in the page works in the CLI until it is revoked in the page', async () => {
     const { context, page } = await newPage();
     await page.goto(served.url);

@@ -14,6 +14,7 @@ import type { CliContext } from '../context.js';
 import { serveImportCommand } from './serve-import.js';
 import { serveAccountsCommand } from './serve-accounts.js';
 import { serveKeysCommand } from './serve-keys.js';
+import { prepareLive, type LiveRun } from './serve-live.js';
 import { serveSeedCommand } from './serve-seed.js';
 import { explainBusy, openServeStore } from './serve-store.js';
 
@@ -25,6 +26,8 @@ export interface ServeOptions {
   demo: boolean;
   /** false with --no-signup: the dashboard takes no sign-ups (`serve accounts` makes accounts). */
   signup: boolean;
+  /** Keep the seeded synthetic world running (serve --live; on with --demo unless --no-live). */
+  live: boolean;
   /** Node's header and whole-request timeouts; undefined keeps the listener's defaults (10 s, 30 s). */
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
@@ -61,6 +64,7 @@ interface ServeFlags {
   port: string;
   demo: boolean;
   signup: boolean;
+  live?: boolean;
 }
 
 /** Use to check the flags of `msnap serve`; the timeouts come from MSNAP_HEADERS_TIMEOUT_MS / MSNAP_REQUEST_TIMEOUT_MS. */
@@ -71,6 +75,7 @@ export function parseServeFlags(raw: ServeFlags, env: NodeJS.ProcessEnv): ServeO
     port: parsePort(raw.port),
     demo: raw.demo,
     signup: raw.signup,
+    live: raw.live ?? raw.demo,
     headersTimeoutMs: envMs(env, 'MSNAP_HEADERS_TIMEOUT_MS'),
     requestTimeoutMs: envMs(env, 'MSNAP_REQUEST_TIMEOUT_MS'),
   };
@@ -91,15 +96,22 @@ export function serveCommand(ctx: CliContext): Command {
     .addOption(new Option('--port <port>', 'port to listen on; 0 picks a free one').default('8787'))
     .option('--demo', 'seed an empty or missing database and print one builder and one pro key', false)
     .option('--no-signup', 'the dashboard at / takes no sign-ups (make accounts with serve accounts)')
+    .option('--live', 'keep the seeded markets running: new markets open, active ones get 8 snapshots a second, ended ones resolve (default with --demo)')
+    .option('--no-live', 'serve the database as stored, also with --demo')
     .addHelpText(
       'after',
       `
 The first line on stdout is "msnap serve listening on http://HOST:PORT".
 The dashboard (sign up, keys, markets) is at that URL in a browser.
 SIGINT/SIGTERM finish in-flight requests, close the database and exit 0.
+With --live the synthetic markets of a seeded database go on in real time, continuing the same
+seeded paths (a restart fills the pause, at most its last 2 hours of snapshots); imported markets
+are never changed.
 
 Examples:
-  $ msnap serve --demo                     # seed ./msnap.db if empty, print demo keys, serve on :8787
+  $ msnap serve --demo                     # seed ./msnap.db if empty, print demo keys, serve live on :8787
+  $ msnap serve --db data.db --live        # a seeded database, kept running
+  $ msnap serve --demo --no-live           # the demo data frozen as stored
   $ msnap serve --db data.db --port 0      # any free port; the URL is printed
   $ msnap serve --no-signup                # dashboard for accounts the operator made only
   $ msnap serve accounts password alice --plan pro   # an account that can sign in
@@ -166,8 +178,10 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
   }
   let running: RunningServer;
   let demoLines: string[] = [];
+  let live: LiveRun | undefined;
   try {
     if (options.demo) demoLines = await prepareDemo(store, ctx, options.db);
+    if (options.live) live = await prepareLive(store, ctx, options.db);
     const log = (line: string) => ctx.stderr.write(`${line}\n`);
     const app = createApp({ store, now: ctx.now, version: VERSION, log });
     const dashboard = serveDashboard(store, app, { now: ctx.now, signupOpen: options.signup, log });
@@ -189,8 +203,10 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
   }
   ctx.stdout.write(`msnap serve listening on ${running.url}\n`);
   for (const line of demoLines) ctx.stdout.write(`${line}\n`);
+  live?.start();
   deps.onListening?.(running);
   const signal = await deps.waitForStop();
+  live?.stop();
   ctx.stderr.write(`msnap serve: ${signal}, finishing in-flight requests\n`);
   try {
     await running.close();
