@@ -143,7 +143,8 @@ describe('the dashboard in a browser', { timeout: 60_000 }, () => {
     expect(await page.textContent('.count')).toMatch(/^26-50 of 4,100 markets$/);
 
     await page.goto(`${served.url}/markets?coin=BTC&market_type=5m`);
-    await rows.first().locator('a').click();
+    // The second newest market: resolved, with every snapshot (the newest may have only just begun).
+    await rows.nth(1).locator('a').click();
     await page.waitForSelector('#charts[data-state="ready"]', { timeout: 15_000 });
     const inked = await page.evaluate(() =>
       [...document.querySelectorAll<HTMLCanvasElement>('#charts canvas')].map((c) => {
