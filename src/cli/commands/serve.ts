@@ -87,7 +87,7 @@ function envMs(env: NodeJS.ProcessEnv, name: string): number | undefined {
   return value !== undefined && /^\d+$/.test(value) && Number(value) > 0 ? Number(value) : undefined;
 }
 
-/** The `serve` command with its subcommands `seed`, `import` and `keys`. */
+/** The `serve` command with its subcommands `seed`, `import`, `keys` and `accounts`. */
 export function serveCommand(ctx: CliContext): Command {
   const cmd = new Command('serve')
     .description('Run the Market Snapshot Data Service locally over SQLite')
