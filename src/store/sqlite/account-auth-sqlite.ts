@@ -1,4 +1,4 @@
-// The SQLite side of AccountAuthStore: passwords and sessions (migration 4), plan changes and
+// The SQLite side of AccountAuthStore: passwords and sessions (migration 5), plan changes and
 // per-account key lists over the tables the API store also uses. Shares the Store's connection.
 import type Database from 'better-sqlite3';
 import type { AccountAuthStore, PlanChange, SessionRecord } from '../account-auth-store.js';
@@ -19,7 +19,7 @@ export class SqliteAccountAuthStore implements AccountAuthStore {
 
   constructor(private readonly db: Database.Database) {}
 
-  // Prepared on first use: a read-only store over a database older than migration 4 has no
+  // Prepared on first use: a read-only store over a database older than migration 5 has no
   // such tables, and only the dashboard and `serve accounts` ever need them.
   private get stmts(): ReturnType<typeof prepare> {
     this.prepared ??= prepare(this.db);

@@ -6,7 +6,7 @@ import { SNAPSHOT_INTERVAL_MS, type Snapshot } from '../../domain/market.js';
 import type { SnapshotQuery } from '../store.js';
 import type { DenseBlocks } from './dense-blocks.js';
 import { SIDE_BITS, writeDensePage } from './dense-page-writer.js';
-import { MARKET_COLUMNS, type MarketRow } from './market-row.js';
+import { marketColumns, type MarketRow } from './market-row.js';
 import { fromScaled, PRICE_SCALE } from './price-scale.js';
 import { snapshotId, snapshotRowsToJson, type RawSnapshotRow } from './snapshot-json.js';
 
@@ -41,6 +41,7 @@ export class SnapshotReads {
   private readonly countRange: Statement;
   private readonly atOrBefore: Statement;
   private readonly after: Statement;
+  private readonly orderbookAt: Statement;
 
   constructor(
     db: Database.Database,
@@ -53,7 +54,8 @@ export class SnapshotReads {
            WHERE s.market = ? AND s.t >= ? AND s.t < ? ORDER BY s.t LIMIT ? OFFSET ?`
         : `SELECT t, price, price_up, price_down FROM snapshots
            WHERE market = ? AND t >= ? AND t < ? ORDER BY t LIMIT ? OFFSET ?`;
-    this.marketById = db.prepare(`SELECT ${MARKET_COLUMNS} FROM markets WHERE market_id = ?`);
+    this.marketById = db.prepare(`SELECT ${marketColumns(db)} FROM markets WHERE market_id = ?`);
+    this.orderbookAt = db.prepare('SELECT up, down FROM orderbooks WHERE market = ? AND t = ?').raw(true);
     this.pageRange = db.prepare(pageSql(false)).raw(true);
     this.pageRangeOb = db.prepare(pageSql(true)).raw(true);
     this.dense = prepareDenseColumns(db);
@@ -98,14 +100,14 @@ export class SnapshotReads {
         const n = last - first;
         const packed = this.blocks.read(m.id, first, last);
         if (packed) {
-          const json = writeDensePage(packed.prices, packed.sides, from, m.id, m.market_id, m.start_time);
+          const json = writeDensePage(packed.prices, packed.sides, from, m.id, m.market_id, m.start_time, q.format);
           if (json !== undefined) return { json, count: n, total };
         }
         const prices = this.dense.prices.all(m.id, from, to) as number[];
         const sides = this.dense.sides.all(m.id, from, to) as number[];
         const json =
           prices.length === n && sides.length === n
-            ? writeDensePage(prices, sides, from, m.id, m.market_id, m.start_time)
+            ? writeDensePage(prices, sides, from, m.id, m.market_id, m.start_time, q.format)
             : undefined;
         if (json !== undefined) return { json, count: n, total };
       }
@@ -115,12 +117,12 @@ export class SnapshotReads {
         q.from === undefined && q.before === undefined ? m.snapshot_count : (this.countRange.get(m.id, lo, hi) as number);
       rows = stmt.all(m.id, lo, hi, q.limit, q.offset) as RawSnapshotRow[];
     }
-    const json = snapshotRowsToJson(rows, m.id, m.market_id, m.start_time, q.includeOrderbook);
+    const json = snapshotRowsToJson(rows, m.id, m.market_id, m.start_time, q.includeOrderbook, q.format);
     return { json, count: rows.length, total };
   }
 
   /** See Store.nearestSnapshot. */
-  nearestSnapshot(marketId: string, ts: number): Snapshot | undefined {
+  nearestSnapshot(marketId: string, ts: number, includeOrderbook = false): Snapshot | undefined {
     const m = this.marketById.get(marketId) as MarketRow | undefined;
     if (!m || m.snapshot_count === 0) return undefined;
     const t = ts - m.start_time;
@@ -130,7 +132,7 @@ export class SnapshotReads {
     // The earlier one wins a tie, so `after` needs to be strictly closer.
     if (after && (!before || after[0] - t < t - before[0])) pick = after;
     if (!pick) return undefined;
-    return {
+    const snapshot: Snapshot = {
       id: snapshotId(m.id, pick[0]),
       market_id: m.market_id,
       time: m.start_time + pick[0],
@@ -138,5 +140,11 @@ export class SnapshotReads {
       price_up: fromScaled(pick[2]),
       price_down: fromScaled(pick[3]),
     };
+    const depth = includeOrderbook ? (this.orderbookAt.get(m.id, pick[0]) as [string, string] | undefined) : undefined;
+    if (depth) {
+      snapshot.orderbook_up = JSON.parse(depth[0]) as Snapshot['orderbook_up'];
+      snapshot.orderbook_down = JSON.parse(depth[1]) as Snapshot['orderbook_down'];
+    }
+    return snapshot;
   }
 }
