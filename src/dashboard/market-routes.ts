@@ -40,7 +40,7 @@ function windowNote(call: SignedInCall): string | undefined {
 function listMarkets(call: SignedInCall): PageResponse {
   assertMayRead(call);
   const q = filterQuery(call);
-  const filters = { coin: q.coin('coin'), marketType: q.marketType('market_type'), status: q.status('status') };
+  const filters = { coin: q.coin('coin'), marketType: q.marketType('market_type'), status: q.status() };
   const pageRaw = q.raw('page') ?? '1';
   const page = /^\d{1,6}$/.test(pageRaw) && Number(pageRaw) >= 1 ? Number(pageRaw) : 1;
   const { markets, total } = call.store.listMarkets({
