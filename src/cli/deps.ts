@@ -282,7 +282,7 @@ export async function runWithGlobals(
 
 /** The real client core (src/client/client.ts). */
 export const httpClientFactory: ClientFactory = async (conn, hooks) => {
-  const { MsnapClient } = await import('../client/client.js');
+  const [{ MsnapClient }, { paceStateDir }] = await Promise.all([import('../client/client.js'), import('../client/state-file.js')]);
   return new MsnapClient({
     baseUrl: conn.baseUrl,
     authScheme: conn.authScheme,
@@ -291,5 +291,6 @@ export const httpClientFactory: ClientFactory = async (conn, hooks) => {
     sleep: hooks.sleep,
     onWarning: hooks.onWarning,
     ...(hooks.onRequest ? { onRequest: hooks.onRequest } : {}),
+    paceStateDir: paceStateDir(process.env),
   });
 };

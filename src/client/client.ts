@@ -18,6 +18,7 @@ import {
   type Limits,
 } from './normalize.js';
 import { Pacer, type RateHeaders, type Ticket } from './pacer.js';
+import { paceStateFile, StateFile } from './state-file.js';
 
 export type { Limits } from './normalize.js';
 export type { Dispatcher } from 'undici';
@@ -49,6 +50,8 @@ export interface ClientOptions {
   pacing?: boolean;
   /** Headers timeout and body idle timeout per attempt; default 30 s. */
   timeoutMs?: number;
+  /** Share the key's pace with other msnap processes through a state file in this directory. */
+  paceStateDir?: string;
 }
 
 /** Query of the markets list; names as the CLI flags, sent as the contract's parameters. */
@@ -223,7 +226,8 @@ export class MsnapClient {
     this.maxRetries = opts.maxRetries ?? 5;
     this.maxRateLimitRetries = opts.maxRateLimitRetries ?? 10;
     this.timeoutMs = opts.timeoutMs ?? 30_000;
-    this.pacer = opts.pacing === false ? undefined : new Pacer(this.now, this.sleep);
+    const shared = opts.paceStateDir && opts.apiKey ? new StateFile(paceStateFile(opts.paceStateDir, this.baseUrl, opts.apiKey), { now: this.now }) : undefined;
+    this.pacer = opts.pacing === false ? undefined : new Pacer(this.now, this.sleep, shared);
   }
 
   /** Status, time and version of the service, with the round-trip time of the answering attempt. */
