@@ -145,6 +145,8 @@ type Query = Record<string, string | number | boolean | undefined>;
 interface Answer {
   body: unknown;
   ms: number;
+  /** With `lazy`: the 2xx body, read and parsed only when called (an HttpError when it is not JSON). */
+  later?: () => Promise<unknown>;
 }
 
 const NETWORK_CODES = new Set([
@@ -401,18 +403,36 @@ export class MsnapClient {
   // A page without reporting its warning: an export pages by what it is given, so a clamp of
   // its own page size is no news to the user.
   private async fetchSnapshotsPage(id: string, q: SnapshotsQuery, signal?: AbortSignal): Promise<SnapshotsPage> {
+    return (await this.fetchSnapshotsPageLater(id, q, signal, false))();
+  }
+
+  // The page's answer now, its body when called: `lazy` leaves a page fetched ahead in the socket
+  // until it is wanted (see get). A body that then fails to arrive is fetched again.
+  private async fetchSnapshotsPageLater(id: string, q: SnapshotsQuery, signal?: AbortSignal, lazy = true): Promise<() => Promise<SnapshotsPage>> {
     const path = `/api/v1/markets/${encodeURIComponent(id)}/snapshots`;
-    const { body } = await this.get(
-      path,
-      {
-        limit: q.limit,
-        offset: q.offset,
-        start_time: q.from,
-        end_time: q.to,
-        include_orderbook: q.includeOrderbook ? 'true' : undefined,
-      },
-      signal,
-    );
+    const query = {
+      limit: q.limit,
+      offset: q.offset,
+      start_time: q.from,
+      end_time: q.to,
+      include_orderbook: q.includeOrderbook ? 'true' : undefined,
+    };
+    const answer = await this.get(path, query, signal, lazy);
+    return async () => {
+      let body = answer.body;
+      if (answer.later) {
+        try {
+          body = await answer.later();
+        } catch (err) {
+          if (!networkCode(err) || signal?.aborted) throw err;
+          body = (await this.get(path, query, signal)).body;
+        }
+      }
+      return this.snapshotsPageOf(id, q, path, body);
+    };
+  }
+
+  private snapshotsPageOf(id: string, q: SnapshotsQuery, path: string, body: unknown): SnapshotsPage {
     const b = this.object(body, path);
     const now = this.now();
     const raw = Array.isArray(b['snapshots']) ? (b['snapshots'] as unknown[]) : [];
@@ -443,17 +463,17 @@ export class MsnapClient {
     let offset = 0;
     let page = 0;
     let controller = new AbortController();
-    const fetchPage = (at: number, limit: number, signal: AbortSignal): Promise<SnapshotsPage> => {
-      const p = this.fetchSnapshotsPage(id, { limit, offset: at, from: q.from, to: q.to, includeOrderbook: q.includeOrderbook }, signal);
+    const fetchPage = (at: number, limit: number, signal: AbortSignal): Promise<() => Promise<SnapshotsPage>> => {
+      const p = this.fetchSnapshotsPageLater(id, { limit, offset: at, from: q.from, to: q.to, includeOrderbook: q.includeOrderbook }, signal);
       // Fetched ahead: its failure surfaces when awaited, never as an unhandled rejection.
       p.catch(() => undefined);
       return p;
     };
-    let next: Promise<SnapshotsPage> | undefined = fetchPage(offset, ask, controller.signal);
+    let next: Promise<() => Promise<SnapshotsPage>> | undefined = fetchPage(offset, ask, controller.signal);
     let finished = false;
     try {
       while (next) {
-        const current = await next;
+        const current = await (await next)();
         page++;
         const rows = current.snapshots.length;
         q.onPage?.({ page, rows, total: current.total });
@@ -551,7 +571,7 @@ export class MsnapClient {
   }
 
   /** One GET with pacing, retries and error mapping; resolves with the parsed 2xx body. */
-  private async get(path: string, query: Query, signal?: AbortSignal): Promise<Answer> {
+  private async get(path: string, query: Query, signal?: AbortSignal, lazy = false): Promise<Answer> {
     const key = this.opts.apiKey;
     if (!key) throw new AuthError(NO_KEY_MESSAGE, 'get a key from your account page, then `msnap keys add NAME`');
     const url = this.url(path, query);
@@ -572,6 +592,7 @@ export class MsnapClient {
       let status: number;
       let resHeaders: Record<string, string | string[] | undefined>;
       let text: string;
+      let later: Answer['later'];
       try {
         const res = await request(url, {
           method: 'GET',
@@ -583,7 +604,11 @@ export class MsnapClient {
         });
         status = res.statusCode;
         resHeaders = res.headers;
-        text = await res.body.text();
+        const lazyOk = lazy && status >= 200 && status < 300;
+        // A page fetched ahead stays in the socket until it is wanted: read now, it would be
+        // parsed into objects that outlive young collections while the current page is written.
+        later = lazyOk ? async () => this.jsonBody(await res.body.text(), res.headers, res.statusCode, url) : undefined;
+        text = lazyOk ? '' : await res.body.text();
       } catch (err) {
         if (ticket) this.pacer?.done(ticket, undefined);
         const ms = this.now() - started;
@@ -602,14 +627,9 @@ export class MsnapClient {
       if (ticket) this.pacer?.done(ticket, rate);
       const ms = this.now() - started;
       this.opts.onRequest?.({ url, status, ms, attempt });
+      if (later) return { body: undefined, ms, later };
+      if (status >= 200 && status < 300) return { body: this.jsonBody(text, resHeaders, status, url), ms };
       const body = this.parseBody(text, resHeaders);
-
-      if (status >= 200 && status < 300) {
-        if (body === undefined) {
-          throw new HttpError(`unexpected answer from ${url}: not JSON`, status, url, redactKey(text.slice(0, 200), key));
-        }
-        return { body, ms };
-      }
       if (status === 429) {
         this.counters.responses429++;
         limited++;
@@ -632,6 +652,12 @@ export class MsnapClient {
       }
       throw errorForStatus(status, body, url, key);
     }
+  }
+
+  private jsonBody(text: string, headers: Record<string, string | string[] | undefined>, status: number, url: string): unknown {
+    const body = this.parseBody(text, headers);
+    if (body === undefined) throw new HttpError(`unexpected answer from ${url}: not JSON`, status, url, redactKey(text.slice(0, 200), this.opts.apiKey));
+    return body;
   }
 
   private parseBody(text: string, headers: Record<string, string | string[] | undefined>): unknown {

@@ -197,7 +197,13 @@ export class PaceModel {
   }
 
   private setLog(times: number[]): void {
-    this.log = newLog(this.config.perMinute);
+    // Reuse the ring when it has the right size: with a huge minute limit it is megabytes.
+    if (this.log.times.length === Math.max(1, this.config.perMinute)) {
+      this.log.head = 0;
+      this.log.size = 0;
+    } else {
+      this.log = newLog(this.config.perMinute);
+    }
     for (const t of times.slice(-this.config.perMinute)) append(this.log, t);
   }
 }

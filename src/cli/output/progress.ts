@@ -1,6 +1,6 @@
 // Progress on stderr for long exports: pages, rows, rows/s and an ETA from the service's totals.
 // Only on a terminal and without --quiet; otherwise a no-op, so pipes and logs stay clean.
-import ora, { type Ora } from 'ora';
+import type { Ora } from 'ora';
 import type { Writable } from 'node:stream';
 
 /** What a command reports as it goes. */
@@ -43,11 +43,19 @@ export function createSpinnerProgress(
 ): Progress {
   const started = now();
   let spinner: Ora | undefined;
+  // Loaded only for a real spinner: an export with --quiet or to a pipe never pays for ora.
+  let ora: typeof import('ora').default | undefined;
+  void import('ora').then((m) => (ora = m.default));
   return {
     update(state) {
       const text = progressText(label, state, now() - started);
-      if (!spinner) spinner = ora({ text, stream, color: color ? 'cyan' : false, discardStdin: false }).start();
-      else spinner.text = text;
+      if (!spinner) {
+        // Until ora has loaded (milliseconds) there is simply no spinner yet.
+        if (!ora) return;
+        spinner = ora({ text, stream, color: color ? 'cyan' : false, discardStdin: false }).start();
+      } else {
+        spinner.text = text;
+      }
     },
     stop() {
       spinner?.stop();
