@@ -6,10 +6,11 @@
 //   node scripts/measure-store.mjs --dist /tmp/base/dist --dist dist   # baseline, then current
 // Options: --rounds N (default 2, best kept), --serve-ms N (per page size, default 1500),
 // --only seed|import|serve, --keep (leave the work directory with its export files).
-import { mkdtempSync, rmSync, statSync, writeFileSync, createWriteStream } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync, createWriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import Database from 'better-sqlite3';
 
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {
@@ -29,12 +30,16 @@ const work = mkdtempSync(path.join(tmpdir(), 'msnap-measure-'));
 
 async function load(dist) {
   const imp = (p) => import(pathToFileURL(path.join(dist, p)).href);
+  // openSqliteStore lives in open.js since the store was split; older builds export it from sqlite-store.js.
+  const opener = existsSync(path.join(dist, 'store/sqlite/open.js')) ? 'store/sqlite/open.js' : 'store/sqlite/sqlite-store.js';
   const [sqlite, seed, importer] = await Promise.all([
-    imp('store/sqlite/sqlite-store.js'),
+    imp(opener),
     imp('store/seed/seed.js'),
     imp('store/import/import-file.js'),
   ]);
-  return { dist, label: path.relative(process.cwd(), dist) || dist, ...sqlite, ...seed, ...importer };
+  // Seed and import take the store's bulk writer (older builds: the store itself).
+  const bulkOf = (store) => store.bulk ?? store;
+  return { dist, label: path.relative(process.cwd(), dist) || dist, bulkOf, ...sqlite, ...seed, ...importer };
 }
 
 const variants = [];
@@ -44,7 +49,7 @@ const ref = variants[variants.length - 1];
 // Source data: two full 24hr markets per coin; the resolved BTC one is exported.
 const srcPath = path.join(work, 'src.db');
 const src = ref.openSqliteStore(srcPath, { cacheMiB: 256 });
-const seeded = ref.seedDatabase(src, {
+const seeded = ref.seedDatabase(ref.bulkOf(src), {
   now: NOW,
   days: 2,
   fullMarkets: { '5m': 0, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 2 },
@@ -86,7 +91,7 @@ if (only === 'seed') {
     for (const v of variants) {
       const store = v.openSqliteStore(path.join(work, `seed-${variants.indexOf(v)}-${round}.db`), { cacheMiB: 256 });
       const c0 = process.cpuUsage();
-      const r = v.seedDatabase(store, { now: NOW, days: 1, fullMarkets: { '5m': 72, '15m': 24, '1hr': 6, '4hr': 0, '24hr': 0 } });
+      const r = v.seedDatabase(v.bulkOf(store), { now: NOW, days: 1, fullMarkets: { '5m': 72, '15m': 24, '1hr': 6, '4hr': 0, '24hr': 0 } });
       const cpu = cpuSeconds(c0);
       store.close();
       console.log(`  round ${round + 1} seed ${v.label}: ${fmt(r.snapshots)} snapshots, ${fmt(r.rowsPerSec)} rows/s, ${fmt(r.snapshots / cpu)} per CPU second`);
@@ -106,11 +111,13 @@ if (only === '' || only === 'import') {
         const store = v.openSqliteStore(dbPath, { cacheMiB: 256 });
         const t0 = performance.now();
         const c0 = process.cpuUsage();
-        const r = await v.importFile(store, file);
+        const r = await v.importFile(v.bulkOf(store), file);
         const ms = performance.now() - t0;
         const cpu = cpuSeconds(c0);
-        const bytes = store.db.pragma('page_count', { simple: true }) * store.db.pragma('page_size', { simple: true });
         store.close();
+        const raw = new Database(dbPath, { readonly: true });
+        const bytes = raw.pragma('page_count', { simple: true }) * raw.pragma('page_size', { simple: true });
+        raw.close();
         if (r.snapshotsAdded !== rows) throw new Error(`${v.label}: imported ${r.snapshotsAdded} of ${rows}`);
         const rate = rows / (ms / 1000);
         const key = `${v.label} ${format}`;
@@ -122,10 +129,15 @@ if (only === '' || only === 'import') {
     }
   }
   // The ceiling: SQLite inserting the same number of rows generated in SQL, no JS per row.
-  const ceiling = ref.openSqliteStore(path.join(work, 'ceiling.db'), { cacheMiB: 256 });
+  // The schema from the store, then plain SQL over its own connection.
+  ref.openSqliteStore(path.join(work, 'ceiling.db')).close();
+  const ceiling = new Database(path.join(work, 'ceiling.db'));
+  ceiling.pragma('journal_mode = WAL');
+  ceiling.pragma('synchronous = NORMAL');
+  ceiling.pragma('cache_size = -262144');
   const t0 = performance.now();
   const c0 = process.cpuUsage();
-  ceiling.db.exec(`WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i < ${rows - 1})
+  ceiling.exec(`WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i < ${rows - 1})
     INSERT OR IGNORE INTO snapshots (market, t, price, price_up, price_down)
     SELECT 1, i * 125, 965260500 + i % 1000, 5000 + i % 100, 5100 - i % 100 FROM k`);
   const ceilingRate = rows / ((performance.now() - t0) / 1000);
@@ -144,7 +156,7 @@ if (only === '' || only === 'serve') {
     if (servingDb.has(v)) continue;
     const dbPath = path.join(work, `serve-${variants.indexOf(v)}.db`);
     const store = v.openSqliteStore(dbPath);
-    await v.importFile(store, ndjsonPath);
+    await v.importFile(v.bulkOf(store), ndjsonPath);
     store.close();
     servingDb.set(v, dbPath);
   }
@@ -180,7 +192,7 @@ if (only === '' || only === 'serve') {
     }
   }
   // The ceiling of fetching the same rows raw, for context.
-  const db = stores[0].store.db;
+  const db = new Database(servingDb.get(stores[0].v), { readonly: true });
   const raw = db.prepare('SELECT t, price, price_up, price_down FROM snapshots WHERE market = ? AND t >= ? AND t < ? ORDER BY t').raw(true);
   const rowid = db.prepare('SELECT id FROM markets WHERE market_id = ?').pluck().get(market.market_id);
   let n = 0;
@@ -195,6 +207,7 @@ if (only === '' || only === 'serve') {
   console.log('serving, best of rounds (wall snapshots/s, per CPU second):');
   for (const [key, { rate, cpuRate }] of best) console.log(`  ${key.padEnd(40)} ${fmt(rate).padStart(10)} /s ${fmt(cpuRate).padStart(10)} /cpu-s`);
   console.log(`  ${'raw better-sqlite3 4-column rows, 1000'.padEnd(40)} ${fmt(rawRate).padStart(10)} /s ${fmt(rawCpu).padStart(10)} /cpu-s`);
+  db.close();
   for (const { store } of stores) store.close();
 }
 

@@ -11,6 +11,10 @@ export const EXIT = {
   rateLimited: 5,
   notFound: 6,
   unreachable: 7,
+  busy: 8,
+  /** 128 + the signal's number, as a shell reports a process the signal ended. */
+  interrupted: 130,
+  terminated: 143,
 } as const;
 
 /** Base class: a message for one line on stderr, an exit code, and an optional hint. */
@@ -53,6 +57,11 @@ export class NotFoundError extends MsnapError {
 /** Thrown when the service cannot be reached (refused, DNS, timeouts after retries). */
 export class UnreachableError extends MsnapError {
   override readonly exitCode = EXIT.unreachable;
+}
+
+/** Thrown when `serve` subcommands find the database write-locked by another process past the busy timeout. */
+export class DatabaseBusyError extends MsnapError {
+  override readonly exitCode = EXIT.busy;
 }
 
 /** Thrown for any other HTTP failure (400 from the service, 5xx after retries); keeps status, body and URL. */

@@ -1,25 +1,20 @@
 // End to end: the built `msnap` CLI (execa) against the built `msnap serve` on port 0 over a
 // real seeded SQLite file: exports, pipes, -o files, stored keys and every error path.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { execa, type ResultPromise } from 'execa';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildIfStale } from './support/msnap-process.js';
+import { buildIfStale, msnap as runMsnap, ROOT, startServe, type Served } from './support/msnap-process.js';
 import { createApiKey } from '../src/accounts/create-key.js';
 import type { Market } from '../src/domain/market.js';
 import { seedDatabase } from '../src/store/seed/seed.js';
-import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
-
+import { openSqliteStore } from '../src/store/sqlite/open.js';
 
 let dir: string;
 let url: string;
-let server: ResultPromise<{ cwd: string; reject: false }>;
+let server: Served;
 const keys: Record<'builder' | 'pro', string> = { builder: '', pro: '' };
 let outsideWindow5m: string;
 
@@ -30,7 +25,7 @@ beforeAll(async () => {
   const now = Date.now();
   const store = openSqliteStore(db);
   // 15 days: more than builder's 4,100 5m markets, so the oldest ones are outside its window.
-  seedDatabase(store, { now, days: 15, seed: 3, fullMarkets: { '5m': 20, '15m': 1, '1hr': 0, '4hr': 0, '24hr': 0 } });
+  seedDatabase(store.bulk, { now, days: 15, seed: 3, fullMarkets: { '5m': 20, '15m': 1, '1hr': 0, '4hr': 0, '24hr': 0 } });
   keys.builder = createApiKey(store, { account: 'b', plan: 'builder', now }).key;
   keys.pro = createApiKey(store, { account: 'p', plan: 'pro', now }).key;
   const all = store.listMarkets({ coin: 'BTC', marketType: '5m', limit: 1, offset: 0, window: null, now });
@@ -39,35 +34,20 @@ beforeAll(async () => {
     .markets[0]!.market_id;
   store.close();
 
-  server = execa('node', ['bin/msnap.js', 'serve', '--db', db, '--port', '0'], { cwd: ROOT, reject: false });
-  url = await new Promise<string>((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${seen}`)), 20_000);
-    server.stdout!.on('data', (chunk: Buffer) => {
-      seen += chunk.toString('utf8');
-      const m = /^msnap serve listening on (http:\/\/[^\s]+)\n/.exec(seen);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    void server.then((r) => reject(new Error(`serve exited early (${r.exitCode}): ${r.stderr}`)));
-  });
+  server = await startServe(db);
+  url = server.url;
 }, 90_000);
 
 afterAll(async () => {
-  server?.kill('SIGTERM');
-  await server;
+  await server?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
 /** Run the built CLI with a private config dir; MSNAP_* from the outer environment never leak in. */
 function msnap(args: string[], opts: { env?: Record<string, string | undefined>; input?: string; configDir?: string } = {}) {
   const configDir = opts.configDir ?? mkdtempSync(path.join(dir, 'config-'));
-  return execa('node', ['bin/msnap.js', ...args], {
-    cwd: ROOT,
-    reject: false,
-    stripFinalNewline: false,
+  return runMsnap(args, {
+    keepFinalNewline: true,
     ...(opts.input !== undefined ? { input: opts.input } : {}),
     env: {
       MSNAP_CONFIG_DIR: configDir,
@@ -90,7 +70,7 @@ async function newestFull5m(): Promise<Market> {
   const markets = JSON.parse(r.stdout) as Market[];
   expect(markets).toHaveLength(5);
   const full = markets.find((m) => m.snapshot_count > 0);
-  expect(full).toBeDefined();
+  expect(full).toMatchObject({ coin: 'BTC', market_type: '5m' });
   return full!;
 }
 

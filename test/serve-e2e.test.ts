@@ -11,7 +11,7 @@ import { buildIfStale } from './support/msnap-process.js';
 import { createApiKey } from '../src/accounts/create-key.js';
 import { TRIAL_LENGTH_MS } from '../src/domain/plans.js';
 import { seedDatabase } from '../src/store/seed/seed.js';
-import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { openSqliteStore } from '../src/store/sqlite/open.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DAY = 86_400_000;
@@ -73,7 +73,7 @@ beforeAll(async () => {
   db = path.join(dir, 'data.db');
   const now = Date.now();
   const store = openSqliteStore(db);
-  seedDatabase(store, { now, days: 15, seed: 7, fullMarkets: { '5m': 1, '15m': 1, '1hr': 1, '4hr': 0, '24hr': 0 } });
+  seedDatabase(store.bulk, { now, days: 15, seed: 7, fullMarkets: { '5m': 1, '15m': 1, '1hr': 1, '4hr': 0, '24hr': 0 } });
   keys.builder = createApiKey(store, { account: 'b', plan: 'builder', now }).key;
   keys.pro = createApiKey(store, { account: 'p', plan: 'pro', now }).key;
   keys.ended = createApiKey(store, { account: 't', trial: true, now: now - TRIAL_LENGTH_MS - DAY }).key;

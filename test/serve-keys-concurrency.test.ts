@@ -3,6 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildIfStale, msnap } from './support/msnap-process.js';
 
@@ -33,3 +34,23 @@ it('6 concurrent creates for one new builder account on a new database: exactly 
   const keys = JSON.parse(String(list.stdout)) as { account: string }[];
   expect(keys.filter((k) => k.account === 'team')).toHaveLength(3);
 });
+
+it('a database another process keeps write-locked past the busy timeout: one line, exit 8, nothing written', async () => {
+  const db = path.join(dir, 'locked.db');
+  expect((await msnap(['serve', 'keys', 'list', '--db', db], { cwd: dir })).exitCode).toBe(0);
+  const holder = new Database(db);
+  holder.exec('BEGIN IMMEDIATE');
+  try {
+    const r = await msnap(['serve', 'keys', 'create', '--account', 'late', '--plan', 'pro', '--db', db], { cwd: dir });
+    expect(r.exitCode, r.stderr).toBe(8);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      `msnap: database ${db} is busy: another msnap process is writing to it (import, seed or keys); try again when it has finished`,
+    );
+  } finally {
+    holder.exec('ROLLBACK');
+    holder.close();
+  }
+  const list = await msnap(['serve', 'keys', 'list', '--json', '--db', db], { cwd: dir });
+  expect(list.stdout).toBe('[]');
+}, 30_000);

@@ -4,7 +4,9 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
 import { ENTERPRISE_DEFAULT_LIMITS, KEY_ROTATION_MS, PLANS, TRIAL_LENGTH_MS } from '../domain/plans.js';
-import { openSqliteStore, type SqliteStore } from '../store/sqlite/sqlite-store.js';
+import { openSqliteStore } from '../store/sqlite/open.js';
+import type { SqliteStore } from '../store/sqlite/sqlite-store.js';
+import { openSql } from '../store/sqlite/test-support/sql.js';
 import { generateApiKey, hashApiKey, keyPrefix } from './api-key.js';
 import { createApiKey } from './create-key.js';
 import { keyStatus, needsRotation } from './key-status.js';
@@ -68,7 +70,9 @@ describe('api keys', () => {
 
   it('never writes the key itself to the database files', () => {
     const keys = [1, 2, 3].map((i) => createApiKey(store, { account: `u${i}`, plan: 'pro', now: NOW }).key);
-    store.db.pragma('wal_checkpoint(TRUNCATE)');
+    const sql = openSql(path.join(dir, 'k.db'));
+    sql.pragma('wal_checkpoint(TRUNCATE)');
+    sql.close();
     const bytes = readdirSync(dir).map((f) => readFileSync(path.join(dir, f)).toString('latin1')).join('');
     for (const k of keys) {
       expect(bytes).not.toContain(k);

@@ -3,12 +3,12 @@
 import { UsageError } from '../errors.js';
 import { parseTime } from './time.js';
 import {
+  checkCoin,
   COINS,
-  isComingSoonCoin,
   MARKET_STATUSES,
   MARKET_TYPES,
-  parseCoin,
   parseMarketId,
+  parseMarketStatus,
   parseMarketType,
   type Coin,
   type MarketStatus,
@@ -17,9 +17,9 @@ import {
 
 /** Use for a COIN argument or --coin. */
 export function coinArg(value: string): Coin {
-  const coin = parseCoin(value);
-  if (coin) return coin;
-  if (isComingSoonCoin(value)) throw new UsageError(`${value.toUpperCase()} is coming soon; available: ${COINS.join(', ')}`);
+  const checked = checkCoin(value);
+  if ('coin' in checked) return checked.coin;
+  if (checked.refused === 'coming-soon') throw new UsageError(`${value.toUpperCase()} is coming soon; available: ${COINS.join(', ')}`);
   throw new UsageError(`unknown coin '${value}'; available: ${COINS.join(', ')}`);
 }
 
@@ -32,8 +32,8 @@ export function marketTypeArg(value: string): MarketType {
 
 /** Use for --status. */
 export function statusArg(value: string): MarketStatus {
-  const lower = value.toLowerCase();
-  if ((MARKET_STATUSES as readonly string[]).includes(lower)) return lower as MarketStatus;
+  const status = parseMarketStatus(value);
+  if (status) return status;
   throw new UsageError(`unknown status '${value}'; use one of: ${MARKET_STATUSES.join(', ')}`);
 }
 
@@ -54,6 +54,20 @@ export function marketIdArg(value: string): string {
     `'${value}' is not a market id (like btc-updown-5m-1763769600)`,
     'or give COIN TYPE, e.g. BTC 5m',
   );
+}
+
+/**
+ * Use where a command takes `<market-id> ...` or `<coin> <type> ...`: a market id followed by a
+ * market type, or a coin where a market id was meant, gets a message about the shape, not about
+ * the one value that happens to be wrong.
+ */
+export function checkMarketOrCoinType(first: string, second: string | undefined, usage: string): void {
+  const isId = parseMarketId(first) !== undefined;
+  const coin = checkCoin(first);
+  if (second === undefined && !isId && ('coin' in coin || coin.refused === 'coming-soon')) {
+    throw new UsageError(`'${first}' needs a market type after it: ${usage}`);
+  }
+  if (second !== undefined && isId) throw new UsageError(`a market id takes no market type ('${second}'): ${usage}`);
 }
 
 /** Use for --from/--to: each parsed as a TIME, the range checked; only the flags given come back. */

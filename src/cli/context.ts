@@ -1,6 +1,7 @@
 // What every command receives instead of reaching for globals: streams, env, clock.
 // Built once by the entry point; tests build their own.
 import type { Writable } from 'node:stream';
+import { EXIT } from '../errors.js';
 
 /** Injected into every command; tests pass fakes (streams they read, a clock they move). */
 export interface CliContext {
@@ -32,7 +33,7 @@ export function processContext(): CliContext {
       // Exit with the conventional 128+signal code once cleaned up, as the default handler would.
       const handler = (signal: NodeJS.Signals): void => {
         cleanup();
-        process.exit(signal === 'SIGINT' ? 130 : 143);
+        process.exit(signal === 'SIGINT' ? EXIT.interrupted : EXIT.terminated);
       };
       process.once('SIGINT', handler);
       process.once('SIGTERM', handler);

@@ -1,68 +1,26 @@
-// The one place a command's dependencies are built, lazily: the HTTP client (only when a
-// command talks to the service), the key store, the exporter for the chosen format and
-// destination, progress, and stderr messages. Tests pass a fake client through `overrides`.
+// The lifecycle of a command's dependencies: each is built lazily, the first time a command asks
+// (the HTTP client only when it talks to the service, the key store, the exporter for the chosen
+// format and destination, progress, stderr messages), and closed or committed when it ends.
+// Tests pass a fake client factory.
 import type { Command } from 'commander';
-import type { WindowEnd } from '../client/client.js';
-import type { Market, MarketStatus, MarketType, Coin, Snapshot } from '../domain/market.js';
-import { AuthError, UsageError } from '../errors.js';
+import type { MsnapApi } from '../client/types.js';
+import { AuthError } from '../errors.js';
 import { maskKey } from '../client/mask-key.js';
 import type { CliContext } from './context.js';
 // conf, ora and undici cost ~0.4 s to load: they are imported only by runs that use them.
 import type { KeyStore } from './config/key-store.js';
-import { DEFAULT_BASE_URL, readGlobals, type GlobalOptions } from './global-options.js';
+import { resolveConnection, type Connection } from './connection.js';
+import { readGlobals, type GlobalOptions } from './global-options.js';
 import { openOutputTarget, type OutputTarget } from './output/output-target.js';
 import { createExporter, type Exporter } from './output/exporter.js';
 import { resolveFormat } from './output/format.js';
 import type { Progress } from './output/progress.js';
-import type { AtResult, LimitsView } from './output/record-schemas.js';
 import { OutputSink } from './output/sink.js';
 import { readSecret } from './secret-input.js';
-
-/** Query of a market listing, as the client core takes it. */
-export interface MarketsQuery {
-  coin?: Coin;
-  marketType?: MarketType;
-  status?: MarketStatus;
-  limit?: number;
-  offset?: number;
-  startTime?: number;
-  endTime?: number;
-  all?: boolean;
-  max?: number;
-  /** With `all`: the listing stopped at the plan's data window (instead of the clamping warning). */
-  onWindowEnd?: (end: WindowEnd) => void;
-}
-
-/** Query of one market's snapshots, as the client core takes it. */
-export interface SnapshotsQuery {
-  from?: number;
-  to?: number;
-  includeOrderbook?: boolean;
-  pageSize?: number;
-  onPage?: (info: { page: number; rows: number; total: number }) => void;
-}
-
-/** The part of the HTTP client core (src/client/client.ts) that commands use. */
-export interface CliClient {
-  health(): Promise<{ status: string; time: number; version: string; rttMs: number }>;
-  limits(): Promise<LimitsView>;
-  markets(q: MarketsQuery): AsyncIterable<Market>;
-  market(id: string): Promise<Market>;
-  /** A market's snapshots a page at a time (exports render whole pages). */
-  snapshotPages(id: string, q: SnapshotsQuery): AsyncIterable<readonly Snapshot[]>;
-  at(marketId: string, ts: number): Promise<AtResult>;
-  close(): Promise<void>;
-}
-
-/** Where the client connects and with what key, after flags, environment and the key store. */
-export interface Connection {
-  baseUrl: string;
-  apiKey?: string;
-  authScheme: 'x-api-key' | 'bearer';
-}
+import { colorEnabled, spinnerAllowed, TABLE_ROW_CAP, tableFit } from './terminal-policy.js';
 
 /** Builds the real client; tests replace it. */
-export type ClientFactory = (conn: Connection, hooks: ClientHooks) => CliClient | Promise<CliClient>;
+export type ClientFactory = (conn: Connection, hooks: ClientHooks) => MsnapApi | Promise<MsnapApi>;
 
 /** What the CLI wires into the client: its clock, warnings and the --verbose request log. */
 export interface ClientHooks {
@@ -76,9 +34,7 @@ export interface ClientHooks {
 export interface CliDeps {
   now(): number;
   /** The service client; an AuthError when no key is configured. */
-  client(): Promise<CliClient>;
-  /** Where the client connects (for messages). */
-  connection(): Promise<Connection>;
+  client(): Promise<MsnapApi>;
   keyStore(): Promise<KeyStore>;
   exporter(): Promise<Exporter>;
   /** A progress line on stderr (a no-op unless stderr is a terminal and not --quiet). */
@@ -95,48 +51,6 @@ export interface CliDeps {
   baseUrlFlag(): string | undefined;
 }
 
-/** A terminal is no place for a table of 100k snapshots; beyond this the table stops with a note. */
-export const TABLE_ROW_CAP = 500;
-
-/** Use to validate a base URL from any source. */
-export function checkBaseUrl(value: string, source: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`${source}: '${value}' is not a URL (like ${DEFAULT_BASE_URL})`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`${source}: '${value}' must be an http:// or https:// URL`);
-  }
-  return value.replace(/\/+$/, '');
-}
-
-/** Flag, then environment, then the active stored key's URL, then the local default. */
-export async function resolveConnection(
-  globals: GlobalOptions,
-  env: NodeJS.ProcessEnv,
-  store: () => Promise<KeyStore>,
-): Promise<Connection> {
-  // The store is opened only when a flag or variable does not already decide.
-  let active: ReturnType<KeyStore['active']> | null = null;
-  const stored = async (): Promise<ReturnType<KeyStore['active']>> => (active ??= (await store()).active());
-  let baseUrl: string;
-  if (globals.baseUrl !== undefined) baseUrl = checkBaseUrl(globals.baseUrl, '--base-url');
-  else if (env.MSNAP_BASE_URL) baseUrl = checkBaseUrl(env.MSNAP_BASE_URL, 'MSNAP_BASE_URL');
-  else {
-    const url = (await stored())?.baseUrl;
-    baseUrl = url ? checkBaseUrl(url, 'stored key') : DEFAULT_BASE_URL;
-  }
-  const apiKey = globals.apiKey ?? (env.MSNAP_API_KEY || undefined) ?? (await stored())?.key;
-  return { baseUrl, authScheme: globals.authScheme ?? 'x-api-key', ...(apiKey ? { apiKey } : {}) };
-}
-
-/** Colour is on only for a terminal, without NO_COLOR and without --no-color. */
-export function colorEnabled(globals: GlobalOptions, env: NodeJS.ProcessEnv, isTTY: boolean | undefined): boolean {
-  return globals.color !== false && !env.NO_COLOR && isTTY === true;
-}
-
 interface Lifecycle {
   deps: CliDeps;
   /** Success: close the client and commit the -o file. */
@@ -149,7 +63,7 @@ interface Lifecycle {
 export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory: ClientFactory): Lifecycle {
   let store: KeyStore | undefined;
   let conn: Connection | undefined;
-  let client: CliClient | undefined;
+  let client: MsnapApi | undefined;
   let file: OutputTarget | undefined;
   let sink: OutputSink | undefined;
   let exporter: Exporter | undefined;
@@ -171,7 +85,6 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
 
   const deps: CliDeps = {
     now: ctx.now,
-    connection,
     keyStore,
     baseUrlFlag: () => globals.baseUrl,
     async client() {
@@ -211,18 +124,14 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
         sink,
         color: toTerminal && colorEnabled(globals, ctx.env, true),
         ...(toTerminal ? { tableRowCap: TABLE_ROW_CAP, onNote: note } : {}),
+        ...(toTerminal ? tableFit(globals, ctx.stdout) : {}),
       });
       return exporter;
     },
     async progress(label) {
       const { createSpinnerProgress, NO_PROGRESS } = await import('./output/progress.js');
-      // Only while the data goes elsewhere: a spinner and a table (or NDJSON) on the same terminal garble each other.
       const dataOnTerminal = outputPath === undefined && ctx.stdout.isTTY === true;
-      // A terminal that reports no width (some CI ptys) makes ora's line accounting spin: no spinner there.
-      const width = (ctx.stderr as { columns?: number }).columns ?? 0;
-      // NO_COLOR / --no-color promise no escape codes at all, and a spinner is made of them.
-      const ansi = colorEnabled(globals, ctx.env, ctx.stderr.isTTY);
-      if (globals.quiet || !ansi || dataOnTerminal || width <= 0) return NO_PROGRESS;
+      if (!spinnerAllowed(globals, ctx.env, ctx.stderr, dataOnTerminal)) return NO_PROGRESS;
       const p = createSpinnerProgress(ctx.stderr, label, ctx.now, true);
       progresses.push(p);
       return p;

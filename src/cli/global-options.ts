@@ -15,6 +15,8 @@ export interface GlobalOptions {
   output?: string;
   quiet?: boolean;
   verbose?: boolean;
+  /** Tables as wide as their content instead of fitted to the terminal. */
+  wide?: boolean;
   /** False with --no-color. */
   color?: boolean;
 }
@@ -37,6 +39,7 @@ export function addGlobalOptions(program: Command): Command {
     .option('--ndjson', 'same as --format ndjson')
     .option('--json', 'same as --format json')
     .option('-o, --output <file>', 'write to FILE ("-" = stdout): a file is replaced atomically, a device, FIFO or socket written in place')
+    .option('--wide', 'tables show every column uncut instead of fitting the terminal')
     .option('-q, --quiet', 'no progress or confirmations on stderr (warnings and errors still show)')
     .option('--verbose', 'log each HTTP request to stderr (key masked)')
     .option('--no-color', 'no colours (also NO_COLOR=1)');

@@ -1,331 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MockAgent } from 'undici';
-import { MsnapClient, type ClientOptions, type WindowEnd } from './client.js';
-import { AuthError, HttpError, MsnapError, NotFoundError, RateLimitedError, UnreachableError, UsageError, WindowError } from '../errors.js';
+// The client facade: normalised records, snapshot paging, market listings and pacing.
+import { describe, expect, it } from 'vitest';
+import type { MsnapClient, ClientOptions, WindowEnd } from './client.js';
 import { KeyLimiter } from '../ratelimit/key-limiter.js';
 import { marketId, type Market, type Snapshot } from '../domain/market.js';
-import { DEFAULT_BACKOFF } from './backoff.js';
+import { BASE, market, query, T0, useMockService } from './test-support/mock-service.js';
 
-const BASE = 'http://127.0.0.1:8787';
-const KEY = 'msk_abcdefghijklmnopqrstuvwxyz012345';
-const T0 = 1_763_769_600_000;
-
-interface FakeClock {
-  t: number;
-  sleeps: number[];
-  now: () => number;
-  sleep: (ms: number) => Promise<void>;
-}
-
-/** A clock whose sleep returns at once after moving time forward. */
-function fakeClock(start = T0): FakeClock {
-  const c: FakeClock = {
-    t: start,
-    sleeps: [],
-    now: () => c.t,
-    sleep: async (ms: number) => {
-      c.sleeps.push(ms);
-      c.t += Math.max(0, ms);
-    },
-  };
-  return c;
-}
-
-let agent: MockAgent;
-let clock: FakeClock;
-
-beforeEach(() => {
-  agent = new MockAgent();
-  agent.disableNetConnect();
-  clock = fakeClock();
-});
-
-afterEach(async () => {
-  agent.assertNoPendingInterceptors();
-  await agent.close();
-});
-
-function client(extra: Partial<ClientOptions> = {}): MsnapClient {
-  return new MsnapClient({
-    baseUrl: BASE,
-    apiKey: KEY,
-    dispatcher: agent,
-    now: clock.now,
-    sleep: clock.sleep,
-    random: () => 0.5,
-    pacing: false,
-    ...extra,
-  });
-}
-
-const JSON_HEADERS = { 'content-type': 'application/json' };
-
-function market(start: number, extra: Partial<Market> = {}): Market {
-  const id = marketId('BTC', '5m', start);
-  return {
-    market_id: id,
-    slug: id,
-    coin: 'BTC',
-    market_type: '5m',
-    status: 'resolved',
-    start_time: start,
-    end_time: start + 300_000,
-    price_start: 97_000,
-    price_end: 97_010,
-    winner: 'Up',
-    snapshot_count: 2400,
-    ...extra,
-  };
-}
-
-function query(path: string): URLSearchParams {
-  return new URL(path, BASE).searchParams;
-}
-
-describe('requests', () => {
-  /** One /api/health answer of `data`; the request headers it saw are read after the call. */
-  function healthSeeing(data: object, headers?: Record<string, string>): { seen: Record<string, string> } {
-    const box = { seen: {} as Record<string, string> };
-    agent
-      .get(BASE)
-      .intercept({ path: '/api/health', method: 'GET' })
-      .reply((opts) => {
-        box.seen = opts.headers as Record<string, string>;
-        return { statusCode: 200, data, ...(headers ? { responseOptions: { headers } } : {}) };
-      });
-    return box;
-  }
-
-  it('sends the key as X-API-Key by default, with accept and user-agent', async () => {
-    const box = healthSeeing({ status: 'ok', time: T0, version: '0.1.0' }, JSON_HEADERS);
-    const h = await client().health();
-    const seen = box.seen;
-    expect(h).toMatchObject({ status: 'ok', time: T0, version: '0.1.0' });
-    expect(h.rttMs).toBeGreaterThanOrEqual(0);
-    expect(seen['x-api-key']).toBe(KEY);
-    expect(seen['authorization']).toBeUndefined();
-    expect(seen['accept']).toBe('application/json');
-    expect(seen['user-agent']).toMatch(/^msnap\/\d+\.\d+\.\d+/);
-  });
-
-  it('sends Authorization: Bearer with authScheme bearer', async () => {
-    const box = healthSeeing({ status: 'ok', time: '2025-11-22T00:00:00Z', version: '1.2.3' });
-    const h = await client({ authScheme: 'bearer' }).health();
-    const seen = box.seen;
-    expect(seen['authorization']).toBe(`Bearer ${KEY}`);
-    expect(seen['x-api-key']).toBeUndefined();
-    expect(h.time).toBe(Date.parse('2025-11-22T00:00:00Z'));
-  });
-
-  it('fails with AuthError before any request when no key is set', async () => {
-    const err = await client({ apiKey: undefined }).health().catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(AuthError);
-    expect((err as Error).message).toBe('no API key: set MSNAP_API_KEY, pass --api-key or run msnap keys add');
-  });
-
-  it('reports each attempt to onRequest with a URL that holds no key', async () => {
-    const seen: { url: string; status: number; attempt: number }[] = [];
-    agent.get(BASE).intercept({ path: '/api/v1/markets/x', method: 'GET' }).reply(503, { error: 'Service Unavailable' });
-    agent.get(BASE).intercept({ path: '/api/v1/markets/x', method: 'GET' }).reply(200, { market: market(T0) });
-    await client({ onRequest: (i) => seen.push(i) }).market('x');
-    expect(seen.map((s) => [s.status, s.attempt])).toEqual([
-      [503, 1],
-      [200, 2],
-    ]);
-    for (const s of seen) expect(s.url).not.toContain(KEY);
-  });
-});
-
-describe('error mapping', () => {
-  const cases: [number, object, new (...a: never[]) => MsnapError, RegExp, number][] = [
-    [400, { error: 'Bad Request', message: 'coin must be one of BTC, ETH, SOL' }, UsageError, /^coin must be one of BTC, ETH, SOL$/, 2],
-    [401, { error: 'Unauthorized', message: 'API key revoked' }, AuthError, /API key revoked/, 3],
-    [
-      403,
-      { error: 'Forbidden', message: 'Your builder plan only includes the most recent 4,100 5m markets. Upgrade to Pro for full access.', tier: 'builder' },
-      WindowError,
-      /most recent 4,100 5m markets/,
-      4,
-    ],
-    [404, { error: 'Not Found', message: 'unknown market btc-updown-5m-1' }, NotFoundError, /unknown market btc-updown-5m-1/, 6],
-    [405, { error: 'Method Not Allowed' }, HttpError, /405: Method Not Allowed/, 1],
-    [422, { error: 'Unprocessable Entity', message: 'odd' }, HttpError, /422: odd/, 1],
-  ];
-  for (const [status, body, cls, message, exit] of cases) {
-    it(`${status} -> ${cls.name} (exit ${exit}), exactly one request`, async () => {
-      let calls = 0;
-      agent
-        .get(BASE)
-        .intercept({ path: '/api/v1/markets/m1', method: 'GET' })
-        .reply(() => {
-          calls++;
-          return { statusCode: status, data: body };
-        });
-      const err = await client({ maxRetries: 5 }).market('m1').catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(cls);
-      expect((err as MsnapError).message).toMatch(message);
-      expect((err as MsnapError).exitCode).toBe(exit);
-      expect(calls).toBe(1);
-      expect(clock.sleeps).toEqual([]);
-      if (err instanceof WindowError) {
-        expect(err.tier).toBe('builder');
-        expect(err.hint).toMatch(/upgrade to Pro/i);
-      }
-      if (err instanceof HttpError) {
-        expect(err.status).toBe(status);
-        expect(err.url).toBe(`${BASE}/api/v1/markets/m1`);
-        expect(err.body).toEqual(body);
-      }
-    });
-  }
-
-  it('uses `error` as the message when the body holds only `error`', async () => {
-    agent.get(BASE).intercept({ path: '/api/v1/markets/m1', method: 'GET' }).reply(404, { error: 'market not found' });
-    const err = await client().market('m1').catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(NotFoundError);
-    expect((err as Error).message).toBe('market not found');
-  });
-
-  it('never puts the key in a message, even when the service echoes it', async () => {
-    agent
-      .get(BASE)
-      .intercept({ path: '/api/v1/markets/m1', method: 'GET' })
-      .reply(401, { error: 'Unauthorized', message: `unknown key ${KEY}` });
-    agent.get(BASE).intercept({ path: '/api/v1/markets/m2', method: 'GET' }).reply(418, `teapot ${KEY}`);
-    const e1 = (await client().market('m1').catch((e: unknown) => e)) as HttpError;
-    const e2 = (await client().market('m2').catch((e: unknown) => e)) as HttpError;
-    for (const e of [e1, e2]) {
-      expect(e).toBeInstanceOf(MsnapError);
-      expect(`${e.message} ${e.hint ?? ''} ${JSON.stringify(e.body ?? '')} ${e.url ?? ''}`).not.toContain(KEY);
-    }
-    expect(e1.message).toContain('msk_abcd…');
-  });
-
-  it('gives up on 5xx after maxRetries with HttpError keeping the status, sleeps bounded', async () => {
-    let calls = 0;
-    agent
-      .get(BASE)
-      .intercept({ path: '/api/v1/markets/m1', method: 'GET' })
-      .reply(() => {
-        calls++;
-        return { statusCode: 502, data: { error: 'Bad Gateway' } };
-      })
-      .times(4);
-    const err = await client({ maxRetries: 3, random: () => 0.999 }).market('m1').catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(HttpError);
-    expect((err as HttpError).status).toBe(502);
-    expect(calls).toBe(4);
-    expect(clock.sleeps.length).toBe(3);
-    const bound = [0, 1, 2].reduce((s, i) => s + Math.min(DEFAULT_BACKOFF.capMs, DEFAULT_BACKOFF.baseMs * 2 ** i), 0);
-    expect(clock.sleeps.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(bound);
-    // Exponential: each retry may wait longer than the one before.
-    expect(clock.sleeps[2]!).toBeGreaterThan(clock.sleeps[0]!);
-  });
-
-  it('retries network errors, then succeeds', async () => {
-    const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
-    // MockAgent matches interceptors in order of definition: the errors come first.
-    agent.get(BASE).intercept({ path: '/api/v1/markets/m1', method: 'GET' }).replyWithError(reset).times(2);
-    agent.get(BASE).intercept({ path: '/api/v1/markets/m1', method: 'GET' }).reply(200, { market: market(T0) });
-    const c = client();
-    const m = await c.market('m1');
-    expect(m).toMatchObject({ market_id: marketId('BTC', '5m', T0) });
-    expect(c.stats()).toMatchObject({ requests: 3, retries: 2 });
-    expect(clock.sleeps.length).toBe(2);
-  });
-
-  it('fails fast with UnreachableError and a start hint when nothing ever answered on loopback', async () => {
-    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8787'), { code: 'ECONNREFUSED' });
-    agent.get(BASE).intercept({ path: '/api/health', method: 'GET' }).replyWithError(refused).times(3);
-    // With the pacer on: a failed first request must not hold the queue waiting for an answer.
-    const err = await client({ maxRetries: 5, pacing: true }).health().catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(UnreachableError);
-    expect((err as Error).message).toBe(
-      'no msnap service at http://127.0.0.1:8787: start one with `msnap serve --demo` or set --base-url / MSNAP_BASE_URL',
-    );
-    expect((err as UnreachableError).exitCode).toBe(7);
-    expect(clock.sleeps.length).toBe(2);
-  });
-
-  it('says which host when a remote service is unreachable', async () => {
-    const remote = 'http://msnap.invalid';
-    const refused = Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
-    agent.get(remote).intercept({ path: '/api/health', method: 'GET' }).replyWithError(refused).times(3);
-    const err = await client({ baseUrl: remote }).health().catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(UnreachableError);
-    expect((err as Error).message).toMatch(/cannot reach the msnap service at http:\/\/msnap.invalid/);
-  });
-});
-
-describe('429', () => {
-  it('waits at least Retry-After, then succeeds', async () => {
-    let firstAt = 0;
-    let secondAt = 0;
-    agent
-      .get(BASE)
-      .intercept({ path: '/api/v1/markets/m1', method: 'GET' })
-      .reply(() => {
-        firstAt = clock.t;
-        return {
-          statusCode: 429,
-          data: { error: 'Too Many Requests', message: 'slow down', retry_after: 7 },
-          responseOptions: { headers: { 'retry-after': '7', 'x-ratelimit-limit': '250', 'x-ratelimit-remaining': '0' } },
-        };
-      });
-    agent
-      .get(BASE)
-      .intercept({ path: '/api/v1/markets/m1', method: 'GET' })
-      .reply(() => {
-        secondAt = clock.t;
-        return { statusCode: 200, data: { market: market(T0) } };
-      });
-    for (const pacing of [true]) {
-      const c = client({ pacing, random: () => 0 });
-      const m = await c.market('m1');
-      expect(m.market_id).toBe(marketId('BTC', '5m', T0));
-      expect(secondAt - firstAt).toBeGreaterThanOrEqual(7000);
-      expect(c.stats().responses429).toBe(1);
-    }
-  });
-
-  it('pauses every request of the key, not just the one that got the 429', async () => {
-    const times: number[] = [];
-    let n = 0;
-    agent
-      .get(BASE)
-      .intercept({ path: (p) => p.startsWith('/api/v1/markets/'), method: 'GET' })
-      .reply(() => {
-        n++;
-        times.push(clock.t);
-        if (n === 1) return { statusCode: 429, data: { error: 'Too Many Requests' }, responseOptions: { headers: { 'retry-after': '3' } } };
-        return { statusCode: 200, data: { market: market(T0) } };
-      })
-      .times(3);
-    const c = client({ pacing: true, random: () => 0.99 });
-    await c.market('a');
-    await c.market('b');
-    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(3000);
-    expect(times[2]!).toBeGreaterThanOrEqual(times[0]! + 3000);
-  });
-
-  it('gives up with RateLimitedError after maxRateLimitRetries consecutive 429s', async () => {
-    agent
-      .get(BASE)
-      .intercept({ path: '/api/v1/markets/m1', method: 'GET' })
-      .reply(429, { error: 'Too Many Requests' }, { headers: { 'retry-after': '1' } })
-      .times(4);
-    const err = await client({ maxRateLimitRetries: 3 }).market('m1').catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(RateLimitedError);
-    expect((err as RateLimitedError).exitCode).toBe(5);
-    expect(clock.sleeps.length).toBe(3);
-    for (const s of clock.sleeps) expect(s).toBeGreaterThanOrEqual(1000);
-  });
-});
+const mock = useMockService();
+const client = (extra: Partial<ClientOptions> = {}): MsnapClient => mock.client(extra);
 
 describe('normalised responses', () => {
   it('accepts numeric strings, ISO times, btc_price, btc_price_start/end, id instead of market_id', async () => {
     const id = marketId('ETH', '15m', T0);
-    agent
+    mock.agent
       .get(BASE)
       .intercept({ path: (p) => p.startsWith(`/api/v1/markets/${id}/snapshots`), method: 'GET' })
       .reply(200, {
@@ -365,7 +51,7 @@ describe('normalised responses', () => {
   it('passes list warnings to onWarning once per distinct text', async () => {
     const warnings: string[] = [];
     const body = (warning: string) => ({ markets: [market(T0)], total: 1, limit: 1, offset: 0, warning });
-    const pool = agent.get(BASE);
+    const pool = mock.agent.get(BASE);
     pool.intercept({ path: (p) => p.startsWith('/api/v1/markets?'), method: 'GET' }).reply(200, body('limit clamped to 1000'));
     pool.intercept({ path: (p) => p.startsWith('/api/v1/markets?'), method: 'GET' }).reply(200, body('limit clamped to 1000'));
     pool.intercept({ path: (p) => p.startsWith('/api/v1/markets?'), method: 'GET' }).reply(200, body('other'));
@@ -376,7 +62,7 @@ describe('normalised responses', () => {
 
   it('sends the contract parameter names', async () => {
     let path = '';
-    agent
+    mock.agent
       .get(BASE)
       .intercept({ path: (p) => p.startsWith('/api/v1/markets?'), method: 'GET' })
       .reply((o) => {
@@ -391,7 +77,7 @@ describe('normalised responses', () => {
 
   it('at() reads the nearest snapshot', async () => {
     const id = marketId('BTC', '5m', T0);
-    agent
+    mock.agent
       .get(BASE)
       .intercept({ path: (p) => p.startsWith('/v1/snapshots/at-timestamp?'), method: 'GET' })
       .reply((o) => {
@@ -411,7 +97,7 @@ describe('snapshots pagination', () => {
     const id = marketId('BTC', '5m', T0);
     const total = 2400;
     const asked: { limit: number; offset: number }[] = [];
-    agent
+    mock.agent
       .get(BASE)
       .intercept({ path: (p) => p.startsWith(`/api/v1/markets/${id}/snapshots?`), method: 'GET' })
       .reply((o) => {
@@ -451,7 +137,7 @@ describe('snapshots pagination', () => {
 
   it('stops at an empty page even if total says more', async () => {
     const id = marketId('BTC', '5m', T0);
-    const pool = agent.get(BASE);
+    const pool = mock.agent.get(BASE);
     pool
       .intercept({ path: (p) => p.includes('offset=0'), method: 'GET' })
       .reply(200, { snapshots: [{ id: 1, time: T0, price: 1, price_up: 0.5, price_down: 0.5 }], total: 5, limit: 10000, offset: 0 });
@@ -464,7 +150,7 @@ describe('snapshots pagination', () => {
   it('snapshotPages yields the pages as served (never an empty one), holding the rows snapshots() yields', async () => {
     const id = marketId('BTC', '5m', T0);
     const total = 25;
-    agent
+    mock.agent
       .get(BASE)
       .intercept({ path: (p) => p.startsWith(`/api/v1/markets/${id}/snapshots?`), method: 'GET' })
       .reply((o) => {
@@ -495,7 +181,7 @@ describe('markets pagination', () => {
     const list: Market[] = [];
     for (let i = initial - 1; i >= 0; i--) list.push(market(T0 + i * 300_000));
     const state = { served: 0 };
-    agent
+    mock.agent
       .get(BASE)
       .intercept({ path: (p) => p.startsWith('/api/v1/markets?'), method: 'GET' })
       .reply((o) => {
@@ -559,7 +245,7 @@ describe('markets listing at a builder window', () => {
     let cap = opts.cap;
     const list = Array.from({ length: opts.count }, (_, i) => market(T0 - i * 300_000));
     const asked: { offset: number; limit: number }[] = [];
-    const pool = agent.get(BASE);
+    const pool = mock.agent.get(BASE);
     if (!opts.noLimits) {
       pool
         .intercept({ path: (p) => p.startsWith('/api/v1/limits'), method: 'GET' })
@@ -680,30 +366,30 @@ describe('markets listing at a builder window', () => {
 describe('pacing', () => {
   /** A service that runs the server's own limiter on arrival times and answers 429 when it says no. */
   function limitedService(perMinute: number, burst: number, latency: () => number) {
-    const limiter = new KeyLimiter({ perMinute, burst }, clock.t);
+    const limiter = new KeyLimiter({ perMinute, burst }, mock.clock.t);
     const admitted: number[] = [];
     let rejected = 0;
     const id = marketId('BTC', '5m', T0);
-    const pool = agent.get(BASE);
+    const pool = mock.agent.get(BASE);
     const headers = (d: ReturnType<KeyLimiter['take']>) => ({
       'x-ratelimit-limit': String(d.limit),
       'x-ratelimit-remaining': String(d.remaining),
       'x-ratelimit-reset': String(d.resetSec),
-      date: new Date(clock.t).toUTCString(),
+      date: new Date(mock.clock.t).toUTCString(),
       ...(d.admitted ? {} : { 'retry-after': String(d.retryAfterSec) }),
     });
     pool
       .intercept({ path: (p) => p.startsWith('/'), method: 'GET' })
       .reply((o) => {
-        clock.t += latency(); // request leg
-        const d = limiter.take(clock.t);
+        mock.clock.t += latency(); // request leg
+        const d = limiter.take(mock.clock.t);
         const h = headers(d);
         let data: object;
         if (!d.admitted) {
           rejected++;
           data = { error: 'Too Many Requests', retry_after: d.retryAfterSec };
         } else {
-          admitted.push(clock.t);
+          admitted.push(mock.clock.t);
           if (o.path.startsWith('/api/v1/limits')) {
             data = {
               plan: 'builder', trial: null, rate_limit: { requests_per_minute: perMinute, burst_per_second: burst },
@@ -714,7 +400,7 @@ describe('pacing', () => {
             data = { snapshots: [{ id: offset + 1, time: T0 + offset * 125, price: 1, price_up: 0.5, price_down: 0.5 }], total: 600, limit: 1, offset };
           }
         }
-        clock.t += latency(); // response leg
+        mock.clock.t += latency(); // response leg
         return { statusCode: d.admitted ? 200 : 429, data, responseOptions: { headers: h } };
       })
       .persist();
@@ -760,10 +446,10 @@ describe('pacing', () => {
     const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
     const svc = limitedService(250, 12, () => Math.floor(rand() * 15));
     const c = client({ pacing: true, random: rand });
-    const start = clock.t;
+    const start = mock.clock.t;
     let rows = 0;
     for await (const _ of c.snapshots(svc.id, { pageSize: 1 })) rows++;
-    const elapsed = clock.t - start;
+    const elapsed = mock.clock.t - start;
     expect(rows).toBe(600);
     expect(svc.rejected()).toBe(0);
     expect(c.stats().responses429).toBe(0);
@@ -786,23 +472,23 @@ describe('pacing', () => {
    * a page) and holds `count` markets of 3 snapshots; request legs take `legs[i % legs.length]` ms.
    */
   function enterpriseService(perMinute: number, burst: number, count: number, legs: number[]) {
-    const limiter = new KeyLimiter({ perMinute, burst }, clock.t);
+    const limiter = new KeyLimiter({ perMinute, burst }, mock.clock.t);
     const admitted: number[] = [];
     const paths: string[] = [];
     let rejected = 0;
     let n = 0;
     const list = Array.from({ length: count }, (_, i) => market(T0 - i * 300_000, { snapshot_count: 3 }));
-    agent
+    mock.agent
       .get(BASE)
       .intercept({ path: (p) => p.startsWith('/'), method: 'GET' })
       .reply((o) => {
-        clock.t += legs[n++ % legs.length]!;
-        const d = limiter.take(clock.t);
+        mock.clock.t += legs[n++ % legs.length]!;
+        const d = limiter.take(mock.clock.t);
         const headers = {
           'x-ratelimit-limit': String(d.limit),
           'x-ratelimit-remaining': String(d.remaining),
           'x-ratelimit-reset': String(d.resetSec),
-          date: new Date(clock.t).toUTCString(),
+          date: new Date(mock.clock.t).toUTCString(),
           ...(d.admitted ? {} : { 'retry-after': String(d.retryAfterSec) }),
         };
         paths.push(`${d.admitted ? 200 : 429} ${o.path}`);
@@ -810,7 +496,7 @@ describe('pacing', () => {
           rejected++;
           return { statusCode: 429, data: { error: 'Too Many Requests', retry_after: d.retryAfterSec }, responseOptions: { headers } };
         }
-        admitted.push(clock.t);
+        admitted.push(mock.clock.t);
         const q = query(o.path);
         let data: object;
         if (o.path.startsWith('/api/v1/limits')) {

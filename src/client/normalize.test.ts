@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MalformedBodyError, normalizeErrorBody, normalizeLimits, normalizeMarket, normalizeSnapshot, toEpochMs, toNumber } from './normalize.js';
+import { MalformedBodyError, normalizeErrorBody, normalizeLimits, normalizeMarket, normalizeSnapshot, toEpochMs } from './normalize.js';
+import { toNumber } from '../domain/numeric-field.js';
 import { maskKey, redactKey } from './mask-key.js';
 
 const T0 = 1_763_769_600_000;

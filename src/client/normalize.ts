@@ -14,21 +14,13 @@ import {
   type OrderbookSide,
   type Snapshot,
 } from '../domain/market.js';
+import { toNumber } from '../domain/numeric-field.js';
+import type { Limits } from './types.js';
 
 /** Thrown (and turned into an HttpError by the client) when a 2xx body lacks a field the contract requires. */
 export class MalformedBodyError extends Error {}
 
 type Obj = Record<string, unknown>;
-
-/** Use for a numeric field that may arrive as a number or a numeric string; undefined when absent or not numeric. */
-export function toNumber(v: unknown): number | undefined {
-  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
-  if (typeof v === 'string' && v.trim() !== '') {
-    const n = Number(v);
-    return Number.isFinite(n) ? n : undefined;
-  }
-  return undefined;
-}
 
 /** Use for a time field: epoch ms as a number or numeric string, or an ISO 8601 string; undefined otherwise. */
 export function toEpochMs(v: unknown): number | undefined {
@@ -184,16 +176,6 @@ export function normalizeSnapshot(raw: unknown, marketId: string): Snapshot {
     if (obDown) snap.orderbook_down = obDown;
   }
   return snap;
-}
-
-/** The `/api/v1/limits` body as the contract defines it; `usage` is null when the service omits it. */
-export interface Limits {
-  plan: string;
-  trial: { active: boolean; ends_at: number | null } | null;
-  rate_limit: { requests_per_minute: number; burst_per_second: number };
-  data_window: Record<MarketType, number> | null;
-  api_keys: { active: number | null; max: number | null } | null;
-  usage: { remaining: number; reset: number } | null;
 }
 
 /** Use on the `/api/v1/limits` body. */

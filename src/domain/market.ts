@@ -36,6 +36,19 @@ export function isComingSoonCoin(value: string): boolean {
   return (COMING_SOON_COINS as readonly string[]).includes(value.toUpperCase());
 }
 
+/** Use to read a user- or query-supplied coin: the coin, or why it is refused (the caller words the message). */
+export function checkCoin(value: string): { coin: Coin } | { refused: 'coming-soon' | 'unknown' } {
+  const coin = parseCoin(value);
+  if (coin) return { coin };
+  return { refused: isComingSoonCoin(value) ? 'coming-soon' : 'unknown' };
+}
+
+/** Use to validate a market status (case-insensitive: `RESOLVED` = `resolved`). */
+export function parseMarketStatus(value: string): MarketStatus | undefined {
+  const lower = value.toLowerCase();
+  return (MARKET_STATUSES as readonly string[]).includes(lower) ? (lower as MarketStatus) : undefined;
+}
+
 /** Use to validate a market type (case-insensitive: `1HR` = `1hr`). */
 export function parseMarketType(value: string): MarketType | undefined {
   const lower = value.toLowerCase();

@@ -6,7 +6,7 @@ import type { Decision } from '../ratelimit/key-limiter.js';
 import type { Store } from '../store/store.js';
 import { hashApiKey } from '../accounts/api-key.js';
 import { authenticate, type Caller, type KeyHasher } from './auth.js';
-import { errorBody, HttpError } from './http-error.js';
+import { errorBody, HttpException } from './http-error.js';
 import { QueryReader } from './query.js';
 import { rateLimitHeaders, RateLimits, tooManyRequests } from './rate-limit.js';
 import { ALLOWED_METHODS, createMatcher, ROUTES } from './routes.js';
@@ -45,7 +45,6 @@ export interface AppOptions {
 export interface App {
   handle(req: AppRequest): AppResponse;
   reject(status: number, message: string, remoteAddress: string): AppResponse;
-  readonly store: Store;
 }
 
 /** Default limit on the request target. */
@@ -85,7 +84,7 @@ export function createApp(options: AppOptions): App {
     try {
       if (req.url.length > maxUrlLength) {
         decision = limits.takeAddress(req.remoteAddress, at);
-        throw new HttpError(414, `The request URL is longer than ${maxUrlLength} characters.`);
+        throw new HttpException(414, `The request URL is longer than ${maxUrlLength} characters.`);
       }
 
       let caller: Caller;
@@ -102,9 +101,9 @@ export function createApp(options: AppOptions): App {
       if (!decision.admitted) throw tooManyRequests(decision, 'this API key');
 
       const found = match(path);
-      if (!found) throw new HttpError(404, 'No such endpoint; see /api/v1/markets, /api/v1/limits, /api/health.');
+      if (!found) throw new HttpException(404, 'No such endpoint; see /api/v1/markets, /api/v1/limits, /api/health.');
       if (req.method !== 'GET') {
-        throw new HttpError(405, `Method ${req.method} is not allowed; use GET.`, {}, { Allow: ALLOWED_METHODS });
+        throw new HttpException(405, `Method ${req.method} is not allowed; use GET.`, {}, { Allow: ALLOWED_METHODS });
       }
 
       const run = found.route.prepare(new QueryReader(new URLSearchParams(queryAt < 0 ? '' : req.url.slice(queryAt + 1))));
@@ -112,7 +111,7 @@ export function createApp(options: AppOptions): App {
       return respond(200, body, decision, at);
     } catch (err) {
       decision ??= limits.peekAddress(req.remoteAddress, at);
-      if (err instanceof HttpError) return respond(err.status, errorBody(err.status, err.message, err.extra), decision, at, err.headers);
+      if (err instanceof HttpException) return respond(err.status, errorBody(err.status, err.message, err.extra), decision, at, err.headers);
       // Method and path only: the query and headers may carry a key.
       log(`msnap serve: 500 on ${req.method} ${path.slice(0, 200)}: ${err instanceof Error ? err.message : String(err)}`);
       return respond(500, errorBody(500, 'The server hit an unexpected error; it has been logged.'), decision, at);
@@ -124,5 +123,5 @@ export function createApp(options: AppOptions): App {
     return respond(status, errorBody(status, message), limits.takeAddress(remoteAddress, at), at);
   }
 
-  return { handle, reject, store };
+  return { handle, reject };
 }

@@ -4,7 +4,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { hashApiKey } from '../accounts/api-key.js';
 import type { Account, ApiKeyRecord, Store } from '../store/store.js';
-import { HttpError } from './http-error.js';
+import { HttpException } from './http-error.js';
 
 /** A caller whose key passed every check. */
 export interface Caller {
@@ -17,8 +17,8 @@ export type KeyHasher = (key: string) => string;
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
-function unauthorized(message: string, challenge = 'Bearer error="invalid_token"'): HttpError {
-  return new HttpError(401, message, {}, { 'WWW-Authenticate': challenge });
+function unauthorized(message: string, challenge = 'Bearer error="invalid_token"'): HttpException {
+  return new HttpException(401, message, {}, { 'WWW-Authenticate': challenge });
 }
 
 /** The key a request carries, or undefined; 400 for two different keys, 401 for a malformed Authorization. */
@@ -33,7 +33,7 @@ export function presentedKey(headers: IncomingHttpHeaders): string | undefined {
     bearer = m[1];
   }
   if (apiKey !== undefined && bearer !== undefined && apiKey !== bearer) {
-    throw new HttpError(400, 'X-API-Key and Authorization carry different keys; send one key.');
+    throw new HttpException(400, 'X-API-Key and Authorization carry different keys; send one key.');
   }
   return apiKey ?? bearer;
 }
@@ -42,7 +42,7 @@ function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-/** Use first on every request: the caller behind the key, or a 400/401 HttpError saying why not. */
+/** Use first on every request: the caller behind the key, or a 400/401 HttpException saying why not. */
 export function authenticate(headers: IncomingHttpHeaders, store: Store, now: number, hash: KeyHasher = hashApiKey): Caller {
   const key = presentedKey(headers);
   if (key === undefined) {

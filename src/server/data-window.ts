@@ -2,7 +2,7 @@
 import type { Market, MarketType } from '../domain/market.js';
 import { PLANS, type DataWindow, type PlanName } from '../domain/plans.js';
 import type { Store } from '../store/store.js';
-import { HttpError } from './http-error.js';
+import { HttpException } from './http-error.js';
 
 /** The window of a plan; null when the plan reads everything. */
 export function windowOf(plan: PlanName): DataWindow {
@@ -10,8 +10,8 @@ export function windowOf(plan: PlanName): DataWindow {
 }
 
 /** The contract's 403: "Your builder plan only includes the most recent 4,100 5m markets. ..." */
-export function outsideWindow(plan: PlanName, type: MarketType, cap: number): HttpError {
-  return new HttpError(
+export function outsideWindow(plan: PlanName, type: MarketType, cap: number): HttpException {
+  return new HttpException(
     403,
     `Your ${plan} plan only includes the most recent ${cap.toLocaleString('en-US')} ${type} markets. Upgrade to Pro for full access.`,
     { tier: plan },

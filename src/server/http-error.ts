@@ -1,9 +1,9 @@
 // The one error type of the server and the one writer of every error body, Hono-style:
-// handlers and middleware throw `HttpError`; `errorBody` turns it into the contract's JSON.
+// handlers and middleware throw `HttpException`; `errorBody` turns it into the contract's JSON.
 import { STATUS_CODES } from 'node:http';
 
 /** Throw from any handler or middleware to answer with `status` and the contract's error body. */
-export class HttpError extends Error {
+export class HttpException extends Error {
   constructor(
     readonly status: number,
     message: string,
@@ -13,7 +13,7 @@ export class HttpError extends Error {
     readonly headers: Record<string, string> = {},
   ) {
     super(message);
-    this.name = 'HttpError';
+    this.name = 'HttpException';
   }
 }
 

@@ -16,7 +16,9 @@ export interface ListenOptions {
   port: number;
   /** How long `close` waits for in-flight requests before cutting connections. */
   drainMs?: number;
+  /** Headers not complete in this many ms get 408 (default 10 s). */
   headersTimeoutMs?: number;
+  /** The whole request not complete in this many ms gets 408 (default 30 s, never below the headers timeout). */
   requestTimeoutMs?: number;
   keepAliveTimeoutMs?: number;
   /** How often Node looks for requests past their timeouts (its default, 30 s, lets a stalled client linger). */
@@ -29,7 +31,7 @@ export interface RunningServer {
   host: string;
   port: number;
   server: Server;
-  /** Stop accepting, finish in-flight requests, close idle keep-alive sockets, then close the store. */
+  /** Stop accepting, finish in-flight requests, close idle keep-alive sockets (the store stays open: its opener closes it). */
   close(): Promise<void>;
 }
 
@@ -38,8 +40,8 @@ export async function startServer(options: ListenOptions): Promise<RunningServer
   const { app } = options;
   let closing = false;
 
-  const headersTimeout = options.headersTimeoutMs ?? envMs('MSNAP_HEADERS_TIMEOUT_MS') ?? 10_000;
-  const requestTimeout = Math.max(headersTimeout, options.requestTimeoutMs ?? envMs('MSNAP_REQUEST_TIMEOUT_MS') ?? 30_000);
+  const headersTimeout = options.headersTimeoutMs ?? 10_000;
+  const requestTimeout = Math.max(headersTimeout, options.requestTimeoutMs ?? 30_000);
   // Node enforces both timeouts only when it sweeps its connections (every 30 s by default), so a
   // stalled client would hold its socket up to 30 s past the timeout; sweep often enough to matter.
   const connectionsCheckingInterval = options.timeoutCheckMs ?? Math.min(1000, headersTimeout);
@@ -101,18 +103,11 @@ export async function startServer(options: ListenOptions): Promise<RunningServer
       timer.unref();
       await done;
       clearTimeout(timer);
-      app.store.close();
     })();
     return closed;
   };
 
   return { url: `http://${host}:${address.port}`, host: address.address, port: address.port, server, close };
-}
-
-/** A positive integer of milliseconds from the environment (tests shorten the timeouts), else undefined. */
-function envMs(name: string): number | undefined {
-  const value = process.env[name];
-  return value !== undefined && /^\d+$/.test(value) && Number(value) > 0 ? Number(value) : undefined;
 }
 
 function write(res: ServerResponse, response: AppResponse): void {

@@ -2,24 +2,24 @@
 // Every failure is a 400 whose message names the parameter and the allowed values; parameters
 // a route does not read are ignored.
 import {
+  checkCoin,
   COINS,
-  isComingSoonCoin,
   MARKET_STATUSES,
   MARKET_TYPES,
-  parseCoin,
+  parseMarketStatus,
   parseMarketType,
   type Coin,
   type MarketStatus,
   type MarketType,
 } from '../domain/market.js';
-import { HttpError, quote } from './http-error.js';
+import { HttpException, quote } from './http-error.js';
 
 const DIGITS = /^\d+$/;
 // ISO 8601 date or date-time; a date-time without a zone is read as UTC.
 const ISO_8601 = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
-function badParam(message: string): HttpError {
-  return new HttpError(400, message);
+function badParam(message: string): HttpException {
+  return new HttpException(400, message);
 }
 
 /** Use in a route's query parser: each method reads one parameter (undefined when absent). */
@@ -47,9 +47,9 @@ export class QueryReader {
   coin(name: string): Coin | undefined {
     const value = this.raw(name);
     if (value === undefined) return undefined;
-    const coin = parseCoin(value);
-    if (coin) return coin;
-    if (isComingSoonCoin(value)) {
+    const checked = checkCoin(value);
+    if ('coin' in checked) return checked.coin;
+    if (checked.refused === 'coming-soon') {
       throw badParam(
         `Parameter ${name}: ${value.toUpperCase()} is coming soon and not available yet; available coins: ${COINS.join(', ')}.`,
       );
@@ -70,8 +70,8 @@ export class QueryReader {
   status(name: string): MarketStatus | undefined {
     const value = this.raw(name);
     if (value === undefined) return undefined;
-    const lower = value.toLowerCase();
-    if ((MARKET_STATUSES as readonly string[]).includes(lower)) return lower as MarketStatus;
+    const status = parseMarketStatus(value);
+    if (status) return status;
     throw badParam(`Parameter ${name} must be one of ${MARKET_STATUSES.join(', ')}; got ${quote(value)}.`);
   }
 

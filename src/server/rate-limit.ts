@@ -3,7 +3,7 @@
 import { ANONYMOUS_LIMITS, ENTERPRISE_DEFAULT_LIMITS, PLANS } from '../domain/plans.js';
 import { LimiterRegistry, type Decision, type LimitConfig } from '../ratelimit/key-limiter.js';
 import type { Account } from '../store/store.js';
-import { HttpError } from './http-error.js';
+import { HttpException } from './http-error.js';
 
 /** The per-key limits of an account: its own numbers when set, else its plan's, else enterprise defaults. */
 export function limitsFor(account: Account): LimitConfig {
@@ -51,9 +51,9 @@ export function rateLimitHeaders(d: Decision): Record<string, string> {
 }
 
 /** The 429 for a rejected decision: `Retry-After` header and `retry_after` field agree. */
-export function tooManyRequests(d: Decision, who: string): HttpError {
+export function tooManyRequests(d: Decision, who: string): HttpException {
   const s = d.retryAfterSec;
-  return new HttpError(
+  return new HttpException(
     429,
     `Rate limit exceeded for ${who}; retry in ${s} second${s === 1 ? '' : 's'}.`,
     { retry_after: s },

@@ -41,12 +41,17 @@ export const BIN = path.join(ROOT, 'bin/msnap.js');
 /**
  * Use to run the built CLI once to completion; never rejects (check exitCode). It runs in `cwd`
  * (the test's temp dir, say), so a default ./msnap.db never lands in the repository.
+ * `keepFinalNewline` leaves stdout and stderr exactly as written.
  */
-export function msnap(args: string[], opts: { env?: Record<string, string | undefined>; input?: string; timeout?: number; cwd?: string } = {}) {
+export function msnap(
+  args: string[],
+  opts: { env?: Record<string, string | undefined>; input?: string; timeout?: number; cwd?: string; keepFinalNewline?: boolean } = {},
+) {
   return execa('node', [BIN, ...args], {
     cwd: opts.cwd ?? ROOT,
     reject: false,
     timeout: opts.timeout ?? 30_000,
+    stripFinalNewline: opts.keepFinalNewline !== true,
     env: { ...CLEAN_ENV, ...opts.env },
     ...(opts.input !== undefined ? { input: opts.input } : { stdin: 'ignore' as const }),
   });

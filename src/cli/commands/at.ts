@@ -1,6 +1,7 @@
 // `msnap at`: the snapshot nearest a time, in a market given by id or found from coin and type.
 import { Command } from 'commander';
-import { marketId, marketStartCovering } from '../../domain/market.js';
+import { isComingSoonCoin, marketId, marketStartCovering, parseCoin } from '../../domain/market.js';
+import { UsageError } from '../../errors.js';
 import { coinArg, marketIdArg, marketTypeArg } from '../arguments.js';
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
@@ -15,7 +16,11 @@ export interface AtOptions {
 
 /** `at <market-id> <time>` or `at <coin> <type> <time>`; the market covering the time is derived. */
 export function parseAtArgs(first: string, second: string, third: string | undefined, now: number): AtOptions {
-  if (third === undefined) return { marketId: marketIdArg(first), ts: parseTime(second, now, 'TIME') };
+  if (third === undefined) {
+    // `at BTC 5m`: a coin and a type with the time left out, not a bad market id.
+    if (parseCoin(first) || isComingSoonCoin(first)) throw new UsageError(`missing TIME: msnap at ${first} ${second} TIME`, 'TIME is like 2025-11-22T00:02:30Z, 1763769600000, 10m or now');
+    return { marketId: marketIdArg(first), ts: parseTime(second, now, 'TIME') };
+  }
   const coin = coinArg(first);
   const type = marketTypeArg(second);
   const ts = parseTime(third, now, 'TIME');

@@ -3,6 +3,7 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { WindowEnd } from '../../client/types.js';
 import { AuthError, NotFoundError, UsageError } from '../../errors.js';
 import { KEY_ROTATION_MS } from '../../domain/plans.js';
 import { fakeClient, fakeContext, market, runFake } from '../test-support/fake-cli.js';
@@ -78,7 +79,7 @@ describe('markets', () => {
 
   it('--all cut at the data window prints one note with the plan, the cap and an upgrade hint', async () => {
     const { ctx, stdout, stderr } = fakeContext();
-    const windowEnd = { message: 'limit clamped to 104.', plan: 'builder', cap: 4100, marketType: '5m' };
+    const windowEnd: WindowEnd = { message: 'limit clamped to 104.', plan: 'builder', cap: 4100, marketType: '5m' };
     const { factory } = fakeClient(MARKETS, { windowEnd });
     await runFake(ctx, KEY, factory, (deps) => runMarkets(parseMarketsFlags({ all: true, coin: 'BTC', type: '5m' }, NOW), deps));
     expect(stderr.text()).toBe(
@@ -156,7 +157,8 @@ describe('snapshots', () => {
     expect(calls.markets).toEqual([]);
     expect(JSON.parse(stdout.text())).toHaveLength(5);
     expect(() => parseSnapshotsArgs('eth-updown-5m-1763769600', undefined, { last: '2' }, NOW)).toThrow(/--last/);
-    expect(() => parseSnapshotsArgs('BTC', undefined, {}, NOW)).toThrow(/not a market id/);
+    expect(() => parseSnapshotsArgs('BTC', undefined, {}, NOW)).toThrow(/'BTC' needs a market type after it/);
+    expect(() => parseSnapshotsArgs('nonsense', undefined, {}, NOW)).toThrow(/not a market id/);
     expect(() => parseSnapshotsArgs('BTC', '5m', { last: 'x' }, NOW)).toThrow(/--last/);
   });
 

@@ -4,7 +4,8 @@ import { UsageError } from '../../errors.js';
 import { maskKey } from '../../client/mask-key.js';
 import type { CliContext } from '../context.js';
 import { keyNameArg } from '../arguments.js';
-import { checkBaseUrl, runWithDeps, type CliDeps } from '../deps.js';
+import { checkBaseUrl } from '../connection.js';
+import { runWithDeps, type CliDeps } from '../deps.js';
 import { DEFAULT_BASE_URL } from '../global-options.js';
 import { KEY_SCHEMA } from '../output/record-schemas.js';
 
@@ -20,9 +21,10 @@ export async function runKeysAdd(name: string, key: string | undefined, deps: Cl
   const baseFlag = deps.baseUrlFlag();
   const baseUrl = baseFlag === undefined ? undefined : checkBaseUrl(baseFlag, '--base-url');
   const value = checkKeyValue(key ?? (await deps.readSecret(`API key for '${name}': `)));
-  const replaced = (await deps.keyStore()).add(name, value, baseUrl, deps.now());
+  const saved = (await deps.keyStore()).add(name, value, baseUrl, deps.now());
+  const kept = saved.replaced && baseUrl === undefined && saved.baseUrl !== undefined ? ' (kept)' : '';
   deps.info(
-    `${replaced ? 'Replaced' : 'Saved'} key '${name}' (${maskKey(value)}) for ${baseUrl ?? `${DEFAULT_BASE_URL} (default)`}; it is now the active key.`,
+    `${saved.replaced ? 'Replaced' : 'Saved'} key '${name}' (${maskKey(value)}) for ${saved.baseUrl ? `${saved.baseUrl}${kept}` : `${DEFAULT_BASE_URL} (default)`}; it is now the active key.`,
   );
 }
 

@@ -6,7 +6,7 @@ import { UsageError } from '../../errors.js';
 import { coinArg, countArg, marketTypeArg, statusArg, timeRangeFlags } from '../arguments.js';
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
-import type { WindowEnd } from '../../client/client.js';
+import type { WindowEnd } from '../../client/types.js';
 import { MARKET_SCHEMA } from '../output/record-schemas.js';
 import { windowEndNote } from '../output/window-note.js';
 import { TIME_HELP } from '../time.js';

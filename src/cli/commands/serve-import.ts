@@ -4,7 +4,7 @@ import { Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { ImportFormat, ImportSummary } from '../../store/import/import-file.js';
 import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/sqlite/db-path.js';
-import { explainBusy, openServeStore } from './serve-store.js';
+import { withStore } from './serve-store.js';
 import type { CliContext } from '../context.js';
 
 /** Checked arguments of `serve import`. */
@@ -21,9 +21,8 @@ export async function runImport(opts: ImportCommandOptions, ctx: CliContext): Pr
     throw new UsageError(`${opts.file} is a directory; give a .ndjson or .csv file`);
   }
   const { importFile } = await import('../../store/import/import-file.js');
-  const store = await openServeStore(opts.db, { cacheMiB: 256 });
-  try {
-    const s = await importFile(store, opts.file, { format: opts.format, stdin: ctx.stdin });
+  return withStore(opts.db, { cacheMiB: 256 }, async (store) => {
+    const s = await importFile(store.bulk, opts.file, { format: opts.format, stdin: ctx.stdin });
     const fmt = (n: number) => n.toLocaleString('en-US');
     ctx.stdout.write(
       `imported ${opts.file === '-' ? 'stdin' : opts.file} (${s.format}): ${fmt(s.snapshotsAdded)} snapshots added, ` +
@@ -31,14 +30,24 @@ export async function runImport(opts: ImportCommandOptions, ctx: CliContext): Pr
         `${(s.ms / 1000).toFixed(1)} s (${fmt(s.rowsPerSec)} rows/s)\n`,
     );
     return s;
-  } catch (err) {
-    throw explainBusy(err, opts.db);
-  } finally {
-    store.close();
-  }
+  });
 }
 
-/** The `serve import` subcommand; H2's `serve` adds it. */
+/** Use to check the argument and flags of `serve import`; `globalFormat` is the root program's --format. */
+export function parseImportFlags(
+  file: string,
+  raw: { db?: string; format?: string },
+  globalFormat: string | undefined,
+  env: NodeJS.ProcessEnv,
+): ImportCommandOptions {
+  const format = raw.format ?? globalFormat;
+  if (format !== undefined && format !== 'ndjson' && format !== 'csv') {
+    throw new UsageError(`--format for serve import must be ndjson or csv; got "${format}"`);
+  }
+  return { file, db: resolveDbPath(raw.db, env), format };
+}
+
+/** The `serve import` subcommand. */
 export function serveImportCommand(ctx: CliContext): Command {
   return new Command('import')
     .description('Load markets or snapshots exported by msnap (NDJSON or CSV) into the database')
@@ -59,10 +68,7 @@ Examples:
     )
     .action(async (file: string, raw: { db?: string; format?: string }, cmd: Command) => {
       // The client's global --format is parsed by the root program even after `serve import`.
-      const format = raw.format ?? cmd.optsWithGlobals<{ format?: string }>().format;
-      if (format !== undefined && format !== 'ndjson' && format !== 'csv') {
-        throw new UsageError(`--format for serve import must be ndjson or csv; got "${format}"`);
-      }
-      await runImport({ file, db: resolveDbPath(raw.db, ctx.env), format }, ctx);
+      const globalFormat = cmd.optsWithGlobals<{ format?: string }>().format;
+      await runImport(parseImportFlags(file, raw, globalFormat, ctx.env), ctx);
     });
 }

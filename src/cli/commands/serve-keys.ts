@@ -5,9 +5,12 @@ import { keyStatus, needsRotation, type KeyStatus } from '../../accounts/key-sta
 import { NotFoundError, UsageError } from '../../errors.js';
 import { PLAN_NAMES, parsePlanName, type PlanName } from '../../domain/plans.js';
 import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/sqlite/db-path.js';
-import { explainBusy, openServeStore } from './serve-store.js';
 import type { Store } from '../../store/store.js';
 import type { CliContext } from '../context.js';
+import { createExporter } from '../output/exporter.js';
+import type { RecordSchema } from '../output/schema.js';
+import { OutputSink } from '../output/sink.js';
+import { withStore } from './serve-store.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -24,29 +27,71 @@ export interface KeyListRecord {
   rotate: boolean;
 }
 
+/** `keys list`: plain aligned columns (ID ACCOUNT PLAN KEY AGE STATUS ROTATE) or an indented JSON array. */
+export const KEY_LIST_SCHEMA: RecordSchema<KeyListRecord> = {
+  tableLayout: 'columns',
+  emptyTable: 'no keys yet (create one: msnap serve keys create --account NAME --plan builder)',
+  jsonIndent: 2,
+  columns: [
+    { name: 'id', value: (r) => r.id, label: 'ID' },
+    { name: 'account', value: (r) => r.account, label: 'ACCOUNT' },
+    { name: 'plan', value: (r) => r.plan, label: 'PLAN', table: (r) => (r.trial ? `${r.plan} (trial)` : r.plan) },
+    { name: 'trial', value: (r) => r.trial, table: false },
+    { name: 'prefix', value: (r) => r.prefix, label: 'KEY', table: (r) => `${r.prefix}...` },
+    { name: 'created_at', value: (r) => r.created_at, table: false },
+    { name: 'age_days', value: (r) => r.age_days, label: 'AGE', table: (r) => `${r.age_days}d` },
+    { name: 'status', value: (r) => r.status, label: 'STATUS' },
+    { name: 'rotate', value: (r) => r.rotate, label: 'ROTATE', table: (r) => (r.rotate ? 'rotate (>90d)' : '') },
+  ],
+};
+
+/** Checked flags of `serve keys create`. */
+export interface KeysCreateOptions {
+  db: string;
+  account: string;
+  plan?: PlanName;
+  trial: boolean;
+  rpm?: number;
+  burst?: number;
+}
+
 function positiveInt(name: string, value: string): number {
   const n = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
   if (!(n >= 1 && n <= 1_000_000_000)) throw new UsageError(`${name} must be a positive integer; got "${value.slice(0, 40)}"`);
   return n;
 }
 
+/** Use to check the flags of `serve keys create`; throws UsageError naming the first bad one. */
+export function parseKeysCreateFlags(
+  raw: { account: string; plan?: string; trial: boolean; rpm?: string; burst?: string; db?: string },
+  env: NodeJS.ProcessEnv,
+): KeysCreateOptions {
+  let plan: PlanName | undefined;
+  if (raw.plan !== undefined) {
+    plan = parsePlanName(raw.plan);
+    if (!plan) throw new UsageError(`--plan must be one of ${PLAN_NAMES.join(', ')}; got "${raw.plan.slice(0, 40)}"`);
+  }
+  const rpm = raw.rpm === undefined ? undefined : positiveInt('--rpm', raw.rpm);
+  const burst = raw.burst === undefined ? undefined : positiveInt('--burst', raw.burst);
+  return { db: resolveDbPath(raw.db, env), account: raw.account, plan, trial: raw.trial, rpm, burst };
+}
+
 /** Creates a key and prints it alone on stdout (details on stderr): it is never shown again. */
-export async function runKeysCreate(
-  store: Store,
-  opts: { account: string; plan?: PlanName; trial: boolean; rpm?: number; burst?: number },
-  ctx: CliContext,
-): Promise<CreatedKey> {
+export async function runKeysCreate(opts: KeysCreateOptions, ctx: CliContext): Promise<CreatedKey> {
   const { createApiKey } = await import('../../accounts/create-key.js');
-  const created = createApiKey(store, { ...opts, now: ctx.now() });
-  const a = created.account;
-  const trial = a.trialEndsAt !== null ? `, trial until ${new Date(a.trialEndsAt).toISOString()}` : '';
-  const limits = a.requestsPerMinute !== null ? `, ${a.requestsPerMinute} req/min, burst ${a.burstPerSecond}/s` : '';
-  ctx.stderr.write(
-    `${created.accountCreated ? 'created account' : 'account'} "${a.name}" (${a.plan}${trial}${limits}); ` +
-      `key #${created.record.id} (${created.record.prefix}...). Store it now: it is not shown again.\n`,
-  );
-  ctx.stdout.write(`${created.key}\n`);
-  return created;
+  const { db, ...keyOptions } = opts;
+  return withStore(db, {}, (store) => {
+    const created = createApiKey(store, { ...keyOptions, now: ctx.now() });
+    const a = created.account;
+    const trial = a.trialEndsAt !== null ? `, trial until ${new Date(a.trialEndsAt).toISOString()}` : '';
+    const limits = a.requestsPerMinute !== null ? `, ${a.requestsPerMinute} req/min, burst ${a.burstPerSecond}/s` : '';
+    ctx.stderr.write(
+      `${created.accountCreated ? 'created account' : 'account'} "${a.name}" (${a.plan}${trial}${limits}); ` +
+        `key #${created.record.id} (${created.record.prefix}...). Store it now: it is not shown again.\n`,
+    );
+    ctx.stdout.write(`${created.key}\n`);
+    return created;
+  });
 }
 
 /** The records `keys list` shows, at `now`. */
@@ -64,45 +109,24 @@ export function keyListRecords(store: Store, now: number): KeyListRecord[] {
   }));
 }
 
-/** Renders the list as aligned text columns (rows in, text out). */
-export function renderKeyTable(records: readonly KeyListRecord[]): string {
-  if (records.length === 0) return 'no keys yet (create one: msnap serve keys create --account NAME --plan builder)\n';
-  const head = ['ID', 'ACCOUNT', 'PLAN', 'KEY', 'AGE', 'STATUS', 'ROTATE'];
-  const rows = records.map((r) => [
-    String(r.id),
-    r.account,
-    r.trial ? `${r.plan} (trial)` : r.plan,
-    `${r.prefix}...`,
-    `${r.age_days}d`,
-    r.status,
-    r.rotate ? 'rotate (>90d)' : '',
-  ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(head), ...rows.map(line)].join('\n') + '\n';
+/** Writes every key's record through the exporter: a table of aligned columns, or `--json`. */
+export async function runKeysList(opts: { db: string; json: boolean }, ctx: CliContext): Promise<void> {
+  const records = await withStore(opts.db, {}, (store) => keyListRecords(store, ctx.now()));
+  const exporter = createExporter({ format: opts.json ? 'json' : 'table', sink: new OutputSink(ctx.stdout), color: false });
+  await exporter.list(KEY_LIST_SCHEMA, records);
 }
 
 /** Revokes key `id` at `now`; NotFoundError when there is no such key, UsageError when already revoked. */
-export function runKeysRevoke(store: Store, id: number, ctx: CliContext): void {
-  const key = store.listKeys().find((k) => k.id === id);
-  if (!key) throw new NotFoundError(`no key with id ${id} (see msnap serve keys list)`);
-  if (!store.revokeKey(id, ctx.now())) throw new UsageError(`key ${id} is already revoked`);
-  ctx.stderr.write(`revoked key #${id} (${key.prefix}...) of account "${key.account.name}"\n`);
+export async function runKeysRevoke(opts: { db: string; id: number }, ctx: CliContext): Promise<void> {
+  await withStore(opts.db, {}, (store) => {
+    const key = store.listKeys().find((k) => k.id === opts.id);
+    if (!key) throw new NotFoundError(`no key with id ${opts.id} (see msnap serve keys list)`);
+    if (!store.revokeKey(opts.id, ctx.now())) throw new UsageError(`key ${opts.id} is already revoked`);
+    ctx.stderr.write(`revoked key #${opts.id} (${key.prefix}...) of account "${key.account.name}"\n`);
+  });
 }
 
-async function withStore<T>(raw: { db?: string }, ctx: CliContext, fn: (store: Store) => T | Promise<T>): Promise<T> {
-  const db = resolveDbPath(raw.db, ctx.env);
-  const store = await openServeStore(db);
-  try {
-    return await fn(store);
-  } catch (err) {
-    throw explainBusy(err, db);
-  } finally {
-    store.close();
-  }
-}
-
-/** The `serve keys` subcommand group; H2's `serve` adds it. */
+/** The `serve keys` subcommand group. */
 export function serveKeysCommand(ctx: CliContext): Command {
   const dbHelp = `SQLite database file (default: ${DEFAULT_DB_PATH_HELP})`;
   const keys = new Command('keys').description('Manage accounts and API keys of the local service');
@@ -126,14 +150,7 @@ Examples:
   $ KEY=$(msnap serve keys create --account alice)          # a second key for alice`,
     )
     .action(async (raw: { account: string; plan?: string; trial: boolean; rpm?: string; burst?: string; db?: string }) => {
-      let plan: PlanName | undefined;
-      if (raw.plan !== undefined) {
-        plan = parsePlanName(raw.plan);
-        if (!plan) throw new UsageError(`--plan must be one of ${PLAN_NAMES.join(', ')}; got "${raw.plan.slice(0, 40)}"`);
-      }
-      const rpm = raw.rpm === undefined ? undefined : positiveInt('--rpm', raw.rpm);
-      const burst = raw.burst === undefined ? undefined : positiveInt('--burst', raw.burst);
-      await withStore(raw, ctx, (store) => runKeysCreate(store, { account: raw.account, plan, trial: raw.trial, rpm, burst }, ctx));
+      await runKeysCreate(parseKeysCreateFlags(raw, ctx.env), ctx);
     });
 
   keys
@@ -145,10 +162,7 @@ Examples:
     .action(async (raw: { json: boolean; db?: string }, cmd: Command) => {
       // The client's global --json is parsed by the root program even after `serve keys list`.
       const json = raw.json || cmd.optsWithGlobals<{ json?: boolean }>().json === true;
-      await withStore(raw, ctx, (store) => {
-        const records = keyListRecords(store, ctx.now());
-        ctx.stdout.write(json ? `${JSON.stringify(records, null, 2)}\n` : renderKeyTable(records));
-      });
+      await runKeysList({ db: resolveDbPath(raw.db, ctx.env), json }, ctx);
     });
 
   keys
@@ -158,8 +172,7 @@ Examples:
     .option('--db <file>', dbHelp)
     .addHelpText('after', '\nExamples:\n  $ msnap serve keys revoke 3')
     .action(async (rawId: string, raw: { db?: string }) => {
-      const id = positiveInt('key id', rawId);
-      await withStore(raw, ctx, (store) => runKeysRevoke(store, id, ctx));
+      await runKeysRevoke({ db: resolveDbPath(raw.db, ctx.env), id: positiveInt('key id', rawId) }, ctx);
     });
 
   return keys;

@@ -5,7 +5,7 @@ import { MARKET_TYPES, parseMarketType, type MarketType } from '../../domain/mar
 // Only the defaults (for --help) at load time; the seeder itself is imported by runSeed.
 import { DEFAULT_FULL_MARKETS, type SeedSummary } from '../../store/seed/seed.js';
 import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/sqlite/db-path.js';
-import { explainBusy, openServeStore } from './serve-store.js';
+import { withStore } from './serve-store.js';
 import type { CliContext } from '../context.js';
 
 /** Checked flags of `serve seed`. */
@@ -41,13 +41,12 @@ export function parseFullSpec(value: string): Partial<Record<MarketType, number>
 /** Seeds `opts.db` (which must hold no markets yet) and writes a summary to stdout. */
 export async function runSeed(opts: SeedCommandOptions, ctx: CliContext): Promise<SeedSummary> {
   const { seedDatabase } = await import('../../store/seed/seed.js');
-  const store = await openServeStore(opts.db, { cacheMiB: 256 });
-  try {
-    const existing = store.counts().markets;
+  return withStore(opts.db, { cacheMiB: 256 }, (store) => {
+    const existing = store.bulk.counts().markets;
     if (existing > 0) {
       throw new UsageError(`${opts.db} already holds ${existing} markets; seed a new file (or delete this one)`);
     }
-    const summary = seedDatabase(store, {
+    const summary = seedDatabase(store.bulk, {
       now: ctx.now(),
       days: opts.days,
       seed: opts.seed,
@@ -62,14 +61,30 @@ export async function runSeed(opts: SeedCommandOptions, ctx: CliContext): Promis
         `(${fmt(summary.rowsPerSec)} rows/s)\n`,
     );
     return summary;
-  } catch (err) {
-    throw explainBusy(err, opts.db);
-  } finally {
-    store.close();
-  }
+  });
 }
 
-/** The `serve seed` subcommand; H2's `serve` adds it. */
+/** Raw flag values of `serve seed` as commander hands them over. */
+interface SeedFlags {
+  db?: string;
+  days: string;
+  seed: string;
+  full?: string;
+  orderbookMinutes: string;
+}
+
+/** Use to check the flags of `serve seed`; throws UsageError naming the first bad one. */
+export function parseSeedFlags(raw: SeedFlags, env: NodeJS.ProcessEnv): SeedCommandOptions {
+  return {
+    db: resolveDbPath(raw.db, env),
+    days: intFlag('--days', raw.days, 1, 3650),
+    seed: intFlag('--seed', raw.seed, 0, 2 ** 32 - 1),
+    full: raw.full === undefined ? {} : parseFullSpec(raw.full),
+    orderbookMinutes: intFlag('--orderbook-minutes', raw.orderbookMinutes, 0, 7 * 24 * 60),
+  };
+}
+
+/** The `serve seed` subcommand. */
 export function serveSeedCommand(ctx: CliContext): Command {
   const defaults = MARKET_TYPES.map((t) => `${t}=${DEFAULT_FULL_MARKETS[t]}`).join(',');
   return new Command('seed')
@@ -91,16 +106,7 @@ Examples:
   $ msnap serve seed --db small.db --days 1 --full 5m=3,15m=1,1hr=1,4hr=0,24hr=0
   $ msnap serve seed --db big.db --days 15 --full 24hr=10      # ~20M snapshots for benchmarks`,
     )
-    .action(async (raw: { db?: string; days: string; seed: string; full?: string; orderbookMinutes: string }) => {
-      await runSeed(
-        {
-          db: resolveDbPath(raw.db, ctx.env),
-          days: intFlag('--days', raw.days, 1, 3650),
-          seed: intFlag('--seed', raw.seed, 0, 2 ** 32 - 1),
-          full: raw.full === undefined ? {} : parseFullSpec(raw.full),
-          orderbookMinutes: intFlag('--orderbook-minutes', raw.orderbookMinutes, 0, 7 * 24 * 60),
-        },
-        ctx,
-      );
+    .action(async (raw: SeedFlags) => {
+      await runSeed(parseSeedFlags(raw, ctx.env), ctx);
     });
 }

@@ -68,6 +68,31 @@ describe('serve keys', () => {
     expect((await run(['keys', 'revoke', '9', '--db', db])).error).toMatchObject({ exitCode: 6 });
   });
 
+  it('lists through the exporter in the exact bytes: aligned columns, an indented JSON array, a hint when empty', async () => {
+    const db = path.join(dir, 'l.db');
+    expect((await run(['keys', 'list', '--db', db])).out).toBe('no keys yet (create one: msnap serve keys create --account NAME --plan builder)\n');
+    expect((await run(['keys', 'list', '--json', '--db', db])).out).toBe('[]\n');
+    const alice = (await run(['keys', 'create', '--account', 'alice', '--plan', 'pro', '--db', db])).out.trim();
+    clock += 3 * 24 * 3_600_000;
+    const bob = (await run(['keys', 'create', '--account', 'bob-the-builder', '--trial', '--db', db])).out.trim();
+    await run(['keys', 'revoke', '2', '--db', db]);
+    clock += KEY_ROTATION_MS - 24 * 3_600_000;
+    const created = Date.UTC(2025, 10, 22, 13, 7, 30);
+    expect((await run(['keys', 'list', '--db', db])).out).toBe(
+      [
+        'ID  ACCOUNT          PLAN             KEY          AGE  STATUS   ROTATE',
+        `1   alice            pro              ${alice.slice(0, 8)}...  92d  active   rotate (>90d)`,
+        `2   bob-the-builder  builder (trial)  ${bob.slice(0, 8)}...  89d  revoked`,
+        '',
+      ].join('\n'),
+    );
+    const records = [
+      { id: 1, account: 'alice', plan: 'pro', trial: false, prefix: alice.slice(0, 8), created_at: created, age_days: 92, status: 'active', rotate: true },
+      { id: 2, account: 'bob-the-builder', plan: 'builder', trial: true, prefix: bob.slice(0, 8), created_at: created + 3 * 24 * 3_600_000, age_days: 89, status: 'revoked', rotate: false },
+    ];
+    expect((await run(['keys', 'list', '--json', '--db', db])).out).toBe(`${JSON.stringify(records, null, 2)}\n`);
+  });
+
   it('rejects bad flags with one clear line', async () => {
     for (const [args, msg] of [
       [['keys', 'create', '--account', 'a', '--plan', 'gold'], '--plan must be one of builder, pro, enterprise'],

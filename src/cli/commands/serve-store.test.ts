@@ -1,10 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { MsnapError } from '../../errors.js';
-import { explainBusy, openServeStore } from './serve-store.js';
+import { DatabaseBusyError, EXIT, UsageError } from '../../errors.js';
+import { explainBusy, openServeStore, withStore } from './serve-store.js';
+
+const BUSY = (db: string) =>
+  `database ${db} is busy: another msnap process is writing to it (import, seed or keys); try again when it has finished`;
 
 describe('explainBusy', () => {
   it('turns a real SQLITE_BUSY from a second writer into one clear line', async () => {
@@ -14,17 +17,17 @@ describe('explainBusy', () => {
     store.close();
     const holder = new Database(db);
     holder.exec('BEGIN IMMEDIATE');
-    const other = await openServeStore(db);
+    const other = await openServeStore(db, { busyTimeoutMs: 0 });
     try {
-      other.db.pragma('busy_timeout = 0');
       let caught: unknown;
       try {
         other.transaction(() => undefined);
       } catch (err) {
         caught = explainBusy(err, db);
       }
-      expect(caught).toBeInstanceOf(MsnapError);
-      expect((caught as Error).message).toBe(`database ${db} is busy: another msnap process is writing to it (import, seed or keys); try again when it has finished`);
+      expect(caught).toBeInstanceOf(DatabaseBusyError);
+      expect((caught as DatabaseBusyError).exitCode).toBe(EXIT.busy);
+      expect((caught as Error).message).toBe(BUSY(db));
     } finally {
       other.close();
       holder.exec('ROLLBACK');
@@ -36,5 +39,34 @@ describe('explainBusy', () => {
   it('passes every other error through unchanged', () => {
     const err = new Error('disk I/O error');
     expect(explainBusy(err, 'x.db')).toBe(err);
+  });
+});
+
+describe('withStore', () => {
+  it('closes the store after fn, also when fn throws, and explains a busy database', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'msnap-with-'));
+    const db = path.join(dir, 'w.db');
+    try {
+      expect(await withStore(db, {}, (store) => store.listKeys().length)).toBe(0);
+      // The last connection closing removes the WAL file: nothing was left open.
+      expect(existsSync(`${db}-wal`)).toBe(false);
+      const holder = new Database(db);
+      holder.exec('BEGIN IMMEDIATE');
+      try {
+        await expect(withStore(db, { busyTimeoutMs: 0 }, (store) => store.transaction(() => 1))).rejects.toThrow(
+          new DatabaseBusyError(BUSY(db)),
+        );
+      } finally {
+        holder.exec('ROLLBACK');
+        holder.close();
+      }
+      await expect(withStore(db, {}, () => Promise.reject(new UsageError('nope')))).rejects.toThrow('nope');
+      expect(existsSync(`${db}-wal`)).toBe(false);
+      await expect(withStore(path.join(dir, 'missing', 'x.db'), {}, () => 1)).rejects.toThrow(
+        /^cannot open database .*x\.db: Cannot open database because the directory does not exist$/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

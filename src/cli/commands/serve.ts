@@ -1,7 +1,7 @@
 // `msnap serve`: the Market Snapshot Data Service over a local SQLite file. The command only binds
 // and checks flags; `runServe` does the work with injected dependencies so tests can drive it.
 // The server, the store and the seeder are imported by `runServe` itself: every client command
-// builds this command too, and loading them (better-sqlite3 included) cost it ~0.1 s at startup.
+// builds this command too, and loading them (better-sqlite3 included) would add ~0.1 s to its startup.
 import { isIP } from 'node:net';
 import { Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
@@ -13,6 +13,7 @@ import type { CliContext } from '../context.js';
 import { serveImportCommand } from './serve-import.js';
 import { serveKeysCommand } from './serve-keys.js';
 import { serveSeedCommand } from './serve-seed.js';
+import { explainBusy, openServeStore } from './serve-store.js';
 
 /** Flag values of `msnap serve`, checked. */
 export interface ServeOptions {
@@ -20,6 +21,9 @@ export interface ServeOptions {
   host: string;
   port: number;
   demo: boolean;
+  /** Node's header and whole-request timeouts; undefined keeps the listener's defaults (10 s, 30 s). */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
 }
 
 /** What `runServe` needs from the outside world. */
@@ -30,12 +34,6 @@ export interface ServeDeps {
   /** Called once listening (tests read the URL here). */
   onListening?: (server: RunningServer) => void;
 }
-
-/** The demo accounts `--demo` gives a key each. */
-export const DEMO_ACCOUNTS = [
-  { account: 'demo-builder', plan: 'builder' },
-  { account: 'demo-pro', plan: 'pro' },
-] as const;
 
 const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
@@ -50,6 +48,32 @@ export function parsePort(value: string): number {
 export function parseHost(value: string): string {
   if (isIP(value) || HOSTNAME.test(value)) return value;
   throw new UsageError(`--host must be an IP address or a host name, e.g. 127.0.0.1; got "${value.slice(0, 40)}"`);
+}
+
+/** Raw flag values of `msnap serve` as commander hands them over. */
+interface ServeFlags {
+  db?: string;
+  host: string;
+  port: string;
+  demo: boolean;
+}
+
+/** Use to check the flags of `msnap serve`; the timeouts come from MSNAP_HEADERS_TIMEOUT_MS / MSNAP_REQUEST_TIMEOUT_MS. */
+export function parseServeFlags(raw: ServeFlags, env: NodeJS.ProcessEnv): ServeOptions {
+  return {
+    db: resolveDbPath(raw.db, env),
+    host: parseHost(raw.host),
+    port: parsePort(raw.port),
+    demo: raw.demo,
+    headersTimeoutMs: envMs(env, 'MSNAP_HEADERS_TIMEOUT_MS'),
+    requestTimeoutMs: envMs(env, 'MSNAP_REQUEST_TIMEOUT_MS'),
+  };
+}
+
+/** A positive integer of milliseconds from the environment (tests shorten the timeouts), else undefined. */
+function envMs(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const value = env[name];
+  return value !== undefined && /^\d+$/.test(value) && Number(value) > 0 ? Number(value) : undefined;
 }
 
 /** The `serve` command with its subcommands `seed`, `import` and `keys`. */
@@ -73,14 +97,8 @@ Examples:
   $ msnap serve keys create --db data.db --account alice --plan pro
   $ curl -H "X-API-Key: $KEY" http://127.0.0.1:8787/api/v1/markets?coin=btc&limit=5`,
     )
-    .action(async (raw: { db?: string; host: string; port: string; demo: boolean }) => {
-      const options: ServeOptions = {
-        db: resolveDbPath(raw.db, ctx.env),
-        host: parseHost(raw.host),
-        port: parsePort(raw.port),
-        demo: raw.demo,
-      };
-      await runServe(options, { ctx, waitForStop: processSignals });
+    .action(async (raw: ServeFlags) => {
+      await runServe(parseServeFlags(raw, ctx.env), { ctx, waitForStop: processSignals });
     });
   cmd.addCommand(serveSeedCommand(ctx));
   cmd.addCommand(serveImportCommand(ctx));
@@ -114,26 +132,23 @@ function processSignals(): Promise<string> {
   });
 }
 
-/** Use to run the service until `waitForStop` resolves; then drains and closes the database. */
+/** Use to run the service until `waitForStop` resolves; then drains and closes the database it opened. */
 export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<void> {
   const { ctx } = deps;
-  const [{ openSqliteStore }, { createApp }, { startServer }] = await Promise.all([
-    import('../../store/sqlite/sqlite-store.js'),
-    import('../../server/app.js'),
-    import('../../server/listen.js'),
-  ]);
-  let store: SqliteStore;
-  try {
-    store = openSqliteStore(options.db);
-  } catch (err) {
-    throw new UsageError(`cannot open database ${options.db}: ${err instanceof Error ? err.message : String(err)}`);
-  }
+  const [{ createApp }, { startServer }] = await Promise.all([import('../../server/app.js'), import('../../server/listen.js')]);
+  const store = await openServeStore(options.db);
   let running: RunningServer;
   let demoLines: string[] = [];
   try {
-    if (options.demo) demoLines = await prepareDemo(store, ctx);
+    if (options.demo) demoLines = await prepareDemo(store, ctx, options.db);
     const app = createApp({ store, now: ctx.now, version: VERSION, log: (line) => ctx.stderr.write(`${line}\n`) });
-    running = await startServer({ app, host: options.host, port: options.port });
+    running = await startServer({
+      app,
+      host: options.host,
+      port: options.port,
+      headersTimeoutMs: options.headersTimeoutMs,
+      requestTimeoutMs: options.requestTimeoutMs,
+    });
   } catch (err) {
     store.close();
     const code = (err as NodeJS.ErrnoException).code;
@@ -147,35 +162,41 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
   deps.onListening?.(running);
   const signal = await deps.waitForStop();
   ctx.stderr.write(`msnap serve: ${signal}, finishing in-flight requests\n`);
-  await running.close();
+  try {
+    await running.close();
+  } finally {
+    store.close();
+  }
 }
 
 /** Seeds an empty database and gives each demo account a key when it has none; returns the lines to print. */
-async function prepareDemo(store: SqliteStore, ctx: CliContext): Promise<string[]> {
-  const [{ seedDatabase }, { createApiKey }] = await Promise.all([
+async function prepareDemo(store: SqliteStore, ctx: CliContext, db: string): Promise<string[]> {
+  const [{ seedDatabase }, { ensureDemoKeys }] = await Promise.all([
     import('../../store/seed/seed.js'),
-    import('../../accounts/create-key.js'),
+    import('../../accounts/demo-accounts.js'),
   ]);
   const now = ctx.now();
-  const { total } = store.listMarkets({ limit: 1, offset: 0, window: null, now });
-  if (total === 0) {
-    ctx.stderr.write('msnap serve: seeding the demo database (15 days of markets)...\n');
-    const summary = seedDatabase(store, { now });
-    ctx.stderr.write(
-      `msnap serve: seeded ${summary.markets} markets and ${summary.snapshots} snapshots in ${(summary.ms / 1000).toFixed(1)} s\n`,
-    );
-  }
-  const lines: string[] = [];
-  for (const demo of DEMO_ACCOUNTS) {
-    const account = store.getAccount(demo.account);
-    if (account && store.countActiveKeys(account.id, now) > 0) {
+  try {
+    const { total } = store.listMarkets({ limit: 1, offset: 0, window: null, now });
+    if (total === 0) {
+      ctx.stderr.write('msnap serve: seeding the demo database (15 days of markets)...\n');
+      const summary = seedDatabase(store.bulk, { now });
       ctx.stderr.write(
-        `msnap serve: ${demo.account} already has a key (printed when it was made); \`msnap serve keys create --account ${demo.account}\` makes another\n`,
+        `msnap serve: seeded ${summary.markets} markets and ${summary.snapshots} snapshots in ${(summary.ms / 1000).toFixed(1)} s\n`,
       );
-      continue;
     }
-    const created = createApiKey(store, { account: demo.account, plan: demo.plan, now });
-    lines.push(`demo ${demo.plan} key (${demo.account}): ${created.key}`);
+    const lines: string[] = [];
+    for (const demo of ensureDemoKeys(store, now)) {
+      if (demo.key === undefined) {
+        ctx.stderr.write(
+          `msnap serve: ${demo.account} already has a key (printed when it was made); \`msnap serve keys create --account ${demo.account}\` makes another\n`,
+        );
+      } else {
+        lines.push(`demo ${demo.plan} key (${demo.account}): ${demo.key}`);
+      }
+    }
+    return lines;
+  } catch (err) {
+    throw explainBusy(err, db);
   }
-  return lines;
 }

@@ -3,11 +3,11 @@
 import { Command } from 'commander';
 import { MARKET_DURATION_MS, type Coin, type Market, type MarketType, type Snapshot } from '../../domain/market.js';
 import { NotFoundError, UsageError } from '../../errors.js';
-import { coinArg, countArg, marketIdArg, marketTypeArg, timeRangeFlags } from '../arguments.js';
+import { coinArg, countArg, marketIdArg, checkMarketOrCoinType, marketTypeArg, timeRangeFlags } from '../arguments.js';
 import type { CliContext } from '../context.js';
-import { runWithDeps, type CliClient, type CliDeps } from '../deps.js';
+import { runWithDeps, type CliDeps } from '../deps.js';
 import type { Progress } from '../output/progress.js';
-import type { WindowEnd } from '../../client/client.js';
+import type { MsnapApi, WindowEnd } from '../../client/types.js';
 import { snapshotSchema } from '../output/record-schemas.js';
 import { windowEndNote } from '../output/window-note.js';
 import { TIME_HELP } from '../time.js';
@@ -36,6 +36,7 @@ interface RawFlags {
 export function parseSnapshotsArgs(first: string, second: string | undefined, flags: RawFlags, now: number): SnapshotsOptions {
   const range = timeRangeFlags(flags, now);
   let target: SnapshotsTarget;
+  checkMarketOrCoinType(first, second, 'msnap snapshots <market-id> | <coin> <type>');
   if (second === undefined) {
     target = { marketId: marketIdArg(first) };
     if (flags.last !== undefined) throw new UsageError('--last needs COIN TYPE (e.g. msnap snapshots BTC 5m --last 3), not a market id');
@@ -55,7 +56,7 @@ export function parseSnapshotsArgs(first: string, second: string | undefined, fl
  * that have snapshots; markets with none (just opened, or never captured) are skipped.
  */
 export async function selectMarkets(
-  client: CliClient,
+  client: MsnapApi,
   coin: Coin,
   marketType: MarketType,
   opts: Pick<SnapshotsOptions, 'last' | 'from' | 'to'>,
@@ -120,7 +121,7 @@ export async function runSnapshots(opts: SnapshotsOptions, deps: CliDeps): Promi
 }
 
 async function* streamAll(
-  client: CliClient,
+  client: MsnapApi,
   ids: string[],
   opts: SnapshotsOptions,
   progress: Progress,

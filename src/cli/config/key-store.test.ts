@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -28,15 +28,42 @@ describe('KeyStore', () => {
   it('makes the added key active, switches with use, and forgets the active one on remove', () => {
     const store = new KeyStore(dir);
     expect(store.active()).toBeUndefined();
-    expect(store.add('a', 'key-a', undefined, T0)).toBe(false);
+    expect(store.add('a', 'key-a', undefined, T0)).toEqual({ replaced: false });
     store.add('b', 'key-b', 'http://127.0.0.1:1', T0);
     expect(store.active()).toEqual({ name: 'b', key: 'key-b', baseUrl: 'http://127.0.0.1:1', addedAt: T0 });
     store.use('a');
     expect(store.active()?.key).toBe('key-a');
-    expect(store.add('a', 'key-a2', undefined, T0 + 1)).toBe(true);
+    expect(store.add('a', 'key-a2', undefined, T0 + 1)).toEqual({ replaced: true });
     store.remove('a');
     expect(store.active()).toBeUndefined();
     expect(new KeyStore(dir).list(T0).map((k) => k.name)).toEqual(['b']);
+  });
+
+  it('keeps the base URL of a replaced key unless a new one is given', () => {
+    const store = new KeyStore(dir);
+    store.add('prod', 'k1', 'https://api.example.test', T0);
+    expect(store.add('prod', 'k2', undefined, T0 + 1)).toEqual({ replaced: true, baseUrl: 'https://api.example.test' });
+    expect(store.active()).toEqual({ name: 'prod', key: 'k2', baseUrl: 'https://api.example.test', addedAt: T0 + 1 });
+    expect(store.add('prod', 'k3', 'http://127.0.0.1:1', T0 + 2).baseUrl).toBe('http://127.0.0.1:1');
+  });
+
+  it('names a corrupt or unusable config file in one usage line', () => {
+    writeFileSync(join(dir, 'config.json'), '{"profiles": {');
+    let err: unknown;
+    try {
+      new KeyStore(dir).active();
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).message).toBe(`cannot use the config file ${join(dir, 'config.json')}: it is not valid JSON`);
+    const other = mkdtempSync(join(tmpdir(), 'msnap-keys-dir-'));
+    mkdirSync(join(other, 'config.json'));
+    try {
+      expect(() => new KeyStore(other).list(T0)).toThrow(/^cannot use the config file .*config\.json: it is a directory$/);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
   });
 
   it('flags keys for rotation once they are 90 days old', () => {

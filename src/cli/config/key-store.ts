@@ -1,7 +1,9 @@
 // Named API keys ("profiles") kept with conf: one JSON file, mode 0600, in the XDG config dir
 // (~/.config/msnap/config.json) or in MSNAP_CONFIG_DIR when set (tests, portable installs).
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import Conf from 'conf';
-import { UsageError } from '../../errors.js';
+import { MsnapError, UsageError } from '../../errors.js';
 import { KEY_ROTATION_MS } from '../../domain/plans.js';
 
 /** One stored key. `baseUrl` is optional: without it the key uses the default service URL. */
@@ -29,12 +31,22 @@ export class KeyStore {
   private readonly conf: Conf<ConfigShape>;
 
   constructor(dir?: string) {
-    this.conf = new Conf<ConfigShape>({
-      projectName: 'msnap',
-      projectSuffix: '',
-      ...(dir ? { cwd: dir } : {}),
-      configFileMode: 0o600,
-      defaults: { profiles: {} },
+    const conf = readable(configPath(dir), () =>
+      new Conf<ConfigShape>({
+        projectName: 'msnap',
+        projectSuffix: '',
+        ...(dir ? { cwd: dir } : {}),
+        configFileMode: 0o600,
+        defaults: { profiles: {} },
+      }),
+    );
+    // Every later read or write can meet the same broken file: wrap them all once, here.
+    this.conf = new Proxy(conf, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => readable(target.path, () => (value as (...a: unknown[]) => unknown).apply(target, args));
+      },
     });
   }
 
@@ -47,14 +59,18 @@ export class KeyStore {
     return { ...(this.conf.get('profiles') ?? {}) };
   }
 
-  /** Add or replace a key and make it the active one; returns true when it replaced one. */
-  add(name: string, key: string, baseUrl: string | undefined, now: number): boolean {
+  /**
+   * Add or replace a key and make it the active one. Replacing a key without a new base URL keeps
+   * the one it had (rotating a key must not silently point it at another service).
+   */
+  add(name: string, key: string, baseUrl: string | undefined, now: number): { replaced: boolean; baseUrl?: string } {
     const profiles = this.profiles();
     const replaced = name in profiles;
-    profiles[name] = { key, addedAt: now, ...(baseUrl ? { baseUrl } : {}) };
+    const url = baseUrl ?? profiles[name]?.baseUrl;
+    profiles[name] = { key, addedAt: now, ...(url ? { baseUrl: url } : {}) };
     this.conf.set('profiles', profiles);
     this.conf.set('active', name);
-    return replaced;
+    return { replaced, ...(url ? { baseUrl: url } : {}) };
   }
 
   /** Make `name` the active key; a UsageError when there is no such key. */
@@ -94,5 +110,29 @@ export class KeyStore {
       `no stored key named '${name}'`,
       names.length > 0 ? `stored keys: ${names.join(', ')}` : 'add one with: msnap keys add NAME',
     );
+  }
+}
+
+/** Where conf keeps the file: MSNAP_CONFIG_DIR, else $XDG_CONFIG_HOME/msnap, else ~/.config/msnap. */
+function configPath(dir: string | undefined): string {
+  return join(dir ?? join(process.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'msnap'), 'config.json');
+}
+
+/** Runs a config read or write; a broken or unreadable file becomes one line that names it. */
+function readable<T>(path: string, op: () => T): T {
+  try {
+    return op();
+  } catch (err) {
+    if (err instanceof MsnapError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    const why =
+      err instanceof SyntaxError
+        ? 'it is not valid JSON'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'permission denied'
+          : code === 'EISDIR'
+            ? 'it is a directory'
+            : (err as Error).message;
+    throw new UsageError(`cannot use the config file ${path}: ${why}`, 'fix it, or move it away and add your keys again (msnap keys add NAME)');
   }
 }

@@ -117,6 +117,56 @@ describe('exporter', () => {
     expect(notes).toEqual(['showing the first 2 rows; use --csv, --ndjson, --json or -o FILE for all of them']);
   });
 
+  it('writes nothing at all when the first page fails (no header-only CSV, no lone [)', async () => {
+    for (const format of ['csv', 'json', 'ndjson'] as const) {
+      const out = pipe();
+      async function* failing(): AsyncGenerator<readonly Row[]> {
+        await new Promise((r) => setImmediate(r));
+        throw new Error('403 outside the window');
+      }
+      const exporter = createExporter({ format, sink: new OutputSink(out), color: false });
+      await expect(exporter.listPages(schema, failing())).rejects.toThrow(/403/);
+      expect(out.text, format).toBe('');
+    }
+  });
+
+  it('still writes the header (or []) of an empty list', async () => {
+    const csv = pipe();
+    await createExporter({ format: 'csv', sink: new OutputSink(csv), color: false }).list(schema, []);
+    expect(csv.text).toBe('n\n');
+    const json = pipe();
+    await createExporter({ format: 'json', sink: new OutputSink(json), color: false }).list(schema, []);
+    expect(json.text).toBe('[]\n');
+  });
+
+  it('fits a table to the terminal width, dropping columns in the schema order, and says what it hid', async () => {
+    interface Wide {
+      id: string;
+      detail: string;
+      extra: string;
+    }
+    const wide: RecordSchema<Wide> = {
+      columns: [
+        { name: 'id', value: (r) => r.id },
+        { name: 'detail', value: (r) => r.detail, dropOrder: 2 },
+        { name: 'extra', value: (r) => r.extra, dropOrder: 1 },
+      ],
+    };
+    const rows = [{ id: 'x'.repeat(20), detail: 'd'.repeat(30), extra: 'e'.repeat(30) }];
+    const out = pipe();
+    const notes: string[] = [];
+    await createExporter({ format: 'table', sink: new OutputSink(out), color: false, tableWidth: 60, onNote: (m) => notes.push(m) }).list(wide, rows);
+    const lines = out.text.trimEnd().split('\n');
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(60);
+    expect(out.text).toContain('detail');
+    expect(out.text).not.toContain('extra');
+    expect(notes).toEqual(['table fitted to 60 columns (hidden: extra); --wide shows everything, --csv/--json every field']);
+
+    const unfitted = pipe();
+    await createExporter({ format: 'table', sink: new OutputSink(unfitted), color: false }).list(wide, rows);
+    expect(unfitted.text).toContain('extra');
+  });
+
   it('writes single results in each format', async () => {
     const texts: string[] = [];
     for (const format of ['csv', 'ndjson', 'json'] as const) {

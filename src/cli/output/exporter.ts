@@ -5,7 +5,8 @@ import type { OutputFormat } from './format.js';
 import { jsonArrayEnd, jsonArrayItems, jsonRecord, ndjsonLine, ndjsonLines } from './json.js';
 import type { RecordSchema } from './schema.js';
 import type { OutputSink } from './sink.js';
-import { renderRecordTable, renderTable } from './table.js';
+import { renderRecordTable, renderTable, type TableOptions } from './table.js';
+import type { TableFit } from './table-fit.js';
 
 /** What a list export did: rows written, and whether the reader went away first. */
 export interface ListResult {
@@ -34,6 +35,8 @@ export interface ExporterOptions {
   color: boolean;
   /** A table holds at most this many rows (a terminal is no place for 100k rows); undefined = all. */
   tableRowCap?: number;
+  /** Tables are fitted to this many columns (the terminal's width); undefined: as wide as they are. */
+  tableWidth?: number;
   /** Told when the table was capped (goes to stderr). */
   onNote?: (message: string) => void;
 }
@@ -66,13 +69,30 @@ export function createExporter(opts: ExporterOptions): Exporter {
     },
 
     async record<T>(schema: RecordSchema<T>, row: T): Promise<void> {
-      if (opts.format === 'table') await emit(renderRecordTable(schema, row, { color: opts.color }));
+      if (opts.format === 'table') await emit(renderRecordTable(schema, row, tableOptions()));
       else if (opts.format === 'csv') await emit(csvHeader(schema) + csvRow(schema, row));
       else if (opts.format === 'ndjson') await emit(ndjsonLine(schema, row));
       else await emit(jsonRecord(schema, row));
       await done();
     },
   };
+
+  function tableOptions(): TableOptions {
+    return {
+      color: opts.color,
+      ...(opts.tableWidth !== undefined
+        ? {
+            width: opts.tableWidth,
+            onFitted: (fit: TableFit) =>
+              opts.onNote?.(
+                `table fitted to ${opts.tableWidth} columns${fit.dropped.length ? ` (hidden: ${fit.dropped.join(', ')})` : ''}${
+                  fit.truncated ? ' (long cells cut)' : ''
+                }; --wide shows everything, --csv/--json every field`,
+              ),
+          }
+        : {}),
+    };
+  }
 
   async function writePages<T>(
     schema: RecordSchema<T>,
@@ -81,9 +101,17 @@ export function createExporter(opts: ExporterOptions): Exporter {
     if (opts.format === 'table') return tableList(schema, pages);
     const render = pageRenderer(opts.format, schema);
     let count = 0;
-    if (opts.format === 'csv') await emit(csvHeader(schema));
+    // Nothing is written before the first page has arrived: a request that fails at once must not
+    // leave a header-only CSV (or a lone `[`) on stdout.
+    let started = false;
+    const start = async (): Promise<void> => {
+      if (started) return;
+      started = true;
+      if (opts.format === 'csv') await emit(csvHeader(schema));
+    };
     for await (const page of pages) {
       if (sink.closed) break;
+      await start();
       // A page is rendered a slice at a time: text waiting to be written stays small, so it dies
       // young instead of being copied into the old generation (peak RSS, not just speed).
       for (let at = 0; at < page.length && !sink.closed; at += RENDER_SLICE) {
@@ -92,6 +120,7 @@ export function createExporter(opts: ExporterOptions): Exporter {
         count += rows.length;
       }
     }
+    if (!sink.closed) await start();
     if (opts.format === 'json' && !sink.closed) await emit(jsonArrayEnd(count));
     await done();
     return { rows: count, readerGone: sink.closed };
@@ -112,7 +141,7 @@ export function createExporter(opts: ExporterOptions): Exporter {
         kept.push(row);
       }
     }
-    await emit(renderTable(schema, kept, { color: opts.color }));
+    await emit(renderTable(schema, kept, tableOptions()));
     await done();
     if (capped) {
       opts.onNote?.(

@@ -25,11 +25,17 @@ export function jsonArrayItem<T>(schema: RecordSchema<T>, row: T, index: number)
 /** Use for lists: pages of a streamed JSON array, `first` being the 0-based number of the page's first row. */
 export function jsonArrayItems<T>(schema: RecordSchema<T>): (rows: readonly T[], first: number) => string {
   const shape = jsonShaper(schema);
+  const indent = schema.jsonIndent;
+  // Indented as the row would be inside JSON.stringify(rows, null, indent).
+  const text =
+    indent === undefined
+      ? (row: T) => JSON.stringify(shape(row))
+      : (row: T) => JSON.stringify(shape(row), null, indent).replace(/^/gm, ' '.repeat(indent));
   return (rows, first) => {
     let out = '';
     let index = first;
     for (const row of rows) {
-      out += `${index === 0 ? '[\n' : ',\n'}${JSON.stringify(shape(row))}`;
+      out += `${index === 0 ? '[\n' : ',\n'}${text(row)}`;
       index += 1;
     }
     return out;

@@ -1,30 +1,32 @@
 // The columns of every record kind the CLI prints, in the contract's field order. CSV headers
 // and JSON keys use the contract's names; tables may show times as ISO and hide wide columns.
+import type { AtResult, Limits } from '../../client/types.js';
 import type { Market, Snapshot } from '../../domain/market.js';
 import { isoCell, type RecordSchema } from './schema.js';
 
 /** Markets, as `msnap markets` prints them. */
 export const MARKET_SCHEMA: RecordSchema<Market> = {
+  // dropOrder: what a narrow terminal gives up first (the id already names coin, type and start).
   columns: [
     { name: 'market_id', value: (m) => m.market_id },
     { name: 'slug', value: (m) => m.slug, table: false },
-    { name: 'coin', value: (m) => m.coin },
-    { name: 'market_type', value: (m) => m.market_type, label: 'type' },
-    { name: 'status', value: (m) => m.status },
+    { name: 'coin', value: (m) => m.coin, dropOrder: 2 },
+    { name: 'market_type', value: (m) => m.market_type, label: 'type', dropOrder: 3 },
+    { name: 'status', value: (m) => m.status, dropOrder: 7 },
     { name: 'start_time', value: (m) => m.start_time, table: (m) => isoCell(m.start_time) },
-    { name: 'end_time', value: (m) => m.end_time, table: (m) => isoCell(m.end_time) },
-    { name: 'price_start', value: (m) => m.price_start },
-    { name: 'price_end', value: (m) => m.price_end },
-    { name: 'winner', value: (m) => m.winner },
-    { name: 'snapshot_count', value: (m) => m.snapshot_count, label: 'snapshots' },
+    { name: 'end_time', value: (m) => m.end_time, table: (m) => isoCell(m.end_time), dropOrder: 1 },
+    { name: 'price_start', value: (m) => m.price_start, dropOrder: 4 },
+    { name: 'price_end', value: (m) => m.price_end, dropOrder: 5 },
+    { name: 'winner', value: (m) => m.winner, dropOrder: 8 },
+    { name: 'snapshot_count', value: (m) => m.snapshot_count, label: 'snapshots', dropOrder: 6 },
   ],
 };
 
 /** Snapshots; the orderbook columns only when asked for (CSV holds them as JSON text). */
 export function snapshotSchema(includeOrderbook: boolean): RecordSchema<Snapshot> {
   const columns: RecordSchema<Snapshot>['columns'] = [
-    { name: 'id', value: (s) => s.id },
-    { name: 'market_id', value: (s) => s.market_id },
+    { name: 'id', value: (s) => s.id, dropOrder: 2 },
+    { name: 'market_id', value: (s) => s.market_id, dropOrder: 1 },
     { name: 'time', value: (s) => s.time, table: (s) => isoCell(s.time) },
     { name: 'price', value: (s) => s.price },
     { name: 'price_up', value: (s) => s.price_up },
@@ -32,19 +34,29 @@ export function snapshotSchema(includeOrderbook: boolean): RecordSchema<Snapshot
   ];
   if (includeOrderbook) {
     columns.push(
-      { name: 'orderbook_up', value: (s) => s.orderbook_up },
-      { name: 'orderbook_down', value: (s) => s.orderbook_down },
+      // A table shows the top of each book; CSV and JSON carry every level.
+      { name: 'orderbook_up', value: (s) => s.orderbook_up, label: 'up bid | ask', table: (s) => topOfBook(s.orderbook_up) },
+      { name: 'orderbook_down', value: (s) => s.orderbook_down, label: 'down bid | ask', table: (s) => topOfBook(s.orderbook_down) },
     );
   }
   return { columns };
 }
 
-/** What `msnap at` gets back: the asked time, the distance to the nearest snapshot, and it. */
-export interface AtResult {
-  market_id: string;
-  ts: number;
-  delta_ms: number;
-  snapshot: Snapshot;
+/** A level as `[price, size]` (old exports) or `{price, size}`: its two numbers. */
+function level(l: unknown): [unknown, unknown] | undefined {
+  if (Array.isArray(l)) return [l[0], l[1]];
+  if (l && typeof l === 'object') return [(l as { price?: unknown }).price, (l as { size?: unknown }).size];
+  return undefined;
+}
+
+/** `0.52×120 | 0.54×80`: the best bid and the best ask with their sizes. */
+function topOfBook(side: { bids?: readonly unknown[]; asks?: readonly unknown[] } | undefined): string {
+  if (!side) return '';
+  const best = (levels: readonly unknown[] | undefined): string => {
+    const l = level(levels?.[0]);
+    return l ? `${String(l[0])}×${String(l[1])}` : '-';
+  };
+  return `${best(side.bids)} | ${best(side.asks)}`;
 }
 
 /** `msnap at`: one flat row for CSV and tables; JSON keeps the service's nested shape. */
@@ -62,16 +74,6 @@ export const AT_SCHEMA: RecordSchema<AtResult> = {
   json: (a) => a,
 };
 
-/** The limits a key has, as `/api/v1/limits` reports them. */
-export interface LimitsView {
-  plan: string;
-  trial: { active: boolean; ends_at: number | null } | null;
-  rate_limit: { requests_per_minute: number; burst_per_second: number };
-  data_window: Record<string, number> | null;
-  api_keys: { active: number | null; max: number | null } | null;
-  usage: { remaining: number; reset: number } | null;
-}
-
 function windowText(w: Record<string, number> | null): string {
   if (!w) return 'all markets';
   return Object.entries(w)
@@ -80,7 +82,7 @@ function windowText(w: Record<string, number> | null): string {
 }
 
 /** `msnap limits`: flat columns for CSV, readable rows for a table, the body itself for JSON. */
-export const LIMITS_SCHEMA: RecordSchema<LimitsView> = {
+export const LIMITS_SCHEMA: RecordSchema<Limits> = {
   columns: [
     { name: 'plan', value: (l) => l.plan },
     { name: 'trial_active', value: (l) => l.trial?.active ?? false, label: 'trial', table: (l) => trialText(l) },
@@ -89,7 +91,7 @@ export const LIMITS_SCHEMA: RecordSchema<LimitsView> = {
     { name: 'burst_per_second', value: (l) => l.rate_limit.burst_per_second, label: 'burst/s' },
     ...(['5m', '15m', '1hr', '4hr', '24hr'] as const).map((type) => ({
       name: `window_${type}`,
-      value: (l: LimitsView) => l.data_window?.[type] ?? null,
+      value: (l: Limits) => l.data_window?.[type] ?? null,
       table: false as const,
     })),
     { name: 'data_window', value: () => undefined, label: 'data window', table: (l) => windowText(l.data_window), tableOnly: true },
@@ -106,13 +108,13 @@ export const LIMITS_SCHEMA: RecordSchema<LimitsView> = {
   json: (l) => l,
 };
 
-function trialText(l: LimitsView): string {
+function trialText(l: Limits): string {
   if (!l.trial) return 'no (paid)';
   const ends = l.trial.ends_at === null ? '' : ` until ${isoCell(l.trial.ends_at)}`;
   return l.trial.active ? `active${ends}` : `ended${ends}`;
 }
 
-function keysText(l: LimitsView): string {
+function keysText(l: Limits): string {
   if (!l.api_keys) return '';
   return `${l.api_keys.active ?? '?'} active of ${l.api_keys.max ?? 'unlimited'}`;
 }

@@ -68,7 +68,7 @@ const wideRows: Wide[] = TRICKY.flatMap((a, i) => [
 ]);
 
 describe('CSV pages', () => {
-  it('equal csv-stringify row by row (the former renderer) for tricky values, header included', () => {
+  it('equal csv-stringify row by row for tricky values, header included', () => {
     const columns = machineColumns(wide);
     const former =
       stringify([columns.map((c) => c.name)]) +

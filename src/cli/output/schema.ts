@@ -14,6 +14,8 @@ export interface Column<T> {
   label?: string;
   /** A summary only tables show (CSV and JSON carry the underlying columns instead). */
   tableOnly?: true;
+  /** When a table is too wide for the terminal, columns are dropped lowest first; undefined: always kept. */
+  dropOrder?: number;
 }
 
 /** Use to describe a record kind once for every format. */
@@ -21,6 +23,12 @@ export interface RecordSchema<T> {
   columns: Column<T>[];
   /** The object JSON and NDJSON write; defaults to the columns' values keyed by name (undefined left out). */
   json?: (row: T) => unknown;
+  /** A list as a table: 'grid' (boxed, the default) or 'columns' (plain aligned text, as admin listings print). */
+  tableLayout?: 'grid' | 'columns';
+  /** The line a table shows instead of an empty list (e.g. how to make the first item). */
+  emptyTable?: string;
+  /** A JSON list laid out as JSON.stringify(rows, null, jsonIndent) instead of one row per line. */
+  jsonIndent?: number;
 }
 
 /**

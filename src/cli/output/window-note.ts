@@ -1,6 +1,6 @@
 // The one stderr line for a listing that stopped at the plan's data window: the user asked for
 // everything, so this is information (what "everything" means on their plan), not a warning.
-import type { WindowEnd } from '../../client/client.js';
+import type { WindowEnd } from '../../client/types.js';
 
 /** Use for the `msnap: note:` line when a `--all` listing ends at the data window. */
 export function windowEndNote(end: WindowEnd): string {

@@ -4,14 +4,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
-import type { WindowEnd } from '../../client/client.js';
+import type { AtResult, Limits, MarketsListingQuery, MsnapApi, SnapshotsStreamQuery, WindowEnd } from '../../client/types.js';
 import type { Market, Snapshot } from '../../domain/market.js';
 import { marketId, MARKET_DURATION_MS, type Coin, type MarketType } from '../../domain/market.js';
 import { NotFoundError } from '../../errors.js';
 import type { CliContext } from '../context.js';
-import { runWithGlobals, type CliClient, type CliDeps, type ClientFactory, type Connection, type MarketsQuery, type SnapshotsQuery } from '../deps.js';
+import type { Connection } from '../connection.js';
+import { runWithGlobals, type CliDeps, type ClientFactory } from '../deps.js';
 import type { GlobalOptions } from '../global-options.js';
-import type { AtResult, LimitsView } from '../output/record-schemas.js';
 
 /** A writable that keeps what was written, with a settable isTTY. */
 export type Capture = Writable & { isTTY?: boolean; text: () => string };
@@ -79,8 +79,8 @@ export function snapshotsOf(m: Market): Snapshot[] {
 
 /** Every call the fake client saw. */
 export interface FakeCalls {
-  markets: MarketsQuery[];
-  snapshots: { id: string; q: SnapshotsQuery }[];
+  markets: MarketsListingQuery[];
+  snapshots: { id: string; q: SnapshotsStreamQuery }[];
   at: { id: string; ts: number }[];
   connections: Connection[];
   closed: number;
@@ -89,13 +89,13 @@ export interface FakeCalls {
 /** A client over in-memory markets (kept newest first, as the service lists them). */
 export function fakeClient(
   markets: Market[],
-  extra: { limits?: LimitsView; warnOnMarkets?: string; windowEnd?: WindowEnd } = {},
+  extra: { limits?: Limits; warnOnMarkets?: string; windowEnd?: WindowEnd } = {},
 ): { factory: ClientFactory; calls: FakeCalls } {
   const calls: FakeCalls = { markets: [], snapshots: [], at: [], connections: [], closed: 0 };
   const sorted = [...markets].sort((a, b) => b.start_time - a.start_time);
   const factory: ClientFactory = (conn, hooks) => {
     calls.connections.push(conn);
-    const client: CliClient = {
+    const client: MsnapApi = {
       async health() {
         return { status: 'ok', time: 1763769600000, version: '9.9.9', rttMs: 1.234 };
       },
@@ -118,11 +118,6 @@ export function fakeClient(
         for (const m of rows.slice(from, from + max)) yield m;
         // A listing of everything that the service cut at the plan's data window.
         if (q.all && extra.windowEnd) q.onWindowEnd?.(extra.windowEnd);
-      },
-      async market(id) {
-        const m = sorted.find((x) => x.market_id === id);
-        if (!m) throw new NotFoundError(`market ${id} not found`);
-        return m;
       },
       async *snapshotPages(id, q) {
         calls.snapshots.push({ id, q });

@@ -1,5 +1,5 @@
 // GET /v1/snapshots/at-timestamp: the snapshot nearest a time, within a tolerance.
-import { HttpError } from '../http-error.js';
+import { HttpException } from '../http-error.js';
 import { defineRoute } from '../route.js';
 import { readableMarket } from './market-lookup.js';
 
@@ -14,17 +14,17 @@ export const atTimestampRoute = defineRoute({
     const ts = q.integer('ts');
     const alias = q.integer('timestamp');
     if (ts !== undefined && alias !== undefined) {
-      throw new HttpError(400, 'Parameters ts and timestamp are the same; give only one.');
+      throw new HttpException(400, 'Parameters ts and timestamp are the same; give only one.');
     }
     const at = ts ?? alias;
-    if (at === undefined) throw new HttpError(400, 'Parameter ts is required: a time in epoch milliseconds.');
+    if (at === undefined) throw new HttpException(400, 'Parameter ts is required: a time in epoch milliseconds.');
     return { market, ts: at };
   },
   handle: (ctx, q) => {
     const market = readableMarket(ctx, q.market);
     const snapshot = ctx.store.nearestSnapshot(market.market_id, q.ts);
     if (!snapshot || Math.abs(snapshot.time - q.ts) > AT_TIMESTAMP_TOLERANCE_MS) {
-      throw new HttpError(
+      throw new HttpException(
         404,
         `No snapshot of market ${market.market_id} lies within ${AT_TIMESTAMP_TOLERANCE_MS.toLocaleString('en-US')} ms of ts ${q.ts}.`,
       );

@@ -1,5 +1,5 @@
 // GET /api/v1/markets: filtered, paged market list; a builder sees only its window.
-import { HttpError } from '../http-error.js';
+import { HttpException } from '../http-error.js';
 import { windowOf, outsideWindow } from '../data-window.js';
 import { clampToMax, warningField } from '../list-limit.js';
 import { defineRoute } from '../route.js';
@@ -35,7 +35,7 @@ export const marketsRoute = defineRoute({
         ];
       }
     }
-    if (!Number.isSafeInteger(offset + limit)) throw new HttpError(400, 'Parameter offset is too large.');
+    if (!Number.isSafeInteger(offset + limit)) throw new HttpException(400, 'Parameter offset is too large.');
     const { markets, total } = store.listMarkets({
       coin: q.coin,
       marketType: q.marketType,

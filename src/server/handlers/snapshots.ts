@@ -1,7 +1,7 @@
 // GET /api/v1/markets/{id}/snapshots: a page of one market's snapshots, oldest first. The body is
 // concatenated around the store's pre-serialised JSON array: no per-row objects on the hot path.
 import { clampToMax, warningField } from '../list-limit.js';
-import { HttpError } from '../http-error.js';
+import { HttpException } from '../http-error.js';
 import { defineRoute } from '../route.js';
 import { readableMarket } from './market-lookup.js';
 
@@ -22,7 +22,7 @@ export const snapshotsRoute = defineRoute({
     const market = readableMarket(ctx, ctx.params.id!);
     const offset = q.offset ?? 0;
     const { limit, warnings } = clampToMax(q.limit, SNAPSHOTS_LIMIT.default, SNAPSHOTS_LIMIT.max);
-    if (!Number.isSafeInteger(offset + limit)) throw new HttpError(400, 'Parameter offset is too large.');
+    if (!Number.isSafeInteger(offset + limit)) throw new HttpException(400, 'Parameter offset is too large.');
     const page = ctx.store.snapshotPageJson(market.market_id, {
       limit,
       offset,

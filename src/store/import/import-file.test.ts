@@ -2,9 +2,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { UsageError } from '../../errors.js';
-import { openSqliteStore, type SqliteStore } from '../sqlite/sqlite-store.js';
+import { openSqliteStore } from '../sqlite/open.js';
+import type { SqliteStore } from '../sqlite/sqlite-store.js';
+import { openSql } from '../sqlite/test-support/sql.js';
 import { seedDatabase } from '../seed/seed.js';
 import { importFile } from './import-file.js';
 
@@ -16,7 +18,7 @@ let dst: SqliteStore;
 beforeEach(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'msnap-import-'));
   src = openSqliteStore(path.join(dir, 'src.db'));
-  seedDatabase(src, { now: NOW, days: 1, fullMarkets: { '5m': 2, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 }, orderbookMs: 30_000 });
+  seedDatabase(src.bulk, { now: NOW, days: 1, fullMarkets: { '5m': 2, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 }, orderbookMs: 30_000 });
   dst = openSqliteStore(path.join(dir, 'dst.db'));
 });
 afterEach(() => {
@@ -47,15 +49,15 @@ describe('importFile', () => {
     const snaps = exported(m.market_id);
     const file = path.join(dir, 'x.ndjson');
     writeFileSync(file, [JSON.stringify(m), ...snaps.map((s) => JSON.stringify(s))].join('\n') + '\n');
-    const first = await importFile(dst, file);
+    const first = await importFile(dst.bulk, file);
     expect(first).toMatchObject({ format: 'ndjson', marketsAdded: 1, snapshotsAdded: 2400, snapshotsSkipped: 0 });
     expect(dst.getMarket(m.market_id, NOW)).toEqual(m);
     const mine = JSON.parse(dst.snapshotPageJson(m.market_id, { limit: 10_000, offset: 0, includeOrderbook: false }).json);
     expect(mine.map((s: { id: number; time: number }) => s.time)).toEqual(snaps.map((s) => s.time));
     expect(mine.map(({ id: _id, ...rest }: Record<string, unknown>) => rest)).toEqual(snaps.map(({ id: _id, ...rest }) => rest));
-    const again = await importFile(dst, file);
+    const again = await importFile(dst.bulk, file);
     expect(again).toMatchObject({ marketsAdded: 0, snapshotsAdded: 0, snapshotsSkipped: 2400 });
-    expect(dst.counts().snapshots).toBe(2400);
+    expect(dst.bulk.counts().snapshots).toBe(2400);
   });
 
   it('round-trips CSV with orderbooks in quoted JSON cells, and markets CSV', async () => {
@@ -64,7 +66,7 @@ describe('importFile', () => {
     expect(snaps.some((s) => s.orderbook_up)).toBe(true);
     const file = path.join(dir, 'x.csv');
     writeFileSync(file, toCsv(snaps, [...SNAP_COLS, 'orderbook_up', 'orderbook_down']));
-    const r = await importFile(dst, file);
+    const r = await importFile(dst.bulk, file);
     expect(r.snapshotsAdded).toBe(snaps.length);
     expect(r.orderbooksAdded).toBe(snaps.filter((s) => s.orderbook_up).length);
     const back = JSON.parse(dst.snapshotPageJson(active.market_id, { limit: 10_000, offset: 0, includeOrderbook: true }).json);
@@ -73,7 +75,7 @@ describe('importFile', () => {
     const markets = src.listMarkets({ coin: 'SOL', limit: 1000, offset: 0, window: null, now: NOW }).markets;
     const mfile = path.join(dir, 'm.csv');
     writeFileSync(mfile, toCsv(markets, MARKET_COLS));
-    const rm = await importFile(dst, mfile);
+    const rm = await importFile(dst.bulk, mfile);
     expect(rm.marketsAdded + rm.marketsUpdated).toBe(markets.length);
     expect(dst.getMarket(active.market_id, NOW)).toEqual(active);
   });
@@ -84,7 +86,7 @@ describe('importFile', () => {
       { market_id: m.market_id, time: String(m.start_time), btc_price: '97000.5', price_up: '0.5', price_down: 0.51 },
       { market_id: m.market_id, time: new Date(m.start_time + 125).toISOString(), price: 97001, price_up: 0.52, price_down: 0.49 },
     ];
-    const r = await importFile(dst, '-', { stdin: Readable.from([lines.map((l) => JSON.stringify(l)).join('\n')]) });
+    const r = await importFile(dst.bulk, '-', { stdin: Readable.from([lines.map((l) => JSON.stringify(l)).join('\n')]) });
     expect(r.snapshotsAdded).toBe(2);
     const snaps = JSON.parse(dst.snapshotPageJson(m.market_id, { limit: 10, offset: 0, includeOrderbook: false }).json);
     expect(snaps.map((s: { price: number }) => s.price)).toEqual([97000.5, 97001]);
@@ -106,7 +108,7 @@ describe('importFile', () => {
     lines.push(JSON.stringify({ ...sa[5], price: 1 }));
     const file = path.join(dir, 'mixed.ndjson');
     writeFileSync(file, lines.join('\n'));
-    const r = await importFile(dst, file);
+    const r = await importFile(dst.bulk, file);
     expect(r).toMatchObject({ snapshotsAdded: sa.length + sb.length, snapshotsSkipped: 1 });
     for (const [m, snaps] of [[a!, sa], [b!, sb]] as const) {
       const mine = JSON.parse(dst.snapshotPageJson(m.market_id, { limit: 10_000, offset: 0, includeOrderbook: false }).json);
@@ -114,64 +116,66 @@ describe('importFile', () => {
       expect(dst.getMarket(m.market_id, NOW)).toMatchObject({ snapshot_count: snaps.length, price_start: m.price_start });
     }
     // The same rows as CSV with a bad line after thousands of fast ones: nothing of it stays.
-    const before = dst.counts();
+    const before = dst.bulk.counts();
     const csv = toCsv(sa, SNAP_COLS).trimEnd().split('\n');
     csv.splice(2000, 0, `1,${a!.market_id},${sa[0]!.time},97000,0.5,-0.5`);
     const cfile = path.join(dir, 'bad.csv');
     writeFileSync(cfile, csv.join('\n'));
     const fresh = openSqliteStore(path.join(dir, 'fresh.db'));
     try {
-      await expect(importFile(fresh, cfile)).rejects.toThrow('line 2001: "price_down" must be a probability in [0, 1], got "-0.5"');
-      expect(fresh.counts()).toMatchObject({ markets: 0, snapshots: 0 });
+      await expect(importFile(fresh.bulk, cfile)).rejects.toThrow('line 2001: "price_down" must be a probability in [0, 1], got "-0.5"');
+      expect(fresh.bulk.counts()).toMatchObject({ markets: 0, snapshots: 0 });
     } finally {
       fresh.close();
     }
-    expect(dst.counts()).toEqual(before);
+    expect(dst.bulk.counts()).toEqual(before);
   });
 
   it('keeps the dense blocks equal to the rows: fresh, growing, re-imported, rolled back', async () => {
     const m = resolvedBtc5m();
     const snaps = exported(m.market_id);
     const lines = snaps.map((s) => JSON.stringify(s));
-    const blocks = () => dst.db.prepare('SELECT market, block, data FROM snapshot_blocks ORDER BY market, block').raw(true).all();
+    const sql = openSql(path.join(dir, 'dst.db'));
+    onTestFinished(() => sql.close());
+    const blocks = () => sql.prepare('SELECT market, block, data FROM snapshot_blocks ORDER BY market, block').raw(true).all();
     /** The blocks import left, against the same blocks rebuilt from the stored rows alone. */
     const expectBlocksFromRows = (count: number) => {
       const left = blocks();
       expect(left).toHaveLength(count);
-      dst.transaction(() => dst.refreshMarkets([dst.marketRef(m.market_id)!.rowid]));
+      dst.transaction(() => dst.bulk.refreshMarkets([dst.bulk.marketRef(m.market_id)!.rowid]));
       expect(blocks()).toEqual(left);
     };
     const file = path.join(dir, 'part.ndjson');
     writeFileSync(file, lines.slice(0, 1500).join('\n'));
-    await importFile(dst, file);
+    await importFile(dst.bulk, file);
     expectBlocksFromRows(2);
     // The rest, overlapping what is stored, with other values for the overlap (the stored ones stay).
     writeFileSync(file, [...lines.slice(1000, 1100).map((l) => l.replace(/"price":[0-9.]+/, '"price":1')), ...lines.slice(1000)].join('\n'));
-    expect(await importFile(dst, file)).toMatchObject({ snapshotsAdded: 900, snapshotsSkipped: 600 });
+    expect(await importFile(dst.bulk, file)).toMatchObject({ snapshotsAdded: 900, snapshotsSkipped: 600 });
     expectBlocksFromRows(3);
     const all = dst.snapshotPageJson(m.market_id, { limit: 10_000, offset: 0, includeOrderbook: false }).json;
     expect(JSON.parse(all).map(({ id: _i, ...x }: Record<string, unknown>) => x)).toEqual(snaps.map(({ id: _i, ...x }) => x));
     const before = blocks();
-    await importFile(dst, file);
+    await importFile(dst.bulk, file);
     expect(blocks()).toEqual(before);
     // A bad last line rolls back rows and blocks alike.
     const other = src.listMarkets({ coin: 'ETH', marketType: '5m', status: 'resolved', limit: 1, offset: 0, window: null, now: NOW }).markets[0]!;
     writeFileSync(file, [...exported(other.market_id).map((s) => JSON.stringify(s)), '{"market_id":"x"}'].join('\n'));
-    await expect(importFile(dst, file)).rejects.toThrow('line 2401');
+    await expect(importFile(dst.bulk, file)).rejects.toThrow('line 2401');
     expect(blocks()).toEqual(before);
   });
 
   it('stops at a bad row, names its line, and leaves the database exactly as before', async () => {
     const m = resolvedBtc5m();
     const good = exported(m.market_id).slice(0, 10);
-    await importFile(dst, Readable.from([JSON.stringify(good[0]) + '\n']), { format: 'ndjson' });
+    await importFile(dst.bulk, Readable.from([JSON.stringify(good[0]) + '\n']), { format: 'ndjson' });
     const before = readFileSync(path.join(dir, 'dst.db')).length;
-    const countsBefore = dst.counts();
+    const countsBefore = dst.bulk.counts();
     const bad = [...good.map((s) => JSON.stringify(s)), JSON.stringify({ ...good[1], time: good[1]!.time as number + 2, price_up: 1.5 })];
     const file = path.join(dir, 'bad.ndjson');
     writeFileSync(file, bad.join('\n'));
-    await expect(importFile(dst, file)).rejects.toThrow(new UsageError('line 11: "price_up" must be a probability in [0, 1], got 1.5'));
-    expect(dst.counts()).toEqual(countsBefore);
+    await expect(importFile(dst.bulk, file)).rejects.toThrow(new UsageError('line 11: "price_up" must be a probability in [0, 1], got 1.5'));
+    expect(dst.bulk.counts()).toEqual(countsBefore);
     expect(readFileSync(path.join(dir, 'dst.db')).length).toBe(before);
     for (const [text, msg] of [
       ['{"market_id":"x","time":1,', 'line 1: not valid JSON'],
@@ -179,8 +183,8 @@ describe('importFile', () => {
       [`{"market_id":"${m.market_id}","time":1,"price":1,"price_up":0.5,"price_down":0.5}`, `line 1: "time" 1 lies outside`],
       ['{"market_id":"nope","time":1,"price":1,"price_up":0.5,"price_down":0.5}', 'line 1: "market_id" "nope" is not a known market'],
     ] as const) {
-      await expect(importFile(dst, Readable.from([text]))).rejects.toThrow(msg);
+      await expect(importFile(dst.bulk, Readable.from([text]))).rejects.toThrow(msg);
     }
-    expect(dst.counts()).toEqual(countsBefore);
+    expect(dst.bulk.counts()).toEqual(countsBefore);
   });
 });

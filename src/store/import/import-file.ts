@@ -1,11 +1,11 @@
-// `msnap serve import`: loads what `msnap markets|snapshots --ndjson|--csv` wrote into the store.
+// `msnap serve import`: loads what `msnap markets|snapshots --ndjson|--csv` wrote into the bulk.
 // The whole file is one transaction, so a bad line leaves the database exactly as it was.
 import { createReadStream } from 'node:fs';
 import { extname } from 'node:path';
 import type { Readable } from 'node:stream';
 import { UsageError } from '../../errors.js';
 import { MARKET_DURATION_MS, parseMarketId } from '../../domain/market.js';
-import type { MarketRef, SqliteStore } from '../sqlite/sqlite-store.js';
+import type { BulkWriter, MarketRef } from '../sqlite/bulk-writer.js';
 import { toScaled } from '../sqlite/price-scale.js';
 import { parseCsvRecord } from './csv-line.js';
 import { canonicalField, parseImportRecord, RowError, type ImportedMarket, type ImportedSnapshot } from './import-row.js';
@@ -35,7 +35,7 @@ export interface ImportSummary {
 
 /** Use to import a file path, '-' (with `stdin`), or a stream; throws UsageError `line N: ...` and rolls back. */
 export async function importFile(
-  store: SqliteStore,
+  bulk: BulkWriter,
   source: string | NodeJS.ReadableStream | Readable,
   opts: ImportOptions & { stdin?: NodeJS.ReadableStream } = {},
 ): Promise<ImportSummary> {
@@ -69,7 +69,7 @@ export async function importFile(
   };
   const refs = new Map<string, MarketRef>();
   const touched = new Set<number>();
-  const writer = store.snapshotWriter();
+  const writer = bulk.snapshotWriter();
   const plain = new PlainSnapshotParser();
   /** The market of the last snapshot line: the only one the fast path writes to. */
   let current: MarketRef | undefined;
@@ -79,18 +79,18 @@ export async function importFile(
 
   const apply = (row: ImportedMarket | ImportedSnapshot): void => {
     if (row.kind === 'market') {
-      const { ref, created } = store.upsertMarket(row);
+      const { ref, created } = bulk.upsertMarket(row);
       refs.set(row.marketId, ref);
       if (created) s.marketsAdded++;
       else s.marketsUpdated++;
       touched.add(ref.rowid);
       return;
     }
-    let ref = refs.get(row.marketId) ?? store.marketRef(row.marketId);
+    let ref = refs.get(row.marketId) ?? bulk.marketRef(row.marketId);
     if (!ref) {
       const parsed = parseMarketId(row.marketId);
       if (!parsed) throw new RowError(`"market_id" ${JSON.stringify(row.marketId)} is not a known market and not <coin>-updown-<type>-<start seconds>`);
-      const created = store.upsertMarket({
+      const created = bulk.upsertMarket({
         marketId: row.marketId,
         coin: parsed.coin,
         marketType: parsed.marketType,
@@ -112,7 +112,7 @@ export async function importFile(
     const t = row.time - ref.startTime;
     writer.add(ref.rowid, t, toScaled(row.price), toScaled(row.priceUp), toScaled(row.priceDown));
     if (row.orderbookUp !== null && row.orderbookDown !== null) {
-      if (store.insertOrderbook(ref.rowid, t, row.orderbookUp, row.orderbookDown)) s.orderbooksAdded++;
+      if (bulk.insertOrderbook(ref.rowid, t, row.orderbookUp, row.orderbookDown)) s.orderbooksAdded++;
     }
   };
 
@@ -154,7 +154,7 @@ export async function importFile(
     apply(parseImportRecord(rec));
   };
 
-  store.begin();
+  bulk.begin();
   let lineNo = 0;
   try {
     for await (const batch of readLineBatches(input)) {
@@ -191,10 +191,10 @@ export async function importFile(
     s.snapshotsAdded = writer.added;
     s.snapshotsSkipped = writer.skipped;
     for (const id of writer.touched) touched.add(id);
-    store.refreshMarkets(touched, writer);
-    store.commit();
+    bulk.refreshMarkets(touched, writer);
+    bulk.commit();
   } catch (err) {
-    store.rollback();
+    bulk.rollback();
     if (err instanceof RowError) throw new UsageError(`line ${lineNo}: ${err.message}`);
     if (err instanceof SyntaxError) throw new UsageError(`line ${lineNo}: ${err.message}`);
     throw err;

@@ -1,6 +1,6 @@
 // Turns one imported record (an NDJSON object or a CSV row keyed by its header) into a market or a
 // snapshot, accepting the hosted service's variants: numeric strings, ISO 8601 times, btc_* aliases.
-import type { MarketWrite } from '../sqlite/sqlite-store.js';
+import type { MarketWrite } from '../sqlite/bulk-writer.js';
 import { MARKET_DURATION_MS, parseCoin, parseMarketId, parseMarketType } from '../../domain/market.js';
 
 /** A market line, with coin/type/start filled from the id when the record omits them. */

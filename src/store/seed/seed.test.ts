@@ -4,22 +4,30 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { COINS, MARKET_TYPES } from '../../domain/market.js';
 import { PLANS } from '../../domain/plans.js';
-import { openSqliteStore, type SqliteStore } from '../sqlite/sqlite-store.js';
+import { openSqliteStore } from '../sqlite/open.js';
+import type Database from 'better-sqlite3';
+import type { SqliteStore } from '../sqlite/sqlite-store.js';
+import { openSql } from '../sqlite/test-support/sql.js';
 import { seedDatabase } from './seed.js';
 
 const NOW = Date.UTC(2025, 10, 22, 13, 7, 30, 500);
 const SMALL = { '5m': 2, '15m': 1, '1hr': 0, '4hr': 0, '24hr': 0 } as const;
 const dirs: string[] = [];
 const stores: SqliteStore[] = [];
+/** Each fresh store's file over a second connection, for reading its rows with plain SQL. */
+const sqlOf = new Map<SqliteStore, Database.Database>();
 
 function fresh(): SqliteStore {
   const dir = mkdtempSync(path.join(tmpdir(), 'msnap-seed-'));
   dirs.push(dir);
   const s = openSqliteStore(path.join(dir, 's.db'));
   stores.push(s);
+  sqlOf.set(s, openSql(path.join(dir, 's.db')));
   return s;
 }
 afterEach(() => {
+  for (const sql of sqlOf.values()) sql.close();
+  sqlOf.clear();
   for (const s of stores.splice(0)) s.close();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
@@ -27,26 +35,26 @@ afterEach(() => {
 describe('seedDatabase', () => {
   it('leaves the dense blocks equal to its rows, also when seeding over a seeded database', () => {
     const s = fresh();
-    const blocks = () => s.db.prepare('SELECT market, block, data FROM snapshot_blocks ORDER BY market, block').raw(true).all();
-    seedDatabase(s, { now: NOW, days: 1, fullMarkets: SMALL, orderbookMs: 60_000 });
+    const blocks = () => sqlOf.get(s)!.prepare('SELECT market, block, data FROM snapshot_blocks ORDER BY market, block').raw(true).all();
+    seedDatabase(s.bulk, { now: NOW, days: 1, fullMarkets: SMALL, orderbookMs: 60_000 });
     const seeded = blocks();
     // 2 x 5m (2400 slots: 3 blocks, one still partial for the active market) and 1 x 15m per coin.
     expect(seeded.length).toBeGreaterThan(COINS.length * 3);
-    seedDatabase(s, { now: NOW, days: 1, seed: 2, fullMarkets: SMALL, orderbookMs: 60_000 });
+    seedDatabase(s.bulk, { now: NOW, days: 1, seed: 2, fullMarkets: SMALL, orderbookMs: 60_000 });
     expect(blocks()).toEqual(seeded);
-    const ids = s.db.prepare('SELECT id FROM markets WHERE snapshot_count > 0').pluck().all() as number[];
-    s.transaction(() => s.refreshMarkets(ids));
+    const ids = sqlOf.get(s)!.prepare('SELECT id FROM markets WHERE snapshot_count > 0').pluck().all() as number[];
+    s.transaction(() => s.bulk.refreshMarkets(ids));
     expect(blocks()).toEqual(seeded);
   });
 
   it('is deterministic: same seed and clock give the same rows; another seed differs', () => {
     const dump = (seed: number) => {
       const s = fresh();
-      seedDatabase(s, { now: NOW, days: 1, seed, fullMarkets: SMALL, orderbookMs: 60_000 });
+      seedDatabase(s.bulk, { now: NOW, days: 1, seed, fullMarkets: SMALL, orderbookMs: 60_000 });
       return {
-        markets: s.db.prepare('SELECT market_id, price_start, price_end, winner, snapshot_count FROM markets ORDER BY id').all(),
-        snaps: s.db.prepare('SELECT * FROM snapshots ORDER BY market, t').raw(true).all(),
-        books: s.db.prepare('SELECT * FROM orderbooks ORDER BY market, t').raw(true).all(),
+        markets: sqlOf.get(s)!.prepare('SELECT market_id, price_start, price_end, winner, snapshot_count FROM markets ORDER BY id').all(),
+        snaps: sqlOf.get(s)!.prepare('SELECT * FROM snapshots ORDER BY market, t').raw(true).all(),
+        books: sqlOf.get(s)!.prepare('SELECT * FROM orderbooks ORDER BY market, t').raw(true).all(),
       };
     };
     const a = dump(7);
@@ -58,8 +66,8 @@ describe('seedDatabase', () => {
 
   it('makes consistent markets and snapshots', () => {
     const s = fresh();
-    const r = seedDatabase(s, { now: NOW, days: 2, fullMarkets: SMALL, orderbookMs: 60_000 });
-    expect(r.snapshots).toBe(s.counts().snapshots);
+    const r = seedDatabase(s.bulk, { now: NOW, days: 2, fullMarkets: SMALL, orderbookMs: 60_000 });
+    expect(r.snapshots).toBe(s.bulk.counts().snapshots);
     const markets = s.listMarkets({ limit: 1000, offset: 0, window: null, now: NOW }).markets;
     for (const m of markets) {
       if (m.status === 'resolved') expect(m.winner).toBe(m.price_end! >= m.price_start! ? 'Up' : 'Down');
@@ -91,7 +99,7 @@ describe('seedDatabase', () => {
 
   it('gives every coin and type more than the builder cap with the default 15 days', () => {
     const s = fresh();
-    seedDatabase(s, { now: NOW, fullMarkets: { '5m': 0, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } });
+    seedDatabase(s.bulk, { now: NOW, fullMarkets: { '5m': 0, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } });
     for (const coin of COINS) {
       for (const type of MARKET_TYPES) {
         const total = s.listMarkets({ coin, marketType: type, limit: 1, offset: 0, window: null, now: NOW }).total;
@@ -102,9 +110,9 @@ describe('seedDatabase', () => {
 
   it('stores a snapshot in under 40 bytes (orderbooks aside)', () => {
     const s = fresh();
-    seedDatabase(s, { now: NOW, days: 1, fullMarkets: { '5m': 0, '15m': 0, '1hr': 2, '4hr': 0, '24hr': 0 }, orderbookMs: 0 });
-    const rows = s.counts().snapshots;
-    const bytes = s.db.prepare("SELECT sum(pgsize) FROM dbstat WHERE name = 'snapshots'").pluck().get() as number;
+    seedDatabase(s.bulk, { now: NOW, days: 1, fullMarkets: { '5m': 0, '15m': 0, '1hr': 2, '4hr': 0, '24hr': 0 }, orderbookMs: 0 });
+    const rows = s.bulk.counts().snapshots;
+    const bytes = sqlOf.get(s)!.prepare("SELECT sum(pgsize) FROM dbstat WHERE name = 'snapshots'").pluck().get() as number;
     expect(rows).toBeGreaterThan(50_000);
     expect(bytes / rows).toBeLessThan(40);
   });

@@ -12,7 +12,7 @@ import {
   type MarketType,
 } from '../../domain/market.js';
 import type { SnapshotBatchWriter } from '../sqlite/snapshot-batch.js';
-import type { SqliteStore } from '../sqlite/sqlite-store.js';
+import type { BulkWriter } from '../sqlite/bulk-writer.js';
 import { toScaled } from '../sqlite/price-scale.js';
 import { mulberry32, normalCdf, type Random } from './prng.js';
 import { COARSE_STEP_MS, simulatePricePath, yearsOf, type PricePath } from './price-path.js';
@@ -62,8 +62,8 @@ interface PlannedMarket {
   full: boolean;
 }
 
-/** Use to fill a store with synthetic data; same seed and `now` give the same rows. One transaction. */
-export function seedDatabase(store: SqliteStore, opts: SeedOptions): SeedSummary {
+/** Use to fill a database (through its bulk writer) with synthetic data; same seed and `now` give the same rows. One transaction. */
+export function seedDatabase(bulk: BulkWriter, opts: SeedOptions): SeedSummary {
   const started = performance.now();
   const days = opts.days ?? 15;
   const seed = opts.seed ?? 1;
@@ -96,8 +96,8 @@ export function seedDatabase(store: SqliteStore, opts: SeedOptions): SeedSummary
   let snapshots = 0;
   let orderbooks = 0;
   let fullCount = 0;
-  store.transaction(() => {
-    const writer = store.snapshotWriter();
+  bulk.transaction(() => {
+    const writer = bulk.snapshotWriter();
     for (const [ci, coin] of COINS.entries()) {
       const model = COIN_MODELS[coin];
       const path = simulatePricePath({
@@ -115,7 +115,7 @@ export function seedDatabase(store: SqliteStore, opts: SeedOptions): SeedSummary
         const priceStart = round(path.priceAt(m.start));
         const resolved = m.end <= now;
         const priceEnd = resolved ? round(path.priceAt(m.end)) : null;
-        const { ref } = store.upsertMarket({
+        const { ref } = bulk.upsertMarket({
           marketId: marketId(coin, m.type, m.start),
           coin,
           marketType: m.type,
@@ -126,16 +126,16 @@ export function seedDatabase(store: SqliteStore, opts: SeedOptions): SeedSummary
           winner: priceEnd === null ? null : priceEnd >= priceStart ? 'Up' : 'Down',
         });
         if (!m.full) continue;
-        const n = writeSnapshots(store, writer, ref.rowid, m, priceStart, path, round, noise, now, orderbookMs);
+        const n = writeSnapshots(bulk, writer, ref.rowid, m, priceStart, path, round, noise, now, orderbookMs);
         snapshots += n.snapshots;
         orderbooks += n.orderbooks;
         fullCount++;
-        store.setMarketSummary(ref.rowid, n.snapshots, true);
+        bulk.setMarketSummary(ref.rowid, n.snapshots, true);
       }
       opts.onProgress?.(`${coin}: ${snapshots.toLocaleString('en-US')} snapshots so far`);
     }
     writer.flush();
-    store.syncBlocks(writer);
+    bulk.syncBlocks(writer);
   });
   const ms = performance.now() - started;
   const rows = planned.length + snapshots + orderbooks;
@@ -152,7 +152,7 @@ export function seedDatabase(store: SqliteStore, opts: SeedOptions): SeedSummary
 }
 
 function writeSnapshots(
-  store: SqliteStore,
+  bulk: BulkWriter,
   writer: SnapshotBatchWriter,
   rowid: number,
   m: PlannedMarket,
@@ -181,7 +181,7 @@ function writeSnapshots(
     writer.add(rowid, t, toScaled(price), toScaled(up), toScaled(down));
     snapshots++;
     if (time >= depthFrom) {
-      store.insertOrderbook(rowid, t, orderbookSideJson(up, noise), orderbookSideJson(down, noise));
+      bulk.insertOrderbook(rowid, t, orderbookSideJson(up, noise), orderbookSideJson(down, noise));
       orderbooks++;
     }
   }
@@ -195,11 +195,4 @@ function clampProbability(p: number): number {
 function roundTo(decimals: number): (v: number) => number {
   const f = 10 ** decimals;
   return (v) => Math.round(v * f) / f;
-}
-
-/** Rows the default seed writes per coin, for help texts and tests of the budget. */
-export function plannedFullSnapshotRows(full: Record<MarketType, number>): number {
-  let rows = 0;
-  for (const type of MARKET_TYPES) rows += full[type] * (MARKET_DURATION_MS[type] / SNAPSHOT_INTERVAL_MS);
-  return rows;
 }

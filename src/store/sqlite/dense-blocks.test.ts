@@ -6,17 +6,21 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { marketId } from '../../domain/market.js';
 import { BLOCK_SNAPSHOTS } from './dense-blocks.js';
 import { MIGRATIONS } from './migrations.js';
-import { openSqliteStore, type SqliteStore } from './sqlite-store.js';
+import { openSqliteStore } from './open.js';
+import type { SqliteStore } from './sqlite-store.js';
+import { openSql, openStoreWithSql } from './test-support/sql.js';
 import { snapshotRowsToJson, type RawSnapshotRow } from './snapshot-json.js';
 
 const START = Date.UTC(2025, 10, 20, 12); // a 1hr market: 28,800 slots
 const ID = marketId('BTC', '1hr', START);
 let dir: string;
 let store: SqliteStore;
+/** The store's own connection, for reading and editing rows behind its back. */
+let sql: Database.Database;
 
 beforeEach(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'msnap-blocks-'));
-  store = openSqliteStore(path.join(dir, 't.db'));
+  ({ store, sql } = openStoreWithSql(path.join(dir, 't.db')));
 });
 afterEach(() => {
   store.close();
@@ -24,7 +28,7 @@ afterEach(() => {
 });
 
 function market(): number {
-  const { ref } = store.upsertMarket({
+  const { ref } = store.bulk.upsertMarket({
     marketId: ID,
     coin: 'BTC',
     marketType: '1hr',
@@ -47,19 +51,19 @@ const value = (k: number, salt = 0): [number, number, number] => [
 /** Adds slots [from, to) through a bulk writer in one transaction, as import does. */
 function write(rowid: number, from: number, to: number, salt = 0): void {
   store.transaction(() => {
-    const w = store.snapshotWriter();
+    const w = store.bulk.snapshotWriter();
     for (let k = from; k < to; k++) w.add(rowid, k * 125, ...value(k, salt));
     w.flush();
-    store.refreshMarkets([rowid], w);
+    store.bulk.refreshMarkets([rowid], w);
   });
 }
 
 function rows(rowid: number): RawSnapshotRow[] {
-  return store.db.prepare('SELECT t, price, price_up, price_down FROM snapshots WHERE market = ? ORDER BY t').raw(true).all(rowid) as RawSnapshotRow[];
+  return sql.prepare('SELECT t, price, price_up, price_down FROM snapshots WHERE market = ? ORDER BY t').raw(true).all(rowid) as RawSnapshotRow[];
 }
 
 function blocks(rowid: number): { block: number; data: Buffer }[] {
-  return store.db.prepare('SELECT block, data FROM snapshot_blocks WHERE market = ? ORDER BY block').all(rowid) as { block: number; data: Buffer }[];
+  return sql.prepare('SELECT block, data FROM snapshot_blocks WHERE market = ? ORDER BY block').all(rowid) as { block: number; data: Buffer }[];
 }
 
 /** The blocks are exactly the rows, packed: one per 1024 slots, the last one partial. */
@@ -104,13 +108,13 @@ describe('dense blocks', () => {
     // Pages do read the blocks: one edited behind the store's back shows through.
     const edited = blocks(rowid)[1]!.data;
     edited.writeUInt32LE(10_000, 0);
-    store.db.prepare('UPDATE snapshot_blocks SET data = ? WHERE market = ? AND block = 1').run(edited, rowid);
+    sql.prepare('UPDATE snapshot_blocks SET data = ? WHERE market = ? AND block = 1').run(edited, rowid);
     expect(JSON.parse(store.snapshotPageJson(ID, { limit: 1, offset: 1024, includeOrderbook: false }).json)[0].price).toBe(1);
-    store.refreshMarkets([rowid]);
+    store.bulk.refreshMarkets([rowid]);
     expectBlocksMatchRows(rowid);
     // The same pages with the blocks gone come from the rows: same text.
     const before = store.snapshotPageJson(ID, { limit: 3000, offset: 1500, includeOrderbook: false }).json;
-    store.db.prepare('DELETE FROM snapshot_blocks').run();
+    sql.prepare('DELETE FROM snapshot_blocks').run();
     expect(store.snapshotPageJson(ID, { limit: 3000, offset: 1500, includeOrderbook: false }).json).toBe(before);
   });
 
@@ -127,8 +131,8 @@ describe('dense blocks', () => {
     expectBlocksMatchRows(rowid);
     expectPagesMatchRows(rowid);
     // Rows added one at a time (no writer): refreshMarkets rebuilds from the table.
-    for (let k = 4100; k < 4200; k++) store.insertSnapshot(rowid, k * 125, 97_000 + k / 1e4, 0.5, 0.25);
-    store.refreshMarkets([rowid]);
+    for (let k = 4100; k < 4200; k++) store.bulk.insertSnapshot(rowid, k * 125, 97_000 + k / 1e4, 0.5, 0.25);
+    store.bulk.refreshMarkets([rowid]);
     expectBlocksMatchRows(rowid);
     expectPagesMatchRows(rowid);
   });
@@ -146,17 +150,17 @@ describe('dense blocks', () => {
   it('go when the market stops being dense, and are undone with a rolled-back transaction', () => {
     const rowid = market();
     write(rowid, 0, 2000);
-    store.begin();
-    const w = store.snapshotWriter();
+    store.bulk.begin();
+    const w = store.bulk.snapshotWriter();
     for (let k = 2000; k < 4096; k++) w.add(rowid, k * 125, ...value(k));
     w.flush();
-    store.refreshMarkets([rowid], w);
+    store.bulk.refreshMarkets([rowid], w);
     expect(blocks(rowid)).toHaveLength(4);
-    store.rollback();
+    store.bulk.rollback();
     expectBlocksMatchRows(rowid);
     expect(blocks(rowid)).toHaveLength(2);
-    store.insertSnapshot(rowid, 2000 * 125 + 60, 1, 0.5, 0.5);
-    store.refreshMarkets([rowid]);
+    store.bulk.insertSnapshot(rowid, 2000 * 125 + 60, 1, 0.5, 0.5);
+    store.bulk.refreshMarkets([rowid]);
     expect(blocks(rowid)).toEqual([]);
     expect(JSON.parse(store.snapshotPageJson(ID, { limit: 2, offset: 2000, includeOrderbook: false }).json)[0].time).toBe(START + 250_060);
   });
@@ -164,10 +168,10 @@ describe('dense blocks', () => {
   it('skip a block holding a value they cannot pack; its pages come from the rows', () => {
     const rowid = market();
     store.transaction(() => {
-      const w = store.snapshotWriter();
+      const w = store.bulk.snapshotWriter();
       for (let k = 0; k < 3000; k++) w.add(rowid, k * 125, ...(k === 1500 ? ([5e9, 1, 1] as const) : value(k)));
       w.flush();
-      store.refreshMarkets([rowid], w);
+      store.bulk.refreshMarkets([rowid], w);
     });
     expect(blocks(rowid).map((b) => b.block)).toEqual([0, 2]);
     expectPagesMatchRows(rowid);
@@ -190,7 +194,9 @@ describe('dense blocks', () => {
     // Opening it to write migrates it and builds the blocks of its dense markets.
     const rw = openSqliteStore(file);
     expect(rw.schemaVersion()).toBe(2);
-    expect(rw.db.prepare('SELECT count(*) FROM snapshot_blocks').pluck().get()).toBe(1);
+    const check = openSql(file);
+    expect(check.prepare('SELECT count(*) FROM snapshot_blocks').pluck().get()).toBe(1);
+    check.close();
     expect(rw.snapshotPageJson(ID, { limit: 10, offset: 0, includeOrderbook: false }).json).toBe(want);
     expect(rw.snapshotPageJson(ID, { limit: 10, offset: 1, includeOrderbook: false }).json).toBe(
       snapshotRowsToJson([[125, 20, 3, 4], [250, 30, 5, 6]], 1, ID, START, false),

@@ -34,7 +34,7 @@ describe('writeDensePage', () => {
 
   it('declines what it does not print, so the caller takes the general path', () => {
     const ok = (prices: number[], sides: number[], rowid = 1, id = 'm') => writeDensePage(prices, sides, 0, rowid, id, 1e12);
-    expect(ok([1], [pack(1, 1)])).toBeDefined();
+    expect(ok([1], [pack(1, 1)])).toBe('[{"id":100000000,"market_id":"m","time":1000000000000,"price":0.0001,"price_up":0.0001,"price_down":0.0001}]');
     expect(ok([-1], [pack(1, 1)])).toBeUndefined();
     expect(ok([1.5], [pack(1, 1)])).toBeUndefined();
     expect(ok([1], [-1])).toBeUndefined();

@@ -1,19 +1,24 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { marketId, type Coin, type MarketType } from '../../domain/market.js';
 import { PLANS } from '../../domain/plans.js';
-import { openSqliteStore, type SqliteStore } from './sqlite-store.js';
+import { openSqliteStore } from './open.js';
+import type { SqliteStore } from './sqlite-store.js';
+import { openSql, openStoreWithSql } from './test-support/sql.js';
 import { scaledToJson, snapshotId, snapshotRowsToJson, type RawSnapshotRow } from './snapshot-json.js';
 
 const H = 3_600_000;
 const T0 = Date.UTC(2025, 10, 20); // a 24hr boundary
 let dir: string;
 let store: SqliteStore;
+/** The store's own connection, for reading and editing rows behind its back. */
+let sql: Database.Database;
 
 function addMarket(coin: Coin, type: MarketType, start: number, dur: number, priceStart = 100, priceEnd = 101) {
-  return store.upsertMarket({
+  return store.bulk.upsertMarket({
     marketId: marketId(coin, type, start),
     coin,
     marketType: type,
@@ -27,7 +32,7 @@ function addMarket(coin: Coin, type: MarketType, start: number, dur: number, pri
 
 beforeEach(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'msnap-store-'));
-  store = openSqliteStore(path.join(dir, 't.db'));
+  ({ store, sql } = openStoreWithSql(path.join(dir, 't.db')));
 });
 afterEach(() => {
   store.close();
@@ -40,7 +45,9 @@ describe('schema', () => {
     store.close();
     store = openSqliteStore(path.join(dir, 't.db'));
     expect(store.schemaVersion()).toBe(2);
-    expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    const other = openSql(path.join(dir, 't.db'));
+    expect(other.pragma('journal_mode', { simple: true })).toBe('wal');
+    other.close();
   });
 });
 
@@ -74,7 +81,7 @@ describe('listMarkets', () => {
 
   it('leaves price_end and winner null once resolved until the data reaches the final second', () => {
     // As seed leaves the market active at its `now`: price_start known, the end not yet.
-    const ref = store.upsertMarket({
+    const ref = store.bulk.upsertMarket({
       marketId: marketId('SOL', '5m', T0),
       coin: 'SOL',
       marketType: '5m',
@@ -84,14 +91,14 @@ describe('listMarkets', () => {
       priceEnd: null,
       winner: null,
     }).ref;
-    for (let t = 0; t < 60_000; t += 125) store.insertSnapshot(ref.rowid, t, 200 + t / 1e6, 0.5, 0.5);
-    store.refreshMarkets([ref.rowid]);
+    for (let t = 0; t < 60_000; t += 125) store.bulk.insertSnapshot(ref.rowid, t, 200 + t / 1e6, 0.5, 0.5);
+    store.bulk.refreshMarkets([ref.rowid]);
     const id = marketId('SOL', '5m', T0);
     // The clock passed the end, the stored data did not: the end price is unknown, not guessed.
     expect(store.getMarket(id, T0 + 400_000)).toMatchObject({ status: 'resolved', price_end: null, winner: null, snapshot_count: 480 });
     // An import that brings the final second fills both in.
-    store.insertSnapshot(ref.rowid, 299_875, 199.5, 0.1, 0.9);
-    store.refreshMarkets([ref.rowid]);
+    store.bulk.insertSnapshot(ref.rowid, 299_875, 199.5, 0.1, 0.9);
+    store.bulk.refreshMarkets([ref.rowid]);
     expect(store.getMarket(id, T0 + 400_000)).toMatchObject({ status: 'resolved', price_end: 199.5, winner: 'Down', snapshot_count: 481 });
     expect(store.getMarket(id, T0 + 10)).toMatchObject({ status: 'active', price_end: null, winner: null });
   });
@@ -135,9 +142,9 @@ describe('snapshots', () => {
   function fill(dense: boolean) {
     const ref = addMarket('BTC', '5m', T0, 300_000);
     const times = dense ? [0, 125, 250, 375, 500] : [0, 125, 300, 1000, 1125];
-    for (const t of times) store.insertSnapshot(ref.rowid, t, 97123.4512 + t, 0.53, 0.48);
-    store.insertOrderbook(ref.rowid, 125, '{"bids":[[0.52,10]],"asks":[[0.53,5]]}', '{"bids":[],"asks":[]}');
-    store.refreshMarkets([ref.rowid]);
+    for (const t of times) store.bulk.insertSnapshot(ref.rowid, t, 97123.4512 + t, 0.53, 0.48);
+    store.bulk.insertOrderbook(ref.rowid, 125, '{"bids":[[0.52,10]],"asks":[[0.53,5]]}', '{"bids":[],"asks":[]}');
+    store.bulk.refreshMarkets([ref.rowid]);
     return { ref, times };
   }
 
@@ -191,12 +198,12 @@ describe('snapshots', () => {
     for (let k = 0; k < 2400; k++) {
       const t = k * 125;
       const [price, up, down] = [(35_000_000 + k + (k % 7) * 10_100) / 1e4, (k % 10_001) / 1e4, (10_000 - (k % 97)) / 1e4];
-      store.insertSnapshot(ref.rowid, t, price, up, down);
+      store.bulk.insertSnapshot(ref.rowid, t, price, up, down);
       expected.push({ id: snapshotId(ref.rowid, t), market_id: marketId('ETH', '5m', start), time: start + t, price, price_up: up, price_down: down });
     }
-    store.refreshMarkets([ref.rowid]);
+    store.bulk.refreshMarkets([ref.rowid]);
     const id = marketId('ETH', '5m', start);
-    const raw = store.db
+    const raw = sql
       .prepare('SELECT t, price, price_up, price_down FROM snapshots WHERE market = ? ORDER BY t')
       .raw(true)
       .all(ref.rowid) as RawSnapshotRow[];
@@ -210,8 +217,8 @@ describe('snapshots', () => {
     // A probability the dense packing cannot hold (not written by msnap, but possible in a file
     // edited by hand) sends the page down the general path.
     // Rows edited behind the store's back need refreshMarkets, which rebuilds the derived blocks.
-    store.db.prepare('UPDATE snapshots SET price_up = 20000 WHERE market = ? AND t = 1000').run(ref.rowid);
-    store.refreshMarkets([ref.rowid]);
+    sql.prepare('UPDATE snapshots SET price_up = 20000 WHERE market = ? AND t = 1000').run(ref.rowid);
+    store.bulk.refreshMarkets([ref.rowid]);
     const patched = store.snapshotPageJson(id, { limit: 10, offset: 5, includeOrderbook: false }).json;
     expect(JSON.parse(patched)[3].price_up).toBe(2);
     expect(patched).toBe(snapshotRowsToJson([...raw.slice(5, 8), [1000, raw[8]![1], 20_000, raw[8]![3]], ...raw.slice(9, 15)], ref.rowid, id, start, false));

@@ -1,0 +1,286 @@
+// One request to the service: auth header, pacer ticket, retries with backoff, 429 handling,
+// error mapping and body parsing. Everything above it deals in parsed 2xx bodies.
+import { Agent, request, type Dispatcher } from 'undici';
+import { toNumber } from '../domain/numeric-field.js';
+import { AuthError, HttpError } from '../errors.js';
+import { VERSION } from '../version.js';
+import { backoffMs, parseRetryAfter, rateLimitDelayMs } from './backoff.js';
+import { errorForStatus, NO_KEY_MESSAGE, unreachableError } from './error-map.js';
+import { redactKey } from './mask-key.js';
+import { asObject, MalformedBodyError } from './normalize.js';
+import { Pacer, type RateHeaders, type Ticket } from './pacer.js';
+import { paceStateFile, StateFile } from './state-file.js';
+
+/** How to reach the service and, for tests, every source of time and chance. */
+export interface TransportOptions {
+  /** e.g. http://127.0.0.1:8787 (a trailing slash is fine). */
+  baseUrl: string;
+  /** Missing: every request fails with AuthError saying how to set one. */
+  apiKey?: string;
+  /** Header that carries the key; default `x-api-key`. */
+  authScheme?: 'x-api-key' | 'bearer';
+  /** undici dispatcher; tests pass a MockAgent; default a keep-alive Agent the client owns. */
+  dispatcher?: Dispatcher;
+  /** Epoch ms clock. */
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  /** Jitter source in [0, 1). */
+  random?: () => number;
+  /** Every HTTP attempt (status 0 for a network failure); the URL never holds the key. */
+  onRequest?: (info: { url: string; status: number; ms: number; attempt: number }) => void;
+  /** Retries of a GET on network errors and 5xx; default 5. */
+  maxRetries?: number;
+  /** Consecutive 429s tolerated per request before RateLimitedError; default 10. */
+  maxRateLimitRetries?: number;
+  /** Pace requests under the key's limits; default true. */
+  pacing?: boolean;
+  /** Headers timeout and body idle timeout per attempt; default 30 s. */
+  timeoutMs?: number;
+  /** Share the key's pace with other msnap processes through a state file in this directory. */
+  paceStateDir?: string;
+}
+
+/** Counters for `--verbose` and the benches (429s received must stay 0 when pacing). */
+export interface ClientStats {
+  requests: number;
+  responses429: number;
+  retries: number;
+  pacedMs: number;
+}
+
+/** Nothing ever answered and the connection is refused: fail fast after this many retries. */
+export const FIRST_CONTACT_RETRIES = 2;
+
+/** Query-string values of one request; undefined ones are left out. */
+export type Query = Record<string, string | number | boolean | undefined>;
+
+/** A parsed 2xx body and the round-trip time of the attempt that got it. */
+export interface Answer {
+  body: unknown;
+  ms: number;
+  /** With `lazy`: the 2xx body, read and parsed only when called (an HttpError when it is not JSON). */
+  later?: () => Promise<unknown>;
+}
+
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNABORTED',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+const NO_LISTENER_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** The network error code of `err` (undici wraps causes; happy-eyeballs aggregates them), if it is one we retry. */
+export function networkCode(err: unknown): string | undefined {
+  for (let e: unknown = err, depth = 0; e && depth < 4; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && NETWORK_CODES.has(code)) return code;
+    const inner = (e as { errors?: unknown[] }).errors;
+    if (Array.isArray(inner)) {
+      for (const x of inner) {
+        const c = (x as { code?: unknown }).code;
+        if (typeof c === 'string' && NETWORK_CODES.has(c)) return c;
+      }
+    }
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function rateHeaders(headers: Record<string, string | string[] | undefined>): RateHeaders {
+  const date = header(headers, 'date');
+  const parsedDate = date ? Date.parse(date) : NaN;
+  return {
+    limit: toNumber(header(headers, 'x-ratelimit-limit')),
+    remaining: toNumber(header(headers, 'x-ratelimit-remaining')),
+    reset: toNumber(header(headers, 'x-ratelimit-reset')),
+    serverDate: Number.isNaN(parsedDate) ? undefined : parsedDate,
+  };
+}
+
+function parseBody(text: string, headers: Record<string, string | string[] | undefined>): unknown {
+  if (text === '') return undefined;
+  const type = header(headers, 'content-type') ?? '';
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    // Not JSON (a proxy's HTML page, a plain-text error): keep short text for the message.
+    return type.includes('json') ? undefined : text.length <= 300 ? text : undefined;
+  }
+}
+
+// A 2xx body as JSON, else the HttpError that says what came instead.
+function jsonBody(text: string, headers: Record<string, string | string[] | undefined>, status: number, url: string, key: string): unknown {
+  const body = parseBody(text, headers);
+  if (body === undefined) throw new HttpError(`unexpected answer from ${url}: not JSON`, status, url, redactKey(text.slice(0, 200), key));
+  return body;
+}
+
+/** Use for every request of one key: the client facade holds one and shares its pacer. */
+export class Transport {
+  /** The base URL without a trailing slash. */
+  readonly baseUrl: string;
+  /** The key's pacer; undefined when pacing is off. */
+  readonly pacer: Pacer | undefined;
+  /** The clock every part of the client reads. */
+  readonly now: () => number;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly random: () => number;
+  private readonly maxRetries: number;
+  private readonly maxRateLimitRetries: number;
+  private readonly timeoutMs: number;
+  private everAnswered = false;
+  private readonly counters = { requests: 0, responses429: 0, retries: 0 };
+
+  constructor(private readonly opts: TransportOptions) {
+    this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
+    this.ownsDispatcher = !opts.dispatcher;
+    this.dispatcher = opts.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connections: 8 });
+    this.now = opts.now ?? Date.now;
+    this.sleep = opts.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.random = opts.random ?? Math.random;
+    this.maxRetries = opts.maxRetries ?? 5;
+    this.maxRateLimitRetries = opts.maxRateLimitRetries ?? 10;
+    this.timeoutMs = opts.timeoutMs ?? 30_000;
+    const shared = opts.paceStateDir && opts.apiKey ? new StateFile(paceStateFile(opts.paceStateDir, this.baseUrl, opts.apiKey), { now: this.now }) : undefined;
+    this.pacer = opts.pacing === false ? undefined : new Pacer(this.now, this.sleep, shared);
+  }
+
+  /** Counters since the transport was made. */
+  stats(): ClientStats {
+    return { ...this.counters, pacedMs: this.pacer?.stats.pacedMs ?? 0 };
+  }
+
+  /** Close the keep-alive connections (only of a dispatcher the transport created). */
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+
+  /** Use on a 2xx body before reading fields: a JSON object, else an HttpError naming the path. */
+  object(body: unknown, path: string): Record<string, unknown> {
+    return this.parse(() => asObject(body, path), path);
+  }
+
+  /** Use around normalisation of a 2xx body: a body that breaks the contract becomes an HttpError. */
+  parse<T>(fn: () => T, path: string): T {
+    try {
+      return fn();
+    } catch (err) {
+      if (err instanceof MalformedBodyError) {
+        throw new HttpError(`unexpected answer from ${this.baseUrl}${path}: ${err.message}`, 200, this.baseUrl + path, undefined);
+      }
+      throw err;
+    }
+  }
+
+  private url(path: string, query: Query): string {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
+    const qs = params.toString();
+    return `${this.baseUrl}${path}${qs ? `?${qs}` : ''}`;
+  }
+
+  /**
+   * One GET with pacing, retries and error mapping; resolves with the parsed 2xx body, or with
+   * `lazy` as soon as a 2xx answer's headers are in, its body left to `later` (not retried here).
+   */
+  async get(path: string, query: Query, signal?: AbortSignal, lazy = false): Promise<Answer> {
+    const key = this.opts.apiKey;
+    if (!key) throw new AuthError(NO_KEY_MESSAGE, 'get a key from your account page, then `msnap keys add NAME`');
+    const url = this.url(path, query);
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': `msnap/${VERSION}`,
+    };
+    if (this.opts.authScheme === 'bearer') headers['authorization'] = `Bearer ${key}`;
+    else headers['x-api-key'] = key;
+
+    let retries = 0;
+    let limited = 0;
+    for (let attempt = 1; ; attempt++) {
+      signal?.throwIfAborted();
+      const ticket: Ticket | undefined = this.pacer ? await this.pacer.acquire() : undefined;
+      const started = this.now();
+      this.counters.requests++;
+      let status: number;
+      let resHeaders: Record<string, string | string[] | undefined>;
+      let text: string;
+      let later: Answer['later'];
+      try {
+        const res = await request(url, {
+          method: 'GET',
+          headers,
+          dispatcher: this.dispatcher,
+          headersTimeout: this.timeoutMs,
+          bodyTimeout: this.timeoutMs,
+          signal,
+        });
+        status = res.statusCode;
+        resHeaders = res.headers;
+        const lazyOk = lazy && status >= 200 && status < 300;
+        // A page fetched ahead stays in the socket until it is wanted: read now, it would be
+        // parsed into objects that outlive young collections while the current page is written.
+        later = lazyOk ? async () => jsonBody(await res.body.text(), res.headers, res.statusCode, url, key) : undefined;
+        text = lazyOk ? '' : await res.body.text();
+      } catch (err) {
+        if (ticket) this.pacer?.done(ticket, undefined);
+        const ms = this.now() - started;
+        this.opts.onRequest?.({ url, status: 0, ms, attempt });
+        const code = networkCode(err);
+        if (!code || signal?.aborted) throw err;
+        const budget = !this.everAnswered && NO_LISTENER_CODES.has(code) ? Math.min(FIRST_CONTACT_RETRIES, this.maxRetries) : this.maxRetries;
+        if (retries >= budget) throw unreachableError(this.baseUrl, code);
+        await this.sleep(backoffMs(retries, this.random));
+        retries++;
+        this.counters.retries++;
+        continue;
+      }
+      this.everAnswered = true;
+      const rate = rateHeaders(resHeaders);
+      if (ticket) this.pacer?.done(ticket, rate);
+      const ms = this.now() - started;
+      this.opts.onRequest?.({ url, status, ms, attempt });
+      if (later) return { body: undefined, ms, later };
+      if (status >= 200 && status < 300) return { body: jsonBody(text, resHeaders, status, url, key), ms };
+      const body = parseBody(text, resHeaders);
+      if (status === 429) {
+        this.counters.responses429++;
+        limited++;
+        if (limited > this.maxRateLimitRetries) throw errorForStatus(status, body, url, key);
+        const bodyRetry = body && typeof body === 'object' ? toNumber((body as Record<string, unknown>)['retry_after']) : undefined;
+        const seconds = parseRetryAfter(header(resHeaders, 'retry-after'), this.now()) ?? bodyRetry ?? 1;
+        const until = this.now() + rateLimitDelayMs(seconds, this.random);
+        this.counters.retries++;
+        // With a pacer the pause holds every request of the key; without one, just this one.
+        if (this.pacer) this.pacer.pauseUntil(until);
+        else await this.sleep(until - this.now());
+        continue;
+      }
+      if (status >= 500 && retries < this.maxRetries) {
+        const wait = Math.max(backoffMs(retries, this.random), (parseRetryAfter(header(resHeaders, 'retry-after'), this.now()) ?? 0) * 1000);
+        await this.sleep(Math.min(wait, 60_000));
+        retries++;
+        this.counters.retries++;
+        continue;
+      }
+      throw errorForStatus(status, body, url, key);
+    }
+  }
+}

@@ -1,0 +1,109 @@
+// The records and queries that cross the client/CLI boundary, and `MsnapApi`, the part of the
+// client core that commands use: one definition each, so the compiler guards the boundary.
+import type { Coin, Market, MarketStatus, MarketType, Snapshot } from '../domain/market.js';
+
+/** What `/api/health` says, with the round-trip time of the answering attempt. */
+export interface Health {
+  status: string;
+  time: number;
+  version: string;
+  rttMs: number;
+}
+
+/** The `/api/v1/limits` body as the contract defines it; `usage` is null when the service omits it. */
+export interface Limits {
+  plan: string;
+  trial: { active: boolean; ends_at: number | null } | null;
+  rate_limit: { requests_per_minute: number; burst_per_second: number };
+  data_window: Record<MarketType, number> | null;
+  api_keys: { active: number | null; max: number | null } | null;
+  usage: { remaining: number; reset: number } | null;
+}
+
+/** The at-timestamp answer: the nearest snapshot and how far from `ts` it lies. */
+export interface AtResult {
+  market_id: string;
+  ts: number;
+  delta_ms: number;
+  snapshot: Snapshot;
+}
+
+/** A market listing that stopped at the plan's data window rather than at the end of the data. */
+export interface WindowEnd {
+  /** The service's own words (its clamping warning or its 403 message). */
+  message: string;
+  /** From /api/v1/limits, when it was read. */
+  plan?: string;
+  /** How many markets of `marketType` the window holds, when known. */
+  cap?: number;
+  marketType?: MarketType;
+}
+
+/** Query of one page of the markets list; names as the CLI flags, sent as the contract's parameters. */
+export interface MarketsQuery {
+  coin?: Coin;
+  marketType?: MarketType;
+  status?: MarketStatus;
+  limit?: number;
+  offset?: number;
+  startTime?: number;
+  endTime?: number;
+}
+
+/** Query of a market listing across pages: one page, up to `max` markets, or `all` of them. */
+export interface MarketsListingQuery extends MarketsQuery {
+  all?: boolean;
+  max?: number;
+  /** With `all`: the listing stopped at the plan's data window (instead of the clamping warning). */
+  onWindowEnd?: (end: WindowEnd) => void;
+}
+
+/** One page of the markets list. */
+export interface MarketsPage {
+  markets: Market[];
+  total: number;
+  limit: number;
+  offset: number;
+  warning?: string;
+}
+
+/** Query of one page of a market's snapshots. */
+export interface SnapshotsQuery {
+  limit?: number;
+  offset?: number;
+  from?: number;
+  to?: number;
+  includeOrderbook?: boolean;
+}
+
+/** What `snapshots()` and `snapshotPages()` stream: a market's snapshots within from/to. */
+export interface SnapshotsStreamQuery {
+  from?: number;
+  to?: number;
+  includeOrderbook?: boolean;
+  /** Rows asked per request; the service may clamp it (default DEFAULT_SNAPSHOT_PAGE). */
+  pageSize?: number;
+  /** Told after each page arrives (page number from 1, its rows, the service's total). */
+  onPage?: (p: { page: number; rows: number; total: number }) => void;
+}
+
+/** One page of a market's snapshots. */
+export interface SnapshotsPage {
+  market: Market | null;
+  snapshots: Snapshot[];
+  total: number;
+  limit: number;
+  offset: number;
+  warning?: string;
+}
+
+/** Use wherever a command needs the service: `MsnapClient` implements it, command tests fake it. */
+export interface MsnapApi {
+  health(): Promise<Health>;
+  limits(): Promise<Limits>;
+  markets(q: MarketsListingQuery): AsyncIterable<Market>;
+  /** A market's snapshots a page at a time (exports render whole pages). */
+  snapshotPages(id: string, q: SnapshotsStreamQuery): AsyncIterable<readonly Snapshot[]>;
+  at(marketId: string, ts: number): Promise<AtResult>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,175 @@
+// Market reads for the server: filtered lists with their totals, one market, a market's rank in
+// its series. Totals and data-window cutoffs are cached until DataVersion says the data changed.
+import type Database from 'better-sqlite3';
+import type { Statement } from 'better-sqlite3';
+import { COINS, MARKET_DURATION_MS, MARKET_TYPES, type Market } from '../../domain/market.js';
+import type { DataWindow } from '../../domain/plans.js';
+import type { MarketQuery } from '../store.js';
+import type { DataVersion } from './data-version.js';
+import { MARKET_COLUMNS, toMarket, type MarketRow } from './market-row.js';
+
+const ORDER_NEWEST = 'ORDER BY start_time DESC, market_id DESC';
+/** A cutoff below every real start_time: the series has fewer markets than its cap. */
+const NO_CUTOFF = -8_640_000_000_000_000;
+const MAX_MARKET_MS = Math.max(...Object.values(MARKET_DURATION_MS));
+
+/** A market query's WHERE clause as a cached pair of prepared statements and its parameters. */
+interface MarketFilter {
+  shape: string;
+  params: Record<string, number | string>;
+  stmts: { rows: Statement; count: Statement };
+}
+
+/** Use for the Store's market methods over one SQLite connection. */
+export class MarketReads {
+  private readonly marketById: Statement;
+  private readonly rank: Statement;
+  private readonly nthNewestStart: Statement;
+  /** One pair of statements per filter shape (which of coin, type, bounds, status, window are set). */
+  private readonly listStatements = new Map<string, { rows: Statement; count: Statement }>();
+  private cutoffCache: { version: string; windowKey: string; cutoffs: Map<string, number> } | undefined;
+  private countCache: { version: string; counts: Map<string, number> } = { version: '', counts: new Map() };
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly version: DataVersion,
+  ) {
+    this.marketById = db.prepare(`SELECT ${MARKET_COLUMNS} FROM markets WHERE market_id = ?`);
+    this.rank = db.prepare('SELECT count(*) FROM markets WHERE coin = ? AND market_type = ? AND start_time > ?').pluck();
+    this.nthNewestStart = db
+      .prepare('SELECT start_time FROM markets WHERE coin = ? AND market_type = ? ORDER BY start_time DESC LIMIT 1 OFFSET ?')
+      .pluck();
+  }
+
+  /** See Store.listMarkets. */
+  listMarkets(q: MarketQuery): { markets: Market[]; total: number } {
+    const rowsPart = this.marketFilter(q, q.status);
+    const rows = rowsPart.stmts.rows.all({ ...rowsPart.params, limit: q.limit, offset: q.offset }) as MarketRow[];
+    let total: number;
+    if (q.status === 'resolved') {
+      // "Not active" cannot use the start_time index; all minus active can (both halves are cheap).
+      total = this.cachedCount(q) - countOf(this.marketFilter(q, 'active'));
+    } else if (q.status === 'active') {
+      total = countOf(rowsPart);
+    } else {
+      total = this.cachedCount(q);
+    }
+    return { markets: rows.map((r) => toMarket(r, q.now)), total };
+  }
+
+  /** See Store.getMarket. */
+  getMarket(id: string, now: number): Market | undefined {
+    const row = this.marketById.get(id) as MarketRow | undefined;
+    return row ? toMarket(row, now) : undefined;
+  }
+
+  /** See Store.marketRank. */
+  marketRank(market: Pick<Market, 'coin' | 'market_type' | 'start_time'>): number {
+    return this.rank.get(market.coin, market.market_type, market.start_time) as number;
+  }
+
+  /** Counts without a status filter depend only on the data: cache them until it changes. */
+  private cachedCount(q: MarketQuery): number {
+    const filter = this.marketFilter(q, undefined);
+    const version = this.version.current();
+    if (this.countCache.version !== version) this.countCache = { version, counts: new Map() };
+    const key = `${filter.shape}|${JSON.stringify(filter.params)}`;
+    let n = this.countCache.counts.get(key);
+    if (n === undefined) {
+      n = countOf(filter);
+      this.countCache.counts.set(key, n);
+    }
+    return n;
+  }
+
+  private marketFilter(q: MarketQuery, status: MarketQuery['status']): MarketFilter {
+    const params: Record<string, number | string> = {};
+    const where: string[] = [];
+    let shape = '';
+    if (q.coin !== undefined) {
+      where.push('coin = @coin');
+      params.coin = q.coin;
+      shape += 'c';
+    }
+    if (q.marketType !== undefined) {
+      where.push('market_type = @type');
+      params.type = q.marketType;
+      shape += 't';
+    }
+    if (q.startFrom !== undefined) {
+      where.push('start_time >= @from');
+      params.from = q.startFrom;
+      shape += 'f';
+    }
+    if (q.startBefore !== undefined) {
+      where.push('start_time < @before');
+      params.before = q.startBefore;
+      shape += 'b';
+    }
+    if (status !== undefined) {
+      // No market lasts longer than a day: the extra bound lets the start_time index find active ones.
+      const active = '(start_time > @nowLessDay AND start_time <= @now AND end_time > @now)';
+      where.push(status === 'active' ? active : `NOT ${active}`);
+      params.now = q.now;
+      params.nowLessDay = q.now - MAX_MARKET_MS;
+      shape += status === 'active' ? 'A' : 'R';
+    }
+    if (q.window !== null) {
+      const cutoffs = this.windowCutoffs(q.window);
+      if (q.coin !== undefined && q.marketType !== undefined) {
+        where.push('start_time >= @cut');
+        params.cut = cutoffs.get(seriesKey(q.coin, q.marketType)) ?? NO_CUTOFF;
+        shape += 'w';
+      } else {
+        // One bound per series; the CASE keeps it a single prepared statement.
+        const cases: string[] = [];
+        let i = 0;
+        for (const coin of COINS) {
+          for (const type of MARKET_TYPES) {
+            cases.push(`WHEN '${coin}/${type}' THEN @w${i}`);
+            params[`w${i}`] = cutoffs.get(seriesKey(coin, type)) ?? NO_CUTOFF;
+            i++;
+          }
+        }
+        where.push(`start_time >= CASE coin || '/' || market_type ${cases.join(' ')} END`);
+        shape += 'W';
+      }
+    }
+    let stmts = this.listStatements.get(shape);
+    if (!stmts) {
+      const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+      stmts = {
+        rows: this.db.prepare(`SELECT ${MARKET_COLUMNS} FROM markets ${clause} ${ORDER_NEWEST} LIMIT @limit OFFSET @offset`),
+        count: this.db.prepare(`SELECT count(*) FROM markets ${clause}`).pluck(),
+      };
+      this.listStatements.set(shape, stmts);
+    }
+    return { shape, params, stmts };
+  }
+
+  /** start_time of the cap-th newest market of every series, cached until the data changes. */
+  private windowCutoffs(window: Exclude<DataWindow, null>): Map<string, number> {
+    const version = this.version.current();
+    const windowKey = MARKET_TYPES.map((t) => window[t]).join(',');
+    const cached = this.cutoffCache;
+    if (cached && cached.version === version && cached.windowKey === windowKey) return cached.cutoffs;
+    const cutoffs = new Map<string, number>();
+    for (const coin of COINS) {
+      for (const type of MARKET_TYPES) {
+        const cap = window[type];
+        const cut = cap <= 0 ? Number.MAX_SAFE_INTEGER : (this.nthNewestStart.get(coin, type, cap - 1) as number | undefined);
+        if (cut !== undefined) cutoffs.set(seriesKey(coin, type), cut);
+      }
+    }
+    this.cutoffCache = { version, windowKey, cutoffs };
+    return cutoffs;
+  }
+}
+
+function countOf(filter: MarketFilter): number {
+  return filter.stmts.count.get(filter.params) as number;
+}
+
+function seriesKey(coin: string, type: string): string {
+  return `${coin}/${type}`;
+}

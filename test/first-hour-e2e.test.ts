@@ -1,0 +1,137 @@
+// A new user's first hour, end to end with the built CLI against a real `msnap serve`: tables that
+// fit the terminal (a real pty via `script`), no stray output before the first page succeeds, and
+// messages that point at what the user actually got wrong.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, buildIfStale, createKey, msnap, seed, startServe, type Served } from './support/msnap-process.js';
+
+let dir: string;
+let served: Served;
+let builder: string;
+let pro: string;
+let oldest5m: string;
+
+beforeAll(async () => {
+  await buildIfStale();
+  dir = mkdtempSync(path.join(tmpdir(), 'msnap-first-hour-'));
+  const db = path.join(dir, 'data.db');
+  // 15 days: more 5m markets than builder's window of 4,100, so the oldest are outside it.
+  await seed(db, ['--days', '15', '--full', '5m=2,15m=0,1hr=0,4hr=0,24hr=0']);
+  builder = await createKey(db, 'b', 'builder');
+  pro = await createKey(db, 'p', 'pro');
+  served = await startServe(db);
+  const total = JSON.parse(
+    String((await msnap(['markets', '--coin', 'BTC', '--type', '5m', '--limit', '1', '--json'], { env: env(pro) })).stdout),
+  ) as Array<{ market_id: string }>;
+  expect(total).toHaveLength(1);
+  const last = await msnap(['markets', '--coin', 'BTC', '--type', '5m', '--all', '--ndjson'], { env: env(pro) });
+  const ids = String(last.stdout).trim().split('\n');
+  expect(ids.length).toBeGreaterThan(4100);
+  oldest5m = (JSON.parse(ids.at(-1)!) as { market_id: string }).market_id;
+}, 180_000);
+
+afterAll(async () => {
+  await served?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function env(key: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { MSNAP_BASE_URL: served.url, MSNAP_API_KEY: key, MSNAP_CONFIG_DIR: path.join(dir, 'cfg-default'), ...extra };
+}
+
+/** Runs the built CLI on a real pseudo-terminal `cols` wide; returns what the terminal showed. */
+function onTerminal(cols: number, args: string[], key: string): string {
+  const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  return execFileSync('script', ['-qec', `stty cols ${cols} rows 50; ${quoted}`, '/dev/null'], {
+    env: { ...process.env, ...env(key), NO_COLOR: '1' },
+    encoding: 'utf8',
+  }).replace(/\r/g, '');
+}
+
+describe('tables that fit (item 7)', () => {
+  it('a markets table fits 80 columns, says what it hid, and --wide shows everything', () => {
+    const narrow = onTerminal(80, ['markets', '--coin', 'BTC', '--type', '5m', '--limit', '3'], pro);
+    const tableLines = narrow.split('\n').filter((l) => /^[┌│├└]/.test(l));
+    expect(tableLines.length).toBeGreaterThan(4);
+    expect(Math.max(...tableLines.map((l) => [...l].length))).toBeLessThanOrEqual(80);
+    expect(narrow).toMatch(/market_id/);
+    expect(narrow).toMatch(/msnap: table fitted to 80 columns \(hidden: end_time, .*\); --wide shows everything/);
+
+    const wide = onTerminal(80, ['markets', '--coin', 'BTC', '--type', '5m', '--limit', '3', '--wide'], pro);
+    const wideLines = wide.split('\n').filter((l) => /^[┌│├└]/.test(l));
+    expect(Math.max(...wideLines.map((l) => [...l].length))).toBeGreaterThan(80);
+    expect(wide).toMatch(/end_time/);
+    expect(wide).not.toMatch(/table fitted/);
+  });
+
+  it('an orderbook table shows the top of each book, within the width', () => {
+    const out = onTerminal(100, ['snapshots', 'BTC', '5m', '--orderbook'], pro);
+    const lines = out.split('\n').filter((l) => /^[┌│├└]/.test(l));
+    expect(Math.max(...lines.map((l) => [...l].length))).toBeLessThanOrEqual(100);
+    expect(out).toMatch(/up bid \| ask/);
+    expect(out).toMatch(/\d×\d+(\.\d+)? \| \d/);
+  });
+
+  it('machine formats are untouched by the terminal width', async () => {
+    const piped = await msnap(['markets', '--coin', 'BTC', '--type', '5m', '--limit', '3', '--csv'], { env: env(pro) });
+    expect(String(piped.stdout).split('\n')[0]).toBe(
+      'market_id,slug,coin,market_type,status,start_time,end_time,price_start,price_end,winner,snapshot_count',
+    );
+  });
+});
+
+describe('no surprising output (item 8)', () => {
+  it('an error at the first page leaves stdout empty: no header-only CSV, no lone [', async () => {
+    for (const fmt of ['--csv', '--json', '--ndjson']) {
+      const outside = await msnap(['snapshots', oldest5m, fmt], { env: env(builder) });
+      expect(outside.exitCode, fmt).toBe(4);
+      expect(outside.stdout, fmt).toBe('');
+      const unknown = await msnap(['snapshots', 'btc-updown-5m-1000000200', fmt], { env: env(pro) });
+      expect(unknown.exitCode, fmt).toBe(6);
+      expect(unknown.stdout, fmt).toBe('');
+    }
+  });
+});
+
+describe('messages that point the right way (item 9)', () => {
+  it('at BTC 5m without a TIME says the TIME is missing', async () => {
+    const r = await msnap(['at', 'BTC', '5m'], { env: env(pro) });
+    expect(r.exitCode).toBe(2);
+    expect(String(r.stderr).split('\n')[0]).toBe('msnap: missing TIME: msnap at BTC 5m TIME');
+  });
+
+  it('snapshots <market-id> TYPE says a market id takes no type', async () => {
+    const r = await msnap(['snapshots', 'btc-updown-5m-1763769600', '5m'], { env: env(pro) });
+    expect(r.exitCode).toBe(2);
+    expect(String(r.stderr).split('\n')[0]).toBe(
+      "msnap: a market id takes no market type ('5m'): msnap snapshots <market-id> | <coin> <type>",
+    );
+    const coinOnly = await msnap(['snapshots', 'eth'], { env: env(pro) });
+    expect(coinOnly.exitCode).toBe(2);
+    expect(String(coinOnly.stderr)).toMatch(/^msnap: 'eth' needs a market type after it/);
+  });
+
+  it('a corrupt config file is named in one usage line', async () => {
+    const cfg = mkdtempSync(path.join(dir, 'cfg-'));
+    writeFileSync(path.join(cfg, 'config.json'), '{ not json');
+    const r = await msnap(['limits'], { env: { MSNAP_BASE_URL: served.url, MSNAP_CONFIG_DIR: cfg } });
+    expect(r.exitCode).toBe(2);
+    expect(String(r.stderr).split('\n')[0]).toBe(`msnap: cannot use the config file ${path.join(cfg, 'config.json')}: it is not valid JSON`);
+    expect(String(r.stderr)).not.toMatch(/\n\s+at /);
+  });
+
+  it('keys add NAME again keeps the base URL the key had', async () => {
+    const cfg = mkdtempSync(path.join(dir, 'cfg-'));
+    const e = { MSNAP_CONFIG_DIR: cfg };
+    expect((await msnap(['keys', 'add', 'local', '--base-url', served.url], { env: e, input: `${pro}\n` })).exitCode).toBe(0);
+    const again = await msnap(['keys', 'add', 'local'], { env: e, input: `${builder}\n` });
+    expect(again.exitCode).toBe(0);
+    expect(String(again.stderr)).toContain(`for ${served.url} (kept)`);
+    const limits = await msnap(['limits', '--json'], { env: e });
+    expect(limits.exitCode).toBe(0);
+    expect((JSON.parse(String(limits.stdout)) as { plan: string }).plan).toBe('builder');
+  });
+});
