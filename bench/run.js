@@ -40,7 +40,7 @@ const ctx = {
   tmpDir,
   db: path.join(tmpDir, 'bench.db'),
   // The CLI talks to the given server with the given key and keeps its config in the temp dir.
-  cliEnv: (baseUrl, key) => ({ MSNAP_BASE_URL: baseUrl, MSNAP_API_KEY: key, MSNAP_CONFIG_DIR: configDir, XDG_CONFIG_HOME: configDir, NO_COLOR: '1', CI: '1' }),
+  cliEnv: (baseUrl, key) => ({ MSNAP_BASE_URL: baseUrl, MSNAP_API_KEY: key, MSNAP_CONFIG_DIR: configDir, XDG_CONFIG_HOME: configDir, MSNAP_STATE_DIR: path.join(tmpDir, 'state'), NO_COLOR: '1', CI: '1' }),
 };
 
 const figures = [];
@@ -103,7 +103,8 @@ try {
   figures.sort((a, b) => a.id - b.id);
   const totalSeconds = (performance.now() - started) / 1000;
   const invocation = opts.quick ? 'npm run bench -- --quick' : 'npm run bench';
-  const report = renderReport({ machine, mode: opts.quick ? 'quick' : 'full', figures, totalSeconds, invocation });
+  const loadAverageEnd = os.loadavg().map((x) => x.toFixed(2)).join(' ');
+  const report = renderReport({ machine, mode: opts.quick ? 'quick' : 'full', figures, totalSeconds, invocation, loadAverageEnd });
   if (opts.out) {
     writeFileSync(path.resolve(ROOT, opts.out), report + '\n');
     log(`wrote ${opts.out}`);
