@@ -50,9 +50,11 @@ const wanted = (id) => !opts.only || opts.only.has(String(id));
 async function measure(id, title, fn) {
   if (!wanted(id)) return undefined;
   log(`figure ${id}: ${title}`);
+  // Other developers' builds and tests share the cores: each figure says how busy they were.
+  const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
   try {
     const f = await fn();
-    if (f) figures.push({ id, ...f });
+    if (f) figures.push({ id, ...f, notes: [...(f.notes ?? []), `Load average (1, 5, 15 min) when this figure started: ${load}, on 2 cores shared with other developers' builds and tests.`] });
     return f;
   } catch (err) {
     log(`figure ${id} failed: ${err.stack ?? err}`);

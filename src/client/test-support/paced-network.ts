@@ -3,19 +3,11 @@
 // random one-way delays (with rare spikes, hence reordering), a server clock off by a fixed
 // skew, the headers the server really sends, and the client's reaction to a 429.
 import { KeyLimiter, type LimitConfig } from '../../ratelimit/key-limiter.js';
+import { mulberry32 } from '../../store/seed/prng.js';
 import type { Pacer, RateHeaders } from '../pacer.js';
 
-/** A seeded PRNG (mulberry32) in [0, 1): the same seed gives the same run. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded PRNG in [0, 1) (the seeder's mulberry32): the same seed gives the same run. */
+export const seededRandom = mulberry32;
 
 interface Timer {
   at: number;
