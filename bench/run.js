@@ -54,7 +54,7 @@ async function measure(id, title, fn) {
   const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
   try {
     const f = await fn();
-    if (f) figures.push({ id, ...f, notes: [...(f.notes ?? []), `Load average (1, 5, 15 min) when this figure started: ${load}, on 2 cores shared with other developers' builds and tests.`] });
+    if (f) figures.push({ id, ...f, notes: [...(f.notes ?? []), `Load average (1, 5, 15 min) when this figure started: ${load}, on ${os.cpus().length} cores shared with other developers' builds and tests.`] });
     return f;
   } catch (err) {
     log(`figure ${id} failed: ${err.stack ?? err}`);
