@@ -19,6 +19,7 @@ import { exportFigures, MEMORY_TARGET_MB } from './figures/export-throughput.js'
 import { serverThroughputFigure, SERVER_MEMORY_TARGET_MB } from './figures/server-throughput.js';
 import { storageFigure } from './figures/storage-ingest.js';
 import { pointLookupFigure } from './figures/point-lookups.js';
+import { parquetFigure } from './figures/parquet-export.js';
 import { liveLatencyFigure } from './figures/live-latency.js';
 
 const opts = benchOptions(process.argv.slice(2));
@@ -102,6 +103,8 @@ try {
     if (!cliMemory && serverPeakRssMb === undefined) throw new Error('needs figures 2 and 3, which did not run');
     return memoryFigure(cliMemory, serverPeakRssMb);
   });
+
+  await measure(7, 'Parquet output', () => parquetFigure(ctx, cliMemory));
   await measure(8, 'Live ticks do not stall requests', () => liveLatencyFigure(ctx));
 
   figures.sort((a, b) => a.id - b.id);
