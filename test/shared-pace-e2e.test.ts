@@ -42,7 +42,7 @@ afterAll(async () => {
 /** Run exports of `--last N` for each N in parallel on `key`; resolves with the wall time of them all. */
 async function exportsOn(key: string, lasts: number[]): Promise<number> {
   const stateDir = path.join(dir, 'state');
-  const env = { MSNAP_BASE_URL: proxy.url, MSNAP_API_KEY: key, MSNAP_STATE_DIR: stateDir, MSNAP_CONFIG_DIR: path.join(dir, 'config') };
+  const env = { MSNAP_BASE_URL: proxy.url, MSNAP_API_KEY: key, MSNAP_STATE_DIR: stateDir, MSNAP_CONFIG_DIR: path.join(dir, 'config'), MSNAP_API: 'v1' };
   const started = performance.now();
   const runs = await Promise.all(
     lasts.map((n, i) => {
