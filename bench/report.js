@@ -2,7 +2,7 @@
 // and the command that produced it, then the details each figure wants to show.
 
 /** Render the report. `figures` are `{ id, title, rows: [{ name, value, unit, target, verdict, command }], notes: [] }`. */
-export function renderReport({ machine, mode, figures, totalSeconds, invocation }) {
+export function renderReport({ machine, mode, figures, totalSeconds, invocation, loadAverageEnd }) {
   const lines = [];
   lines.push('# msnap benchmarks', '');
   lines.push(
@@ -16,8 +16,15 @@ export function renderReport({ machine, mode, figures, totalSeconds, invocation 
   lines.push(`| Node | ${machine.node} |`);
   lines.push(`| OS | ${machine.platform} |`);
   lines.push(`| Load average at start | ${machine.loadAverage} |`);
+  if (loadAverageEnd) lines.push(`| Load average at the end | ${loadAverageEnd} |`);
   lines.push(`| Source | ${machine.source} |`, '');
-  lines.push('The machine is shared and noisy: ratios against a baseline from the same run are the figures that hold; absolute rates drift.', '');
+  lines.push(
+    'Every figure below comes from this one run; a later run replaces the whole file. The 2 cores were shared with other ' +
+      "developers' builds and tests while it ran (see the load averages), so absolute rates drift from run to run: the ratios " +
+      'against a baseline measured alongside are the figures that hold. For that reason figure 1 repeats its export and reports ' +
+      'the worst run, and figure 2 alternates several rounds and reports the medians with the spread.',
+    '',
+  );
 
   lines.push('## Summary', '');
   lines.push('| # | Figure | Value | Target | Result |', '|---|---|---|---|---|');

@@ -43,7 +43,7 @@ const ctx = {
   tmpDir,
   db: path.join(tmpDir, 'bench.db'),
   // The CLI talks to the given server with the given key and keeps its config in the temp dir.
-  cliEnv: (baseUrl, key) => ({ MSNAP_BASE_URL: baseUrl, MSNAP_API_KEY: key, MSNAP_CONFIG_DIR: configDir, XDG_CONFIG_HOME: configDir, NO_COLOR: '1', CI: '1' }),
+  cliEnv: (baseUrl, key) => ({ MSNAP_BASE_URL: baseUrl, MSNAP_API_KEY: key, MSNAP_CONFIG_DIR: configDir, XDG_CONFIG_HOME: configDir, MSNAP_STATE_DIR: path.join(tmpDir, 'state'), NO_COLOR: '1', CI: '1' }),
 };
 
 const figures = [];
@@ -53,9 +53,11 @@ const wanted = (id) => !opts.only || opts.only.has(String(id));
 async function measure(id, title, fn) {
   if (!wanted(id)) return undefined;
   log(`figure ${id}: ${title}`);
+  // Other developers' builds and tests share the cores: each figure says how busy they were.
+  const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
   try {
     const f = await fn();
-    if (f) figures.push({ id, ...f });
+    if (f) figures.push({ id, ...f, notes: [...(f.notes ?? []), `Load average (1, 5, 15 min) when this figure started: ${load}, on ${os.cpus().length} cores shared with other developers' builds and tests.`] });
     return f;
   } catch (err) {
     log(`figure ${id} failed: ${err.stack ?? err}`);
@@ -111,7 +113,8 @@ try {
   figures.sort((a, b) => a.id - b.id);
   const totalSeconds = (performance.now() - started) / 1000;
   const invocation = opts.quick ? 'npm run bench -- --quick' : 'npm run bench';
-  const report = renderReport({ machine, mode: opts.quick ? 'quick' : 'full', figures, totalSeconds, invocation });
+  const loadAverageEnd = os.loadavg().map((x) => x.toFixed(2)).join(' ');
+  const report = renderReport({ machine, mode: opts.quick ? 'quick' : 'full', figures, totalSeconds, invocation, loadAverageEnd });
   if (opts.out) {
     writeFileSync(path.resolve(ROOT, opts.out), report + '\n');
     log(`wrote ${opts.out}`);

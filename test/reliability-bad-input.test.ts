@@ -204,6 +204,23 @@ function errorProblems(status: number, headers: Flat, body: string, method: stri
   return problems;
 }
 
+/** `/` is the dashboard's page (test/dashboard-browser.test.ts); every other generated path is the API's.
+ * Oversized requests are refused (414/431 JSON) before either sees them. */
+function isDashboardPage(target: string): boolean {
+  const q = target.indexOf('?');
+  return (q < 0 ? target : target.slice(0, q)) === '/';
+}
+
+/** What a dashboard answer to hostile input must be: a page or redirect under the strict CSP, never 5xx. */
+function dashboardProblems(status: number, headers: Flat): string[] {
+  const problems: string[] = [];
+  if (![200, 303, 405].includes(status)) problems.push(`dashboard status ${status}`);
+  if (!String(headers['content-security-policy'] ?? '').startsWith("default-src 'none'; script-src 'self'")) problems.push('no CSP');
+  if (headers['x-content-type-options'] !== 'nosniff') problems.push('no nosniff');
+  if (status === 405 && headers.allow !== 'GET, HEAD') problems.push(`405 with Allow ${String(headers.allow)}`);
+  return problems;
+}
+
 describe('hostile HTTP requests against a running msnap serve', () => {
   it(`answers ${REQUESTS} generated malformed requests without a 5xx, each error the contract's JSON`, async () => {
     const r = mulberry32(FUZZ_SEED);
@@ -236,7 +253,10 @@ describe('hostile HTTP requests against a running msnap serve', () => {
         histogram[res.statusCode] = (histogram[res.statusCode] ?? 0) + 1;
         const where = `${req.method} ${req.path.slice(0, 120)} -> ${res.statusCode}`;
         if (res.statusCode >= 500) bad.push(`${where}: 5xx ${body.slice(0, 200)}`);
-        else if (res.statusCode >= 400) {
+        else if (isDashboardPage(req.path) && res.statusCode !== 414 && res.statusCode !== 431) {
+          const problems = dashboardProblems(res.statusCode, res.headers);
+          if (problems.length) bad.push(`${where}: ${problems.join('; ')}`);
+        } else if (res.statusCode >= 400) {
           const problems = errorProblems(res.statusCode, res.headers, body, req.method);
           if (problems.length) bad.push(`${where}: ${problems.join('; ')}`);
         } else if (req.method !== 'HEAD') {

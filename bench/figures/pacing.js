@@ -1,7 +1,10 @@
 // Figure 1: an export that needs hundreds of requests, paced by the CLI under a key's limits.
 // Its wall time is divided by the shortest time in which that many requests could be admitted
 // at all (the server's own limiter replayed at perfect timing). Requests and 429s are counted on
-// the wire by a pass-through proxy.
+// the wire by a pass-through proxy. A 429 is a rare event and the machine is shared, so the
+// export runs several times (a fresh key each, so no run inherits another's limiter state) and
+// the figure is the worst run.
+import os from 'node:os';
 import path from 'node:path';
 import { runMsnap } from '../child-process.js';
 import { createKey, fullMarkets, startMsnapServe } from '../msnap-commands.js';
@@ -11,21 +14,57 @@ import { describeTarget, judge } from '../targets.js';
 
 const TARGET = { max: 1.05 };
 
-/** Run the pacing export and return the figure. */
+/** Run the pacing export `ctx.sizes.pacingRuns` times and return the figure (worst run). */
 export async function pacingFigure(ctx) {
   const { plan, rpm, burst, markets, minRequests } = ctx.sizes.pacing;
-  const limits = { perMinute: rpm, burst };
-  const key = await createKey(ctx.db, {
-    account: `bench-pacing-${process.pid}-${Date.now()}`,
-    plan,
-    ...(plan === 'enterprise' ? { rpm, burst } : {}),
-  });
+  const runs = ctx.sizes.pacingRuns ?? 1;
   // One request per 5m market (2,400 snapshots fit one page), plus the market list and /limits.
   const series = { coin: 'BTC', type: '5m' };
   const available = fullMarkets(ctx.db, { ...series, limit: 100_000 }).length;
   if (available < markets) throw new Error(`the seeded database holds ${available} complete BTC 5m markets; the pacing export needs ${markets}`);
+  const results = [];
+  for (let i = 0; i < runs; i++) results.push(await pacingRun(ctx, i, series));
+  const worst = (pick) => Math.max(...results.map(pick));
+  const ratio = worst((r) => r.ratio);
+  const spanRatio = worst((r) => r.spanRatio);
+  const tooMany = worst((r) => r.tooMany);
+  const requests = Math.min(...results.map((r) => r.requests));
+  const planText = plan === 'builder' ? `builder key (${rpm}/min sliding, ${burst}/s burst)` : `${plan} key with --rpm ${rpm} --burst ${burst}`;
+  return {
+    title: 'Pacing efficiency',
+    method:
+      `\`msnap snapshots ${series.coin} ${series.type} --last ${markets} --csv -o FILE\` with a ${planText}, through a loopback ` +
+      `proxy that records every request and its status, ${runs} run(s) on fresh keys, the worst of them reported. The theoretical ` +
+      "minimum is the time at which the last of that many requests is admitted when each is sent the very millisecond the server's " +
+      'own `KeyLimiter` would admit it (bench/pacing-minimum.js); the wall time is the CLI process from spawn to exit.',
+    rows: [
+      { name: `Pacing: wall / theoretical minimum (worst of ${runs})`, value: ratio, target: describeTarget(TARGET), verdict: judge({ value: ratio, ...TARGET }) },
+      { name: `Pacing: first request to last response / theoretical minimum (worst of ${runs})`, value: spanRatio },
+      { name: `Pacing: 429 responses received (most in one of ${runs} runs)`, value: tooMany, target: '= 0', verdict: judge({ value: tooMany, exactly: 0 }) },
+      { name: 'Pacing: requests in the export', value: requests, target: `>= ${minRequests}`, verdict: judge({ value: requests, min: minRequests }) },
+    ],
+    commands: [`msnap snapshots ${series.coin} ${series.type} --last ${markets} --csv -o pacing.csv --quiet   # ${plan} key, ${runs} run(s)`],
+    notes: results.map(
+      (r, i) =>
+        `Run ${i + 1} (load average ${r.load} at its start): ${r.requests} requests, ${r.tooMany} answered 429 (${r.otherErrors} other errors); ` +
+        `theoretical minimum ${(r.minimumMs / 1000).toFixed(2)} s, wall ${(r.wallMs / 1000).toFixed(2)} s (ratio ${r.ratio.toFixed(3)}); ` +
+        `first request to last response ${(r.spanMs / 1000).toFixed(2)} s (ratio ${r.spanRatio.toFixed(3)}).`,
+    ),
+    data: { runs: results, ratio, spanRatio, tooMany },
+  };
+}
+
+async function pacingRun(ctx, index, series) {
+  const { plan, rpm, burst, markets } = ctx.sizes.pacing;
+  const limits = { perMinute: rpm, burst };
+  const key = await createKey(ctx.db, {
+    account: `bench-pacing-${process.pid}-${Date.now()}-${index}`,
+    plan,
+    ...(plan === 'enterprise' ? { rpm, burst } : {}),
+  });
   const out = path.join(ctx.tmpDir, 'pacing.csv');
   const args = ['snapshots', series.coin, series.type, '--last', String(markets), '--csv', '-o', out, '--quiet'];
+  const load = os.loadavg()[0].toFixed(2);
   const server = await startMsnapServe(ctx.db);
   const proxy = await startRequestLogProxy(server.url);
   let run;
@@ -39,31 +78,7 @@ export async function pacingFigure(ctx) {
   const tooMany = proxy.log.filter((e) => e.status === 429).length;
   const otherErrors = proxy.log.filter((e) => e.status !== 429 && e.status >= 400).length;
   const minimumMs = pacingMinimumMs(requests, limits);
-  const ratio = run.wallMs / minimumMs;
   const first = proxy.log[0]?.startMs ?? 0;
   const last = Math.max(...proxy.log.map((e) => e.endMs));
-  const spanRatio = (last - first) / minimumMs;
-  const planText = plan === 'builder' ? `builder key (${rpm}/min sliding, ${burst}/s burst)` : `${plan} key with --rpm ${rpm} --burst ${burst}`;
-  return {
-    title: 'Pacing efficiency',
-    method:
-      `\`msnap snapshots ${series.coin} ${series.type} --last ${markets} --csv -o FILE\` with a ${planText}, through a loopback ` +
-      'proxy that records every request and its status. The theoretical minimum is the time at which the last of that many ' +
-      "requests is admitted when each is sent the very millisecond the server's own `KeyLimiter` would admit it " +
-      '(bench/pacing-minimum.js); the wall time is the CLI process from spawn to exit.',
-    rows: [
-      { name: 'Pacing: wall / theoretical minimum', value: ratio, target: describeTarget(TARGET), verdict: judge({ value: ratio, ...TARGET }) },
-      { name: 'Pacing: first request to last response / theoretical minimum', value: spanRatio },
-      { name: 'Pacing: 429 responses received', value: tooMany, target: '= 0', verdict: judge({ value: tooMany, exactly: 0 }) },
-      { name: 'Pacing: requests in the export', value: requests, target: `>= ${minRequests}`, verdict: judge({ value: requests, min: minRequests }) },
-    ],
-    commands: [`msnap snapshots ${series.coin} ${series.type} --last ${markets} --csv -o pacing.csv --quiet   # ${plan} key`],
-    notes: [
-      `${requests} requests (${otherErrors} other errors); theoretical minimum ${(minimumMs / 1000).toFixed(2)} s, ` +
-        `wall ${(run.wallMs / 1000).toFixed(2)} s; first request to last response ${((last - first) / 1000).toFixed(2)} s ` +
-        `(ratio ${spanRatio.toFixed(3)}), so ${((run.wallMs - (last - first)) / 1000).toFixed(2)} s went to process start and exit.`,
-    ],
-    data: { requests, tooMany, minimumMs, wallMs: run.wallMs, ratio, spanRatio },
-  };
+  return { requests, tooMany, otherErrors, minimumMs, wallMs: run.wallMs, ratio: run.wallMs / minimumMs, spanMs: last - first, spanRatio: (last - first) / minimumMs, load };
 }
-

@@ -23,6 +23,13 @@ export interface CreatedKey {
   accountCreated: boolean;
 }
 
+/** Thrown when the account already has its plan's most active keys; `planMessage` is the sentence without the CLI's hint. */
+export class KeyLimitError extends UsageError {
+  constructor(readonly planMessage: string) {
+    super(`${planMessage}; revoke one first (msnap serve keys revoke ID)`);
+  }
+}
+
 /** Use to create a key, creating its account on first use; throws UsageError for any rule it breaks. */
 export function createApiKey(store: Store, opts: CreateKeyOptions): CreatedKey {
   // Count-then-insert must not interleave with another process creating keys for the account.
@@ -72,9 +79,7 @@ function createInTransaction(store: Store, opts: CreateKeyOptions): CreatedKey {
   if (max !== null) {
     const active = store.countActiveKeys(account.id, opts.now);
     if (active >= max) {
-      throw new UsageError(
-        `account "${name}" already has ${active} active keys, the most the ${account.plan} plan allows (${max}); revoke one first (msnap serve keys revoke ID)`,
-      );
+      throw new KeyLimitError(`account "${name}" already has ${active} active keys, the most the ${account.plan} plan allows (${max})`);
     }
   }
   const key = generateApiKey();

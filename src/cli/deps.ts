@@ -217,7 +217,7 @@ export async function runWithGlobals(
 
 /** The real client core (src/client/client.ts). */
 export const httpClientFactory: ClientFactory = async (conn, hooks) => {
-  const { MsnapClient } = await import('../client/client.js');
+  const [{ MsnapClient }, { paceStateDir }] = await Promise.all([import('../client/client.js'), import('../client/state-file.js')]);
   return new MsnapClient({
     baseUrl: conn.baseUrl,
     authScheme: conn.authScheme,
@@ -229,5 +229,6 @@ export const httpClientFactory: ClientFactory = async (conn, hooks) => {
     ...(conn.timeoutMs !== undefined ? { timeoutMs: conn.timeoutMs } : {}),
     ...(hooks.onRequest ? { onRequest: hooks.onRequest } : {}),
     ...(hooks.onRetry ? { onRetry: hooks.onRetry } : {}),
+    paceStateDir: paceStateDir(process.env),
   });
 };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BUCKET_MARGIN_MS, configFromMinuteLimit, LOG_MARGIN_MS, PaceModel, Pacer } from './pacer.js';
+import { configFromMinuteLimit, LOG_MARGIN_MS, PaceModel, Pacer } from './pacer.js';
+import { INITIAL_RESERVE_MS } from './round-trips.js';
 
 function fakeClock(start = 1_000_000) {
   const c = {
@@ -28,9 +29,9 @@ function pacedSends(m: PaceModel, n: number): number[] {
 describe('PaceModel', () => {
   it('keeps a reserve of refill before the last burst token, then spaces sends at the refill rate', () => {
     const sends = pacedSends(new PaceModel({ perMinute: 250, burst: 12 }, 0), 14);
-    // 11 at once: the 12th token is used only once BUCKET_MARGIN_MS of refill is in reserve.
+    // 11 at once: the 12th token is used only once INITIAL_RESERVE_MS of refill is in reserve.
     expect(sends.slice(0, 11)).toEqual(Array(11).fill(0));
-    expect(sends[11]).toBe(BUCKET_MARGIN_MS);
+    expect(sends[11]).toBe(INITIAL_RESERVE_MS);
     expect(sends[13]! - sends[12]!).toBeGreaterThanOrEqual(83);
     expect(sends[13]! - sends[12]!).toBeLessThanOrEqual(84);
   });
@@ -69,7 +70,7 @@ describe('PaceModel.reconfigure', () => {
     m.onSend(0);
     m.onDone(10);
     m.reconfigure({ perMinute: 60, burst: 1 }, 500);
-    expect(m.waitMs(500)).toBe(500 + BUCKET_MARGIN_MS);
+    expect(m.waitMs(500)).toBe(500);
   });
 
   it('replays every send since the bucket was last full, not just the last second', () => {
@@ -101,9 +102,28 @@ describe('PaceModel.reconfigure', () => {
 });
 
 describe('PaceModel with a burst of 1', () => {
-  it('still keeps the reserve: sends are 1 s plus BUCKET_MARGIN_MS apart', () => {
-    const sends = pacedSends(new PaceModel({ perMinute: 60, burst: 1 }, 0), 4);
-    for (let i = 1; i < sends.length; i++) expect(sends[i]! - sends[i - 1]!).toBeGreaterThanOrEqual(1000 + BUCKET_MARGIN_MS);
+  it('sends only once every earlier request is answered, then a full second after that answer', () => {
+    const m = new PaceModel({ perMinute: 60, burst: 1 }, 0);
+    m.onSend(0);
+    // In flight: it may reach the server at any moment, so nothing else may go.
+    expect(m.waitMs(5000)).toBe(Infinity);
+    m.onDone(5300);
+    expect(m.waitMs(5300)).toBe(1000);
+    expect(m.waitMs(6300)).toBe(0);
+  });
+});
+
+describe('PaceModel with a larger reserve', () => {
+  it('holds back the refill of the reserve, but never more than a full bucket', () => {
+    const m = new PaceModel({ perMinute: 250, burst: 12 }, 0);
+    m.reserveMs = 250; // 3 tokens of refill
+    expect(pacedSends(m, 12).filter((t) => t === 0)).toHaveLength(9);
+    const full = new PaceModel({ perMinute: 250, burst: 12 }, 0);
+    full.reserveMs = 5000;
+    const sends = pacedSends(full, 3);
+    // Only a full bucket is used: one send, then one per refilled token.
+    expect(sends[0]).toBe(0);
+    expect(sends[1]).toBe(84);
   });
 });
 

@@ -1,34 +1,17 @@
-// Client-side pacing: a model of the server's limiter for one key, so a long export runs just
-// under both limits and never sees a 429.
-//
-// The server charges a request at its *arrival*, which the client never observes: it lies
-// between our send and our completion. The model is built from the same pure primitives as the
-// server's KeyLimiter (token bucket + sliding log), but charges them at the two instants that
-// make it safe rather than at one:
-// - the token bucket at *send* time, and a send waits until 1 + a small reserve of tokens is
-//   back (BUCKET_MARGIN_MS of refill): server-side gaps can only shrink by latency jitter, and
-//   the reserve absorbs that; it costs the margin once per burst phase, not per request;
-// - the minute log at *completion* time plus LOG_MARGIN_MS: an entry can only leave our
-//   window after it left the server's (the server saw it earlier), whatever the latency and
-//   millisecond truncation; it costs one latency + margin per 60 s window.
-// Requests of one key queue FIFO through one Pacer; a 429 pauses the whole queue.
-import { bucketWaitMs, newBucket, refill, type TokenBucket } from '../ratelimit/token-bucket.js';
-import { append, entry, expire, newLog, type SlidingLog } from '../ratelimit/sliding-log.js';
-import { WINDOW_MS } from '../ratelimit/key-limiter.js';
+// Client-side pacing: admit one key's requests first in, first out, just under the server's two
+// limits (pace-model.ts), so a long export never sees a 429. The burst reserve follows the
+// measured round trips (round-trips.ts); processes sharing a key pace through one state file
+// (state-file.ts) when given one. A 429 still pauses the whole queue.
 import { PLANS } from '../domain/plans.js';
+import { PaceModel, type PaceConfig, type PaceState } from './pace-model.js';
+import { RoundTrips } from './round-trips.js';
 
-/** Refill time kept in reserve before a burst token is used (absorbs latency jitter). */
-export const BUCKET_MARGIN_MS = 30;
-/** Added to a completed request's time in the minute log (Date.now truncation, clock granularity). */
-export const LOG_MARGIN_MS = 75;
+export { LOG_MARGIN_MS, PaceModel, type PaceConfig } from './pace-model.js';
+
 /** Added to an `X-RateLimit-Reset` (whole seconds, skew-corrected with a 1 s resolution `Date`). */
 export const RESET_MARGIN_MS = 1000;
-
-/** The two limits the pacer keeps under. */
-export interface PaceConfig {
-  perMinute: number;
-  burst: number;
-}
+/** How often a process re-reads the shared state while other processes hold every minute slot. */
+const SHARED_POLL_MS = 25;
 
 /** Use when only `X-RateLimit-Limit` is known: the burst of the plan with that minute limit, else a guess. */
 export function configFromMinuteLimit(perMinute: number): PaceConfig {
@@ -41,145 +24,21 @@ export function configFromMinuteLimit(perMinute: number): PaceConfig {
   return { perMinute, burst: Math.max(1, Math.floor(perMinute / 20)) };
 }
 
-/** Sends kept for a reconfigure: beyond this many since the bucket was last surely full, replay starts empty. */
-const HISTORY_MAX = 512;
-
-/** Something that changed the server's bucket: one of our sends, or another process emptying it. */
-interface BucketEvent {
-  at: number;
-  foreign: boolean;
+/** One key's pace as several processes keep it: the model's state plus every process's requests in flight. */
+export interface SharedRecord extends PaceState {
+  inflight: { pid: number; at: number }[];
 }
 
-/**
- * The pure model: no clock of its own, every method takes `now`. Use through Pacer; exported
- * for tests that check its arithmetic directly.
- */
-export class PaceModel {
-  private bucket: TokenBucket;
-  private log: SlidingLog;
-  // Every bucket event since the bucket was last surely full (a bucket refills completely in
-  // 1 s under any limits), so new limits can be applied to what was really sent.
-  private history: BucketEvent[] = [];
-  private historyTruncated = false;
-  inflight = 0;
-
-  constructor(
-    public config: PaceConfig,
-    now: number,
-  ) {
-    this.bucket = newBucket(config.burst, now);
-    this.log = newLog(config.perMinute);
-  }
-
-  /** Tokens a send waits for: one plus BUCKET_MARGIN_MS of refill, as far as the bucket holds them. */
-  private need(): number {
-    return Math.min(this.config.burst, 1 + (BUCKET_MARGIN_MS * this.config.burst) / 1000);
-  }
-
-  // Only a bucket of 1 cannot hold the reserve (the server's is full at one token): each send
-  // then costs the reserve on top, or sends would be exactly 1 s apart and any latency jitter
-  // would trip the server.
-  private charge(): number {
-    return 1 + Math.max(0, 1 + (BUCKET_MARGIN_MS * this.config.burst) / 1000 - this.config.burst);
-  }
-
-  private refillNow(now: number): void {
-    refill(this.bucket, this.config.burst, this.config.burst, now);
-  }
-
-  private remember(at: number, foreign: boolean): void {
-    const last = this.history[this.history.length - 1];
-    if (last !== undefined && at - last.at >= 1000) {
-      this.history = [];
-      this.historyTruncated = false;
-    }
-    this.history.push({ at, foreign });
-    if (this.history.length > HISTORY_MAX) {
-      this.history.shift();
-      this.historyTruncated = true;
-    }
-  }
-
-  /** Milliseconds until a send is safe; Infinity while in-flight requests hold every minute slot. */
-  waitMs(now: number): number {
-    const { perMinute, burst } = this.config;
-    this.refillNow(now);
-    expire(this.log, WINDOW_MS, now);
-    const need = this.need();
-    const bucketWait =
-      this.bucket.tokens >= need - 1e-9 ? 0 : Math.max(bucketWaitMs(this.bucket, burst), Math.ceil(((need - this.bucket.tokens) * 1000) / burst));
-    const allowed = perMinute - this.inflight;
-    if (allowed <= 0) return Infinity;
-    const logWait = this.log.size < allowed ? 0 : entry(this.log, this.log.size - allowed) + WINDOW_MS - now;
-    return Math.max(bucketWait, logWait, 0);
-  }
-
-  /** Charge the bucket for a request sent now; returns the most minute slots the server can see used by it. */
-  onSend(now: number): number {
-    this.refillNow(now);
-    expire(this.log, WINDOW_MS, now);
-    this.bucket.tokens -= this.charge();
-    this.remember(now, false);
-    this.inflight++;
-    return this.log.size + this.inflight;
-  }
-
-  /** Log a request that just completed (any status: the server may have counted it). */
-  onDone(now: number): void {
-    this.inflight = Math.max(0, this.inflight - 1);
-    expire(this.log, WINDOW_MS, now);
-    append(this.log, now + LOG_MARGIN_MS);
-  }
-
+/** A lock-protected record several processes update in turn (state-file.ts). */
+export interface SharedPace {
+  /** This process, as it appears in `inflight`. */
+  readonly pid: number;
   /**
-   * The server counts more requests than we can have caused: another process shares the key.
-   * Assume the extra ones just happened (pessimistic) except, when `oldestExpiry` is given, one
-   * that leaves the window then; and assume the other process emptied the bucket.
+   * Under the lock: read the record (undefined when there is none yet), let `fn` change it, and
+   * write back the record `fn` returns (none: nothing changed). Throws only before calling `fn`,
+   * when the store cannot be used at all.
    */
-  addForeign(extra: number, now: number, oldestExpiry?: number): void {
-    if (extra <= 0) return;
-    expire(this.log, WINDOW_MS, now);
-    const times: number[] = [];
-    for (let i = 0; i < this.log.size; i++) times.push(entry(this.log, i));
-    const room = this.config.perMinute - times.length - this.inflight;
-    const n = Math.min(extra, Math.max(0, room));
-    for (let i = 0; i < n; i++) {
-      const at = i === 0 && oldestExpiry !== undefined ? Math.min(now, oldestExpiry - WINDOW_MS) : now;
-      times.push(at + LOG_MARGIN_MS);
-    }
-    times.sort((a, b) => a - b);
-    this.log = newLog(this.config.perMinute);
-    for (const t of times) append(this.log, t);
-    this.refillNow(now);
-    this.bucket.tokens = Math.min(this.bucket.tokens, 0);
-    this.remember(now, true);
-  }
-
-  /**
-   * Switch to new limits (learned from /limits or a changed header) keeping what was charged:
-   * the bucket is rebuilt by replaying every send since it was last surely full under the new
-   * burst, because a guessed burst refills at a different rate and would forget some of them.
-   */
-  reconfigure(config: PaceConfig, now: number): void {
-    if (config.perMinute === this.config.perMinute && config.burst === this.config.burst) return;
-    expire(this.log, WINDOW_MS, now);
-    const times: number[] = [];
-    for (let i = 0; i < this.log.size; i++) times.push(entry(this.log, i));
-    this.config = config;
-    // The server's bucket never goes below empty (a 429 charges nothing): a guessed burst far
-    // above the real one (an enterprise account's custom limits) must not become a debt.
-    const charge = this.charge();
-    const floor = 1 - charge;
-    const first = this.history[0];
-    this.bucket = { tokens: this.historyTruncated ? floor : config.burst, last: first?.at ?? now };
-    for (const e of this.history) {
-      this.refillNow(e.at);
-      this.bucket.tokens = e.foreign ? Math.min(this.bucket.tokens, floor) : Math.max(floor, this.bucket.tokens - charge);
-    }
-    this.refillNow(now);
-    this.log = newLog(config.perMinute);
-    for (const t of times.slice(-config.perMinute)) append(this.log, t);
-  }
+  update<T>(fn: (record: SharedRecord | undefined) => { value: T; record: SharedRecord | undefined }): T;
 }
 
 /** What a response said about the key's limiter. */
@@ -196,6 +55,12 @@ export interface RateHeaders {
 export interface Ticket {
   readonly expectedMax: number;
   readonly first: boolean;
+  /** When it was granted (the request goes out at once). */
+  readonly sentAt: number;
+  /** The model's send counter after this send: later sends may reach the server first. */
+  readonly sends: number;
+  /** Whether it is listed in flight in the shared state. */
+  readonly registered: boolean;
 }
 
 /** Counters for `--verbose` and the pacing bench. */
@@ -205,6 +70,10 @@ export interface PacerStats {
   pauses: number;
   foreignDetected: number;
 }
+
+type Inflight = SharedRecord['inflight'];
+// What a send was granted with, before it becomes a Ticket.
+type Grant = { expectedMax: number; sends: number; registered: boolean };
 
 /** Use one per key and base URL: FIFO admission under the key's limits, shared by every request. */
 export class Pacer {
@@ -217,11 +86,13 @@ export class Pacer {
   private fromLimits = false;
   private skewMs = 0;
   private wake: (() => void)[] = [];
+  private readonly roundTrips = new RoundTrips();
   readonly stats: PacerStats = { pacedMs: 0, pauses: 0, foreignDetected: 0 };
 
   constructor(
     private readonly now: () => number,
     private readonly sleep: (ms: number) => Promise<void>,
+    private shared?: SharedPace,
   ) {}
 
   /** True once the limits came from `/api/v1/limits` (so the client need not fetch them). */
@@ -234,6 +105,11 @@ export class Pacer {
     return this.model?.config;
   }
 
+  /** Refill time kept in reserve before a send, from the measured round trips. */
+  get reserveMs(): number {
+    return this.roundTrips.reserveMs();
+  }
+
   /** Wait for a turn (FIFO) and for both limits; resolve with the ticket to send under. */
   acquire(): Promise<Ticket> {
     const turn = this.tail.then(() => this.waitForRoom());
@@ -242,26 +118,38 @@ export class Pacer {
     return turn;
   }
 
-  /** The response (or failure) of a ticket's request; `at` is its completion time. */
+  /** The response (or failure: no headers) of a ticket's request, now. */
   done(ticket: Ticket, headers: RateHeaders | undefined): void {
     const now = this.now();
     this.inflight = Math.max(0, this.inflight - 1);
     this.answered = this.answered || headers !== undefined;
+    if (headers !== undefined) this.roundTrips.record(ticket.sentAt, now);
     if (headers?.serverDate !== undefined) this.skewMs = headers.serverDate - now;
-    if (!this.model && headers?.limit !== undefined && headers.limit > 0) {
-      this.model = new PaceModel(configFromMinuteLimit(headers.limit), now);
-      // Replay this request so the new model counts it.
-      this.model.onSend(now);
-    } else if (this.model && !this.fromLimits && headers?.limit !== undefined && headers.limit > 0 && headers.limit !== this.model.config.perMinute) {
-      this.model.reconfigure(configFromMinuteLimit(headers.limit), now);
+    const limit = headers?.limit !== undefined && headers.limit > 0 ? headers.limit : undefined;
+    // A request sent before any limits were known was charged nowhere: count it now.
+    const replay = !this.model && limit !== undefined;
+    if (!this.model && limit !== undefined) {
+      this.model = new PaceModel(configFromMinuteLimit(limit), now);
+    } else if (this.model && !this.fromLimits && limit !== undefined && limit !== this.model.config.perMinute) {
+      this.model.reconfigure(configFromMinuteLimit(limit), now);
     }
-    if (this.model) {
-      this.model.onDone(now);
-      if (headers?.limit !== undefined && headers.remaining !== undefined) {
-        // A fresh model's first request: the only thing it can account for is that request.
-        const expected = ticket.first && this.sent === 1 ? 1 : ticket.expectedMax;
-        this.resync(headers.limit - headers.remaining, expected, headers.reset, ticket.first && this.sent === 1);
-      }
+    const model = this.model;
+    if (model) {
+      model.reserveMs = this.roundTrips.reserveMs();
+      this.sync(model, (inflight) => {
+        const replayed = replay ? model.onSend(now) : undefined;
+        if (inflight && ticket.registered && this.shared) {
+          const mine = inflight.findIndex((e) => e.pid === this.shared!.pid);
+          if (mine >= 0) inflight.splice(mine, 1);
+        }
+        model.onDone(now);
+        if (headers?.limit !== undefined && headers.remaining !== undefined) {
+          // The server may also have counted everything sent after this request (it can overtake).
+          const expected = replayed ?? ticket.expectedMax + (model.sends - ticket.sends);
+          this.resync(model, headers.limit - headers.remaining, expected, headers.reset, ticket.first && this.sent === 1, now);
+        }
+        return { value: undefined, changed: true };
+      });
     }
     this.notify();
   }
@@ -283,13 +171,32 @@ export class Pacer {
     }
   }
 
-  private resync(serverUsed: number, expectedMax: number, reset: number | undefined, firstContact: boolean): void {
-    if (!this.model || serverUsed <= expectedMax) return;
+  private resync(model: PaceModel, serverUsed: number, expectedMax: number, reset: number | undefined, firstContact: boolean, now: number): void {
+    if (serverUsed <= expectedMax) return;
     this.stats.foreignDetected++;
-    const now = this.now();
     // Reset is when the server's oldest entry leaves; on first contact that entry is surely not ours.
     const oldestExpiry = firstContact && reset !== undefined ? reset * 1000 - this.skewMs + RESET_MARGIN_MS : undefined;
-    this.model.addForeign(serverUsed - expectedMax, now, oldestExpiry);
+    model.addForeign(serverUsed - expectedMax, now, oldestExpiry);
+  }
+
+  // Run `fn` on the model; with a shared state, under its lock on the state every process left,
+  // writing back what `fn` changed. A store that cannot be used leaves this process pacing alone.
+  private sync<T>(model: PaceModel, fn: (inflight: Inflight | undefined) => { value: T; changed: boolean }): T {
+    const shared = this.shared;
+    if (shared) {
+      try {
+        return shared.update((record) => {
+          if (record) model.importState(record);
+          const inflight = record?.inflight ?? [];
+          model.inflight = inflight.length;
+          const { value, changed } = fn(inflight);
+          return { value, record: changed ? { ...model.exportState(), inflight } : undefined };
+        });
+      } catch {
+        this.shared = undefined;
+      }
+    }
+    return fn(undefined).value;
   }
 
   private notify(): void {
@@ -302,22 +209,37 @@ export class Pacer {
     const start = this.now();
     for (;;) {
       const now = this.now();
-      let wait = Math.max(0, this.pausedUntil - now);
-      if (this.model) {
-        wait = Math.max(wait, this.model.waitMs(now));
-      } else if (this.inflight > 0 && !this.answered) {
+      const paused = this.pausedUntil - now;
+      const model = this.model;
+      if (!model && this.inflight > 0 && !this.answered) {
         // Limits unknown until the first answer: one request at a time till then.
-        wait = Infinity;
+        await new Promise<void>((resolve) => this.wake.push(resolve));
+        continue;
       }
-      if (wait <= 0) break;
-      if (wait === Infinity) await new Promise<void>((resolve) => this.wake.push(resolve));
-      else await this.sleep(wait);
+      if (paused > 0) {
+        await this.sleep(paused);
+        continue;
+      }
+      if (!model) return this.grant(start, now, { expectedMax: this.sent + 1, sends: 0, registered: false });
+      model.reserveMs = this.roundTrips.reserveMs();
+      const granted = this.sync<number | Grant>(model, (inflight) => {
+        const wait = model.waitMs(now);
+        if (wait > 0) return { value: wait, changed: false };
+        const expectedMax = model.onSend(now);
+        if (inflight && this.shared) inflight.push({ pid: this.shared.pid, at: now });
+        return { value: { expectedMax, sends: model.sends, registered: inflight !== undefined }, changed: true };
+      });
+      if (typeof granted !== 'number') return this.grant(start, now, granted);
+      // Other processes' answers wake nobody here: look again soon.
+      if (granted === Infinity && !this.shared) await new Promise<void>((resolve) => this.wake.push(resolve));
+      else await this.sleep(granted === Infinity ? SHARED_POLL_MS : granted);
     }
-    const now = this.now();
+  }
+
+  private grant(start: number, now: number, t: Grant): Ticket {
     this.stats.pacedMs += now - start;
     this.sent++;
     this.inflight++;
-    const expectedMax = this.model ? this.model.onSend(now) : this.sent;
-    return { expectedMax, first: this.sent === 1 };
+    return { ...t, first: this.sent === 1, sentAt: now };
   }
 }

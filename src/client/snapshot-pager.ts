@@ -34,10 +34,8 @@ export async function* pageSnapshots(read: SnapshotPageFetch, q: SnapshotsStream
       const rows = current.snapshots.length;
       q.onPage?.({ page, rows, total: current.total });
       if (current.limit > 0 && current.limit < ask) ask = current.limit;
-      // A dialect that says where the next page starts (v4's has_more) is followed; else the total decides.
-      const more = current.nextOffset !== undefined ? current.nextOffset !== null : offset + rows < current.total;
-      const nextOffset = current.nextOffset ?? offset + rows;
-      if (rows > 0 && more) {
+      const nextOffset = offset + rows;
+      if (rows > 0 && nextOffset < current.total) {
         controller = new AbortController();
         next = fetchPage(nextOffset, ask, controller.signal);
       } else {

@@ -9,6 +9,7 @@ import { errorForStatus, NO_KEY_MESSAGE, timeoutError, tlsError, unreachableErro
 import { redactKey } from './mask-key.js';
 import { asObject, MalformedBodyError, normalizeErrorBody } from './normalize.js';
 import { Pacer, type RateHeaders, type Ticket } from './pacer.js';
+import { paceStateFile, StateFile } from './state-file.js';
 
 /** How to reach the service and, for tests, every source of time and chance. */
 export interface TransportOptions {
@@ -35,6 +36,8 @@ export interface TransportOptions {
   pacing?: boolean;
   /** Connect, headers and body-idle timeout per attempt; default 30 s (`--timeout`, MSNAP_TIMEOUT). */
   timeoutMs?: number;
+  /** Share the key's pace with other msnap processes through a state file in this directory. */
+  paceStateDir?: string;
   /** Told before each retry after a network failure or timeout: what happened and how long until the next try. */
   onRetry?: (info: { reason: string; waitMs: number; retry: number; of: number }) => void;
 }
@@ -192,7 +195,8 @@ export class Transport {
     this.random = opts.random ?? Math.random;
     this.maxRetries = opts.maxRetries ?? 5;
     this.maxRateLimitRetries = opts.maxRateLimitRetries ?? 10;
-    this.pacer = opts.pacing === false ? undefined : new Pacer(this.now, this.sleep);
+    const shared = opts.paceStateDir && opts.apiKey ? new StateFile(paceStateFile(opts.paceStateDir, this.baseUrl, opts.apiKey), { now: this.now }) : undefined;
+    this.pacer = opts.pacing === false ? undefined : new Pacer(this.now, this.sleep, shared);
   }
 
   /** Counters since the transport was made. */

@@ -5,7 +5,7 @@
 // each request once, whatever its dialect.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Decision } from '../ratelimit/key-limiter.js';
-import type { Store } from '../store/store.js';
+import type { Account, Store } from '../store/store.js';
 import { hashApiKey } from '../accounts/api-key.js';
 import { authenticate, type Caller, type KeyHasher } from './auth.js';
 import { selectDialect } from './dialects/select.js';
@@ -48,6 +48,8 @@ export interface AppOptions {
 export interface App {
   handle(req: AppRequest): AppResponse;
   reject(status: number, message: string, remoteAddress: string): AppResponse;
+  /** A key's requests in the current minute, as the limiter counts them (charges nothing). */
+  keyUsage(keyId: number, account: Account, now: number): { used: number; limit: number };
 }
 
 /** Default limit on the request target. */
@@ -142,5 +144,5 @@ export function createApp(options: AppOptions): App {
     return respond(status, errorBody(status, message), limits.takeAddress(remoteAddress, at), at);
   }
 
-  return { handle, reject };
+  return { handle, reject, keyUsage: (keyId, account, at) => limits.keyUsage(keyId, account, at) };
 }

@@ -1,9 +1,11 @@
 // The socket side: node:http around the pure app, with limits on slow and oversized requests,
 // JSON for the errors Node itself would answer, and a graceful close.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import type { App, AppResponse } from './app.js';
+import type { Dashboard } from '../dashboard/dashboard.js';
+import { BodyTooLarge, readBody } from '../dashboard/request.js';
+import { MAX_URL_LENGTH, type App } from './app.js';
 import { reasonPhrase } from './http-error.js';
 
 /** Node answers 431 above this many bytes of request line and headers. */
@@ -12,6 +14,8 @@ export const MAX_HEADER_BYTES = 16 * 1024;
 /** Options of `startServer`. */
 export interface ListenOptions {
   app: App;
+  /** The web dashboard; it answers only the paths it claims, the API answers every other. */
+  dashboard?: Dashboard;
   host: string;
   port: number;
   /** How long `close` waits for in-flight requests before cutting connections. */
@@ -49,19 +53,34 @@ export async function startServer(options: ListenOptions): Promise<RunningServer
     // A client that vanishes mid-response is its own problem, never the server's.
     req.on('error', () => {});
     res.on('error', () => {});
-    const response = app.handle({
+    const request = {
       method: req.method ?? 'GET',
       url: req.url ?? '/',
       headers: req.headers,
       remoteAddress: req.socket.remoteAddress ?? 'unknown',
-    });
-    if (closing) res.setHeader('Connection', 'close');
+    };
     // An answer that was in flight when close() began ends its connection once written, so the
     // drain does not wait for the keep-alive timeout.
     res.once('finish', () => {
       if (closing) req.socket.end();
     });
-    write(res, response);
+    const send = (response: Answer) => {
+      if (closing) res.setHeader('Connection', 'close');
+      write(res, response);
+    };
+    const { dashboard } = options;
+    // An oversized target is the API's 414 whoever would have answered it.
+    if (dashboard && request.url.length <= MAX_URL_LENGTH && dashboard.claims(request.url)) {
+      readBody(req)
+        .then((body) => dashboard.handle({ ...request, body }))
+        .then(send, (err: unknown) => {
+          if (!(err instanceof BodyTooLarge)) return void res.destroy();
+          res.setHeader('Connection', 'close');
+          send(app.reject(413, 'The form is too large.', request.remoteAddress));
+        });
+      return;
+    }
+    send(app.handle(request));
   });
   server.headersTimeout = headersTimeout;
   server.requestTimeout = requestTimeout;
@@ -110,7 +129,14 @@ export async function startServer(options: ListenOptions): Promise<RunningServer
   return { url: `http://${host}:${address.port}`, host: address.address, port: address.port, server, close };
 }
 
-function write(res: ServerResponse, response: AppResponse): void {
+/** What the listener writes: an API answer, or a dashboard page (whose Set-Cookie may repeat). */
+interface Answer {
+  status: number;
+  headers: OutgoingHttpHeaders;
+  body: string;
+}
+
+function write(res: ServerResponse, response: Answer): void {
   if (res.destroyed) return;
   res.writeHead(response.status, { ...response.headers, 'Content-Length': Buffer.byteLength(response.body) });
   // end() only once the body has left our buffers: server.close() destroys every connection whose

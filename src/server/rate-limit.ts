@@ -35,6 +35,13 @@ export class RateLimits {
     return this.addresses.get(address, ANONYMOUS_CONFIG, now).take(now);
   }
 
+  /** Requests of key `keyId` in the current sliding minute, without charging (the dashboard shows it). */
+  keyUsage(keyId: number, account: Account, now: number): { used: number; limit: number } {
+    const d = this.keys.get(keyId, limitsFor(account), now).peek(now);
+    // peek's `remaining` already counts the request it would admit.
+    return { used: d.limit - d.remaining - (d.admitted ? 1 : 0), limit: d.limit };
+  }
+
   /** The headers of `address`'s limiter without charging (for answers that charge nothing). */
   peekAddress(address: string, now: number): Decision {
     return this.addresses.get(address, ANONYMOUS_CONFIG, now).peek(now);

@@ -24,6 +24,7 @@ export async function buildIfStale(): Promise<void> {
   const entry = path.join(ROOT, 'dist/cli/main.js');
   if (existsSync(entry) && statSync(entry).mtimeMs >= newestSource(path.join(ROOT, 'src'))) return;
   await execa('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT, reject: false });
+  await execa('npx', ['tsc', '-p', 'tsconfig.page.json'], { cwd: ROOT, reject: false });
 }
 
 /** Environment that keeps the outer shell's MSNAP_* settings out of a child. */
@@ -97,8 +98,11 @@ export interface Served {
 }
 
 /** Use to start `msnap serve --db db --port port` and wait for its listening line. */
-export async function startServe(db: string, opts: { port?: number; env?: Record<string, string | undefined> } = {}): Promise<Served> {
-  const proc = spawnMsnap(['serve', '--db', db, '--port', String(opts.port ?? 0)], { env: opts.env, all: false });
+export async function startServe(
+  db: string,
+  opts: { port?: number; env?: Record<string, string | undefined>; args?: string[] } = {},
+): Promise<Served> {
+  const proc = spawnMsnap(['serve', '--db', db, '--port', String(opts.port ?? 0), ...(opts.args ?? [])], { env: opts.env, all: false });
   let out = '';
   proc.stderr!.on('data', (d: Buffer) => (out += d.toString('utf8')));
   const url = await new Promise<string>((resolve, reject) => {

@@ -55,7 +55,8 @@ export interface KeysCreateOptions {
   burst?: number;
 }
 
-function positiveInt(name: string, value: string): number {
+/** Use to check a count flag or an id: a positive integer up to 1e9; UsageError naming `name` otherwise. */
+export function positiveInt(name: string, value: string): number {
   const n = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
   if (!(n >= 1 && n <= 1_000_000_000)) throw new UsageError(`${name} must be a positive integer; got "${value.slice(0, 40)}"`);
   return n;

@@ -12,6 +12,7 @@ import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { VERSION } from '../../version.js';
 import type { CliContext } from '../context.js';
 import { serveImportCommand } from './serve-import.js';
+import { serveAccountsCommand } from './serve-accounts.js';
 import { serveKeysCommand } from './serve-keys.js';
 import { prepareLive, type LiveRun } from './serve-live.js';
 import { serveSeedCommand } from './serve-seed.js';
@@ -23,6 +24,8 @@ export interface ServeOptions {
   host: string;
   port: number;
   demo: boolean;
+  /** false with --no-signup: the dashboard takes no sign-ups (`serve accounts` makes accounts). */
+  signup: boolean;
   /** Keep the seeded synthetic world running (serve --live; on with --demo unless --no-live). */
   live: boolean;
   /** Node's header and whole-request timeouts; undefined keeps the listener's defaults (10 s, 30 s). */
@@ -60,6 +63,7 @@ interface ServeFlags {
   host: string;
   port: string;
   demo: boolean;
+  signup: boolean;
   live?: boolean;
 }
 
@@ -70,6 +74,7 @@ export function parseServeFlags(raw: ServeFlags, env: NodeJS.ProcessEnv): ServeO
     host: parseHost(raw.host),
     port: parsePort(raw.port),
     demo: raw.demo,
+    signup: raw.signup,
     live: raw.live ?? raw.demo,
     headersTimeoutMs: envMs(env, 'MSNAP_HEADERS_TIMEOUT_MS'),
     requestTimeoutMs: envMs(env, 'MSNAP_REQUEST_TIMEOUT_MS'),
@@ -82,7 +87,7 @@ function envMs(env: NodeJS.ProcessEnv, name: string): number | undefined {
   return value !== undefined && /^\d+$/.test(value) && Number(value) > 0 ? Number(value) : undefined;
 }
 
-/** The `serve` command with its subcommands `seed`, `import` and `keys`. */
+/** The `serve` command with its subcommands `seed`, `import`, `keys` and `accounts`. */
 export function serveCommand(ctx: CliContext): Command {
   const cmd = new Command('serve')
     .description('Run the Market Snapshot Data Service locally over SQLite')
@@ -90,6 +95,7 @@ export function serveCommand(ctx: CliContext): Command {
     .addOption(new Option('--host <host>', 'address to listen on').default('127.0.0.1'))
     .addOption(new Option('--port <port>', 'port to listen on; 0 picks a free one').default('8787'))
     .option('--demo', 'seed an empty or missing database and print one builder and one pro key', false)
+    .option('--no-signup', 'the dashboard at / takes no sign-ups (make accounts with serve accounts)')
     .option('--live', 'keep the seeded markets running: new markets open, active ones get 8 snapshots a second, ended ones resolve (default with --demo)')
     .option('--no-live', 'serve the database as stored, also with --demo')
     .addHelpText(
@@ -98,6 +104,7 @@ export function serveCommand(ctx: CliContext): Command {
 The first line on stdout is "msnap serve listening on http://HOST:PORT".
 It answers the hosted service's API versions over one database and one limiter:
 v1 (/api/v1/..., /v1/...), v2 (/v2/...) and v4 (/v4/...); /health needs no key.
+The dashboard (sign up, keys, markets) is at that URL in a browser.
 SIGINT/SIGTERM finish in-flight requests, close the database and exit 0.
 With --live the synthetic markets of a seeded database go on in real time, continuing the same
 seeded paths (a restart fills the pause, at most its last 2 hours of snapshots); imported markets
@@ -108,6 +115,8 @@ Examples:
   $ msnap serve --db data.db --live        # a seeded database, kept running
   $ msnap serve --demo --no-live           # the demo data frozen as stored
   $ msnap serve --db data.db --port 0      # any free port; the URL is printed
+  $ msnap serve --no-signup                # dashboard for accounts the operator made only
+  $ msnap serve accounts password alice --plan pro   # an account that can sign in
   $ msnap serve seed --db data.db --days 15
   $ msnap serve keys create --db data.db --account alice --plan pro
   $ curl -H "X-API-Key: $KEY" "http://127.0.0.1:8787/api/v1/markets?coin=btc&limit=5"
@@ -119,6 +128,7 @@ Examples:
   cmd.addCommand(serveSeedCommand(ctx));
   cmd.addCommand(serveImportCommand(ctx));
   cmd.addCommand(serveKeysCommand(ctx));
+  cmd.addCommand(serveAccountsCommand(ctx));
   // The root program does not use positional options, so `serve seed --db x` hands --db to
   // `serve`; pass it on to whichever subcommand (at any depth) runs and takes --db itself.
   cmd.hook('preSubcommand', (self, sub) => {
@@ -151,7 +161,11 @@ function processSignals(): Promise<string> {
 /** Use to run the service until `waitForStop` resolves; then drains and closes the database it opened. */
 export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<void> {
   const { ctx } = deps;
-  const [{ createApp }, { startServer }] = await Promise.all([import('../../server/app.js'), import('../../server/listen.js')]);
+  const [{ createApp }, { startServer }, { serveDashboard }] = await Promise.all([
+    import('../../server/app.js'),
+    import('../../server/listen.js'),
+    import('../../dashboard/serve-dashboard.js'),
+  ]);
   // A mistyped --db would otherwise be served as a new, empty database without a word.
   const created = !existsSync(options.db);
   const store = await openServeStore(options.db);
@@ -171,9 +185,12 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
   try {
     if (options.demo) demoLines = await prepareDemo(store, ctx, options.db);
     if (options.live) live = await prepareLive(store, ctx, options.db);
-    const app = createApp({ store, now: ctx.now, version: VERSION, log: (line) => ctx.stderr.write(`${line}\n`) });
+    const log = (line: string) => ctx.stderr.write(`${line}\n`);
+    const app = createApp({ store, now: ctx.now, version: VERSION, log });
+    const dashboard = serveDashboard(store, app, { now: ctx.now, signupOpen: options.signup, log });
     running = await startServer({
       app,
+      dashboard,
       host: options.host,
       port: options.port,
       headersTimeoutMs: options.headersTimeoutMs,

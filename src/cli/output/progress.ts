@@ -1,7 +1,7 @@
 // Progress on stderr for long exports: pages, rows, rows/s and an ETA from the service's totals.
 // A spinner on a colour terminal; elsewhere (a log file, NO_COLOR) a plain line every few seconds,
 // so a long wait is never silent; nothing with --quiet.
-import ora, { type Ora } from 'ora';
+import type { Ora } from 'ora';
 import type { Writable } from 'node:stream';
 
 /** What a command reports as it goes. */
@@ -44,11 +44,19 @@ export function createSpinnerProgress(
 ): Progress {
   const started = now();
   let spinner: Ora | undefined;
+  // Loaded only for a real spinner: an export with --quiet or to a pipe never pays for ora.
+  let ora: typeof import('ora').default | undefined;
+  void import('ora').then((m) => (ora = m.default));
   return {
     update(state) {
       const text = progressText(label, state, now() - started);
-      if (!spinner) spinner = ora({ text, stream, color: color ? 'cyan' : false, discardStdin: false }).start();
-      else spinner.text = text;
+      if (!spinner) {
+        // Until ora has loaded (milliseconds) there is simply no spinner yet.
+        if (!ora) return;
+        spinner = ora({ text, stream, color: color ? 'cyan' : false, discardStdin: false }).start();
+      } else {
+        spinner.text = text;
+      }
     },
     stop() {
       spinner?.stop();

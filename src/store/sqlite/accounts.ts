@@ -5,7 +5,8 @@ import type { PlanName } from '../../domain/plans.js';
 import type { Account, ApiKeyRecord } from '../store.js';
 import type { DataVersion } from './data-version.js';
 
-interface AccountRow {
+/** A row of `accounts` as SQLite returns it. */
+export interface AccountRow {
   id: number;
   name: string;
   plan: string;
@@ -15,7 +16,8 @@ interface AccountRow {
   created_at: number;
 }
 
-interface KeyRow {
+/** A row of `api_keys` without its hash, as SQLite returns it. */
+export interface KeyRow {
   id: number;
   account_id: number;
   prefix: string;
@@ -125,7 +127,8 @@ export class AccountRecords {
   }
 }
 
-function toAccount(r: AccountRow): Account {
+/** Use to turn an `accounts` row into the Store's Account. */
+export function toAccount(r: AccountRow): Account {
   return {
     id: r.id,
     name: r.name,
@@ -137,7 +140,8 @@ function toAccount(r: AccountRow): Account {
   };
 }
 
-function toKey(r: KeyRow): ApiKeyRecord {
+/** Use to turn an `api_keys` row into the Store's ApiKeyRecord. */
+export function toKey(r: KeyRow): ApiKeyRecord {
   return {
     id: r.id,
     accountId: r.account_id,

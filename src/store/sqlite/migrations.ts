@@ -133,6 +133,30 @@ export const MIGRATIONS: readonly Migration[] = [
       WHERE instr(up, '[[') > 0 OR instr(down, '[[') > 0;
     `,
   },
+  {
+    version: 5,
+    description: 'dashboard: account passwords (scrypt) and browser sessions',
+    sql: `
+      -- One scrypt hash per account that may sign in to the dashboard; accounts made by
+      -- \`serve keys create\` have none until \`serve accounts password\` sets one.
+      CREATE TABLE account_passwords (
+        account_id INTEGER PRIMARY KEY REFERENCES accounts (id),
+        hash       TEXT    NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+
+      -- Only the sha256 of a session token is stored, as for API keys; the CSRF token of the
+      -- session sits beside it because every form of a signed-in page carries it.
+      CREATE TABLE sessions (
+        token_hash TEXT    PRIMARY KEY,
+        account_id INTEGER NOT NULL REFERENCES accounts (id),
+        csrf       TEXT    NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX sessions_expiry ON sessions (expires_at);
+    `,
+  },
 ];
 
 /** SQL turning one orderbook column's [price, size] levels into {price, size} objects, best first as stored. */

@@ -274,7 +274,8 @@ describe('the details migration', () => {
   it('rewrites stored [price, size] levels as {price, size} and adds the descriptive fields as null', () => {
     const file = path.join(dir, 'v2.db');
     const old = new Database(file);
-    const before = MIGRATIONS.filter((m) => !m.description.startsWith('markets: the hosted'));
+    const details = MIGRATIONS.find((m) => m.description.startsWith('markets: the hosted'))!;
+    const before = MIGRATIONS.filter((m) => m.version < details.version);
     for (const m of before) old.exec(m.sql);
     old.pragma(`user_version = ${before.at(-1)!.version}`);
     old.exec(`INSERT INTO markets (id, market_id, coin, market_type, start_time, end_time, snapshot_count, dense)

@@ -3,6 +3,7 @@
 import type Database from 'better-sqlite3';
 import type { Market, ServedMarket, Snapshot } from '../../domain/market.js';
 import type { Account, ApiKeyRecord, MarketQuery, SnapshotQuery, Store } from '../store.js';
+import { SqliteAccountAuthStore } from './account-auth-sqlite.js';
 import { AccountRecords } from './accounts.js';
 import { BulkWriter } from './bulk-writer.js';
 import { DataVersion } from './data-version.js';
@@ -14,6 +15,8 @@ import { SnapshotReads } from './snapshot-reads.js';
 export class SqliteStore implements Store {
   /** Bulk writes for seed and import, on the same connection (its writes invalidate the read caches). */
   readonly bulk: BulkWriter;
+  /** The dashboard's passwords and sessions, on the same connection (sign-up writes both sides in one transaction). */
+  readonly accountAuth: SqliteAccountAuthStore;
   private readonly markets: MarketReads;
   private readonly snapshots: SnapshotReads;
   private readonly accounts: AccountRecords;
@@ -25,6 +28,7 @@ export class SqliteStore implements Store {
     this.snapshots = new SnapshotReads(db, blocks);
     this.accounts = new AccountRecords(db, version);
     this.bulk = new BulkWriter(db, blocks, version);
+    this.accountAuth = new SqliteAccountAuthStore(db);
   }
 
   listMarkets(q: MarketQuery): { markets: ServedMarket[]; total: number } {

@@ -1,0 +1,67 @@
+// Sign-in, sign-up and sign-out. Attempts are charged to the per-address and per-account
+// limiters before any password work; a wrong name and a wrong password read the same.
+import { burnPasswordCheck, hashPassword, passwordProblem, verifyPassword } from '../accounts/password.js';
+import { accountNameProblem, signUp } from '../accounts/sign-up.js';
+import type { Decision } from '../ratelimit/key-limiter.js';
+import type { PageCall, PageRoute } from './context.js';
+import { signInPage, signUpPage } from './pages/auth-pages.js';
+import { htmlAnswer, redirect, type PageResponse } from './respond.js';
+import { endSession, startSession } from './session.js';
+
+function tooMany(call: PageCall, d: Decision, name: string): PageResponse {
+  const s = d.retryAfterSec;
+  const error = `Too many attempts; try again in ${s} second${s === 1 ? '' : 's'}.`;
+  return htmlAnswer(429, signInPage({ visitor: call.visitor, error, name, signupOpen: call.signupOpen }), { headers: { 'Retry-After': String(s) } });
+}
+
+async function signIn(call: PageCall): Promise<PageResponse> {
+  const name = (call.form.get('account') ?? '').trim();
+  const password = call.form.get('password') ?? '';
+  const refused = call.limits.takeAttempt(call.req.remoteAddress, name, call.now);
+  if (refused) return tooMany(call, refused, name);
+  const account = name === '' ? undefined : call.store.getAccount(name);
+  const stored = account && call.auth.passwordHash(account.id);
+  const ok = stored ? await verifyPassword(password, stored) : await burnPasswordCheck(password, call.scryptCost);
+  if (!ok || !account) {
+    const error = 'Wrong account name or password.';
+    return htmlAnswer(401, signInPage({ visitor: call.visitor, error, name, signupOpen: call.signupOpen }));
+  }
+  return redirect('/', { cookies: startSession(call.auth, account.id, call.now) });
+}
+
+async function signUpRoute(call: PageCall): Promise<PageResponse> {
+  const name = (call.form.get('account') ?? '').trim();
+  const password = call.form.get('password') ?? '';
+  const again = (status: number, error: string) => htmlAnswer(status, signUpPage({ visitor: call.visitor, error, name, signupOpen: call.signupOpen }));
+  if (!call.signupOpen) return again(403, 'Sign-up is closed on this server.');
+  // Sign-ups share the address limiter: an address cannot mint accounts (or scrypt work) without bound.
+  const refused = call.limits.takeAttempt(call.req.remoteAddress, undefined, call.now);
+  if (refused) return again(429, `Too many attempts; try again in ${refused.retryAfterSec} s.`);
+  const problem = accountNameProblem(name) ?? passwordProblem(password);
+  if (problem) return again(400, problem);
+  const passwordHash = await hashPassword(password, call.scryptCost);
+  const result = signUp(call.store, call.auth, { name, passwordHash, now: call.now });
+  if ('problem' in result) return again(409, result.problem);
+  return redirect('/', { cookies: startSession(call.auth, result.account.id, call.now) });
+}
+
+/** The routes of an anonymous visitor, and sign-out. */
+export const accountRoutes: readonly PageRoute[] = [
+  {
+    method: 'GET',
+    pattern: '/signin',
+    signedIn: false,
+    handle: (call) =>
+      call.visitor.account ? redirect('/') : htmlAnswer(200, signInPage({ visitor: call.visitor, signupOpen: call.signupOpen })),
+  },
+  { method: 'POST', pattern: '/signin', signedIn: false, handle: signIn },
+  {
+    method: 'GET',
+    pattern: '/signup',
+    signedIn: false,
+    handle: (call) =>
+      call.visitor.account ? redirect('/') : htmlAnswer(call.signupOpen ? 200 : 403, signUpPage({ visitor: call.visitor, signupOpen: call.signupOpen })),
+  },
+  { method: 'POST', pattern: '/signup', signedIn: false, handle: signUpRoute },
+  { method: 'POST', pattern: '/signout', signedIn: false, handle: (call) => redirect('/signin', { cookies: endSession(call.auth, call.visitor) }) },
+];

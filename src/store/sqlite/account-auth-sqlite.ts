@@ -1,0 +1,94 @@
+// The SQLite side of AccountAuthStore: passwords and sessions (migration 5), plan changes and
+// per-account key lists over the tables the API store also uses. Shares the Store's connection.
+import type Database from 'better-sqlite3';
+import type { AccountAuthStore, PlanChange, SessionRecord } from '../account-auth-store.js';
+import type { Account, ApiKeyRecord } from '../store.js';
+import { toAccount, toKey, type AccountRow, type KeyRow } from './accounts.js';
+
+interface SessionRow {
+  token_hash: string;
+  account_id: number;
+  csrf: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** Use with the `db` of an open SqliteStore (its migrations have created the tables). */
+export class SqliteAccountAuthStore implements AccountAuthStore {
+  private prepared: ReturnType<typeof prepare> | undefined;
+
+  constructor(private readonly db: Database.Database) {}
+
+  // Prepared on first use: a read-only store over a database older than migration 5 has no
+  // such tables, and only the dashboard and `serve accounts` ever need them.
+  private get stmts(): ReturnType<typeof prepare> {
+    this.prepared ??= prepare(this.db);
+    return this.prepared;
+  }
+
+  passwordHash(accountId: number): string | undefined {
+    return this.stmts.passwordHash.get(accountId) as string | undefined;
+  }
+
+  setPasswordHash(accountId: number, hash: string, now: number): void {
+    this.db.transaction(() => {
+      this.stmts.upsertPassword.run(accountId, hash, now);
+      this.stmts.deleteSessionsOf.run(accountId);
+    }).immediate();
+  }
+
+  createSession(s: SessionRecord): void {
+    this.stmts.insertSession.run(s.tokenHash, s.accountId, s.csrf, s.createdAt, s.expiresAt);
+  }
+
+  findSession(tokenHash: string, now: number): SessionRecord | undefined {
+    const row = this.stmts.session.get(tokenHash) as SessionRow | undefined;
+    if (!row) return undefined;
+    if (row.expires_at <= now) {
+      // Sweep every expired session while here: they are useless and hold hashes of old tokens.
+      this.stmts.deleteExpired.run(now);
+      return undefined;
+    }
+    return { tokenHash: row.token_hash, accountId: row.account_id, csrf: row.csrf, createdAt: row.created_at, expiresAt: row.expires_at };
+  }
+
+  deleteSession(tokenHash: string): void {
+    this.stmts.deleteSession.run(tokenHash);
+  }
+
+  setPlan(accountId: number, change: PlanChange): Account | undefined {
+    const changed = this.stmts.setPlan.run(change.plan, change.trialEndsAt, change.requestsPerMinute, change.burstPerSecond, accountId);
+    if (changed.changes === 0) return undefined;
+    return toAccount(this.stmts.account.get(accountId) as AccountRow);
+  }
+
+  keysOf(accountId: number): ApiKeyRecord[] {
+    return (this.stmts.keysOf.all(accountId) as KeyRow[]).map(toKey);
+  }
+
+  listAccounts(): (Account & { hasPassword: boolean })[] {
+    return (this.stmts.accounts.all() as (AccountRow & { has_password: number })[]).map((r) => ({ ...toAccount(r), hasPassword: r.has_password === 1 }));
+  }
+}
+
+const ACCOUNT_SELECT = `SELECT a.*, EXISTS (SELECT 1 FROM account_passwords p WHERE p.account_id = a.id) AS has_password FROM accounts a`;
+
+function prepare(db: Database.Database) {
+  return {
+    passwordHash: db.prepare('SELECT hash FROM account_passwords WHERE account_id = ?').pluck(),
+    upsertPassword: db.prepare(
+      `INSERT INTO account_passwords (account_id, hash, updated_at) VALUES (?, ?, ?)
+       ON CONFLICT (account_id) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at`,
+    ),
+    insertSession: db.prepare('INSERT INTO sessions (token_hash, account_id, csrf, created_at, expires_at) VALUES (?, ?, ?, ?, ?)'),
+    session: db.prepare('SELECT * FROM sessions WHERE token_hash = ?'),
+    deleteSession: db.prepare('DELETE FROM sessions WHERE token_hash = ?'),
+    deleteSessionsOf: db.prepare('DELETE FROM sessions WHERE account_id = ?'),
+    deleteExpired: db.prepare('DELETE FROM sessions WHERE expires_at <= ?'),
+    setPlan: db.prepare('UPDATE accounts SET plan = ?, trial_ends_at = ?, rpm = ?, burst = ? WHERE id = ?'),
+    account: db.prepare(`${ACCOUNT_SELECT} WHERE a.id = ?`),
+    accounts: db.prepare(`${ACCOUNT_SELECT} ORDER BY a.name`),
+    keysOf: db.prepare('SELECT id, account_id, prefix, created_at, revoked_at, expires_at FROM api_keys WHERE account_id = ? ORDER BY id'),
+  };
+}
+
