@@ -5,9 +5,10 @@ import type { Statement } from 'better-sqlite3';
 import { SNAPSHOT_INTERVAL_MS, type Coin, type MarketType } from '../../domain/market.js';
 import type { DataVersion } from './data-version.js';
 import { BlockRuns, type BlockScan, type DenseBlocks } from './dense-blocks.js';
-import { MARKET_COLUMNS, type MarketRow } from './market-row.js';
+import { marketColumns, type MarketRow } from './market-row.js';
 import { fromScaled, toScaled } from './price-scale.js';
 import { SnapshotBatchWriter } from './snapshot-batch.js';
+import { SourceIds } from './snapshot-ids.js';
 import type { RawSnapshotRow } from './snapshot-json.js';
 import { prepareDenseColumns, type DenseColumns } from './snapshot-reads.js';
 
@@ -65,7 +66,7 @@ export class BulkWriter {
   ) {
     const edge = (order: 'ASC' | 'DESC') =>
       db.prepare(`SELECT t, price, price_up, price_down FROM snapshots WHERE market = ? ORDER BY t ${order} LIMIT 1`).raw(true);
-    this.marketRowById = db.prepare(`SELECT ${MARKET_COLUMNS} FROM markets WHERE id = ?`);
+    this.marketRowById = db.prepare(`SELECT ${marketColumns(db)} FROM markets WHERE id = ?`);
     this.marketRefById = db.prepare('SELECT id, start_time, end_time FROM markets WHERE market_id = ?');
     this.insertMarket = db.prepare(
       `INSERT INTO markets (market_id, coin, market_type, start_time, end_time, price_start, price_end, winner)
@@ -149,6 +150,11 @@ export class BulkWriter {
   /** A buffered writer for many snapshots (scaled values) inside one transaction; flush() before commit. */
   snapshotWriter(): SnapshotBatchWriter {
     return new SnapshotBatchWriter(this.db, new BlockRuns(this.blocks));
+  }
+
+  /** Keeps the snapshot ids a source gives (import, pull) inside one transaction; finish() before commit. */
+  sourceIds(): SourceIds {
+    return new SourceIds(this.db);
   }
 
   /** Stores one snapshot's depth as ready JSON text per side; false when it was already stored. */

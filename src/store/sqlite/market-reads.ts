@@ -6,7 +6,7 @@ import { COINS, MARKET_DURATION_MS, MARKET_TYPES, type Market } from '../../doma
 import type { DataWindow } from '../../domain/plans.js';
 import type { MarketQuery } from '../store.js';
 import type { DataVersion } from './data-version.js';
-import { MARKET_COLUMNS, toMarket, type MarketRow } from './market-row.js';
+import { marketColumns, toMarket, type MarketRow } from './market-row.js';
 
 const ORDER_NEWEST = 'ORDER BY start_time DESC, market_id DESC';
 /** A cutoff below every real start_time: the series has fewer markets than its cap. */
@@ -34,7 +34,7 @@ export class MarketReads {
     private readonly db: Database.Database,
     private readonly version: DataVersion,
   ) {
-    this.marketById = db.prepare(`SELECT ${MARKET_COLUMNS} FROM markets WHERE market_id = ?`);
+    this.marketById = db.prepare(`SELECT ${marketColumns(db)} FROM markets WHERE market_id = ?`);
     this.rank = db.prepare('SELECT count(*) FROM markets WHERE coin = ? AND market_type = ? AND start_time > ?').pluck();
     this.nthNewestStart = db
       .prepare('SELECT start_time FROM markets WHERE coin = ? AND market_type = ? ORDER BY start_time DESC LIMIT 1 OFFSET ?')
@@ -139,7 +139,7 @@ export class MarketReads {
     if (!stmts) {
       const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
       stmts = {
-        rows: this.db.prepare(`SELECT ${MARKET_COLUMNS} FROM markets ${clause} ${ORDER_NEWEST} LIMIT @limit OFFSET @offset`),
+        rows: this.db.prepare(`SELECT ${marketColumns(this.db)} FROM markets ${clause} ${ORDER_NEWEST} LIMIT @limit OFFSET @offset`),
         count: this.db.prepare(`SELECT count(*) FROM markets ${clause}`).pluck(),
       };
       this.listStatements.set(shape, stmts);

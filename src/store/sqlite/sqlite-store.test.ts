@@ -41,10 +41,10 @@ afterEach(() => {
 
 describe('schema', () => {
   it('is migrated once and reopens at the same version', () => {
-    expect(store.schemaVersion()).toBe(2);
+    expect(store.schemaVersion()).toBe(3);
     store.close();
     store = openSqliteStore(path.join(dir, 't.db'));
-    expect(store.schemaVersion()).toBe(2);
+    expect(store.schemaVersion()).toBe(3);
     const other = openSql(path.join(dir, 't.db'));
     expect(other.pragma('journal_mode', { simple: true })).toBe('wal');
     other.close();

@@ -43,6 +43,11 @@ export class SqliteStore implements Store {
     return this.snapshots.snapshotPageJson(marketId, q);
   }
 
+  /** A page as snapshotPageJson gives it, as records: for local reads (msnap --db), which skip JSON. */
+  snapshotPage(marketId: string, q: SnapshotQuery): { snapshots: Snapshot[]; total: number } {
+    return this.snapshots.snapshotPage(marketId, q);
+  }
+
   nearestSnapshot(marketId: string, ts: number): Snapshot | undefined {
     return this.snapshots.nearestSnapshot(marketId, ts);
   }
