@@ -33,7 +33,7 @@ export interface ClientHooks {
 /** What a command's run function receives. */
 export interface CliDeps {
   now(): number;
-  /** The service client; an AuthError when no key is configured. */
+  /** The service client (or, with --db, the local store); an AuthError when no key is configured. */
   client(): Promise<MsnapApi>;
   keyStore(): Promise<KeyStore>;
   exporter(): Promise<Exporter>;
@@ -89,6 +89,11 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
     baseUrlFlag: () => globals.baseUrl,
     async client() {
       if (client) return client;
+      if (globals.db !== undefined) {
+        const { openLocalApi } = await import('../client/local-api.js');
+        client = await openLocalApi(globals.db, ctx.now);
+        return client;
+      }
       const c = await connection();
       if (!c.apiKey) {
         throw new AuthError(

@@ -1,4 +1,5 @@
 // `msnap at`: the snapshot nearest a time, in a market given by id or found from coin and type.
+import { addLocalDbOption } from '../global-options.js';
 import { Command } from 'commander';
 import { isComingSoonCoin, marketId, marketStartCovering, parseCoin } from '../../domain/market.js';
 import { UsageError } from '../../errors.js';
@@ -35,7 +36,7 @@ export async function runAt(opts: AtOptions, deps: CliDeps): Promise<void> {
 
 /** The `at` command. */
 export function atCommand(ctx: CliContext): Command {
-  return new Command('at')
+  return addLocalDbOption(new Command('at'))
     .description('The snapshot nearest a time (within 2 s), in a market or in the COIN TYPE market covering it')
     .usage('<market-id> <time> | <coin> <type> <time>')
     .argument('<market-id|coin>', 'a market id, or a coin (BTC, ETH, SOL)')
@@ -50,7 +51,8 @@ delta_ms is the snapshot's time minus the asked time (the earlier snapshot wins 
 Examples:
   $ msnap at BTC 5m 2025-11-22T00:02:30Z
   $ msnap at BTC 15m 10m --json
-  $ msnap at btc-updown-5m-1763769600 1763769612345`,
+  $ msnap at btc-updown-5m-1763769600 1763769612345
+  $ msnap at BTC 5m 1763769612345 --db msnap.db          # a pulled store, offline`,
     )
     .action(async (first: string, second: string, third: string | undefined, _flags: unknown, cmd: Command) => {
       const opts = parseAtArgs(first, second, third, ctx.now());

@@ -1,5 +1,6 @@
 // `msnap snapshots`: stream the snapshots of one market, of the latest N markets of a coin and
 // type, or of those overlapping a time range, oldest first, in constant memory.
+import { addLocalDbOption } from '../global-options.js';
 import { Command } from 'commander';
 import { MARKET_DURATION_MS, type Coin, type Market, type MarketType, type Snapshot } from '../../domain/market.js';
 import { NotFoundError, UsageError } from '../../errors.js';
@@ -149,7 +150,7 @@ async function* streamAll(
 
 /** The `snapshots` command. */
 export function snapshotsCommand(ctx: CliContext): Command {
-  return new Command('snapshots')
+  return addLocalDbOption(new Command('snapshots'))
     .description('Export snapshots (oldest first) of a market, or of the latest markets of a coin and type')
     .argument('<market-id|coin>', 'a market id (btc-updown-5m-1763769600), or a coin (BTC, ETH, SOL)')
     .argument('[type]', 'with a coin: the market type (5m, 15m, 1hr, 4hr, 24hr)')
@@ -168,7 +169,8 @@ Examples:
   $ msnap snapshots BTC 5m --last 12 -o btc-last-hour.csv
   $ msnap snapshots ETH 15m --from 2025-11-22T00:00:00Z --to 2025-11-22T06:00:00Z --ndjson
   $ msnap snapshots btc-updown-5m-1763769600 --orderbook --json > market.json
-  $ msnap snapshots SOL 1hr --ndjson | head -1`,
+  $ msnap snapshots SOL 1hr --ndjson | head -1
+  $ msnap snapshots BTC 5m --last 12 --csv --db msnap.db    # a pulled store, offline`,
     )
     .action(async (first: string, second: string | undefined, flags: RawFlags, cmd: Command) => {
       const opts = parseSnapshotsArgs(first, second, flags, ctx.now());
