@@ -47,6 +47,8 @@ export interface CliDeps {
   info(message: string): void;
   /** Read a secret from stdin (prompt without echo on a terminal). */
   readSecret(question: string): Promise<string>;
+  /** The base URL the service client talks to (pull records it as each market's origin). */
+  serviceUrl(): Promise<string>;
   /** The global --base-url flag as given (for `keys add`). */
   baseUrlFlag(): string | undefined;
 }
@@ -87,6 +89,7 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
     now: ctx.now,
     keyStore,
     baseUrlFlag: () => globals.baseUrl,
+    serviceUrl: async () => (await connection()).baseUrl,
     async client() {
       if (client) return client;
       if (globals.db !== undefined) {
