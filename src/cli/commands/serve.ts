@@ -88,7 +88,8 @@ export function serveCommand(ctx: CliContext): Command {
       'after',
       `
 The first line on stdout is "msnap serve listening on http://HOST:PORT".
-SIGINT/SIGTERM finish in-flight requests, close the database and exit 0.
+SIGINT/SIGTERM finish in-flight requests, close the database and exit 0. A store filled by
+msnap pull says on stderr where its markets came from.
 
 Examples:
   $ msnap serve --demo                     # seed ./msnap.db if empty, print demo keys, serve on :8787
@@ -159,6 +160,12 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
   }
   ctx.stdout.write(`msnap serve listening on ${running.url}\n`);
   for (const line of demoLines) ctx.stdout.write(`${line}\n`);
+  // A pulled store says where its data came from (stderr: stdout's first line is the URL line).
+  for (const o of store.origins()) {
+    ctx.stderr.write(
+      `msnap serve: ${o.markets.toLocaleString('en-US')} market${o.markets === 1 ? '' : 's'} pulled from ${o.baseUrl} (${o.dialect}), last ${new Date(o.lastPulledAt).toISOString()}\n`,
+    );
+  }
   deps.onListening?.(running);
   const signal = await deps.waitForStop();
   ctx.stderr.write(`msnap serve: ${signal}, finishing in-flight requests\n`);
