@@ -19,6 +19,7 @@ import { exportFigures, MEMORY_TARGET_MB } from './figures/export-throughput.js'
 import { serverThroughputFigure, SERVER_MEMORY_TARGET_MB } from './figures/server-throughput.js';
 import { storageFigure } from './figures/storage-ingest.js';
 import { pointLookupFigure } from './figures/point-lookups.js';
+import { offlineMirrorFigure } from './figures/offline-mirror.js';
 
 const opts = benchOptions(process.argv.slice(2));
 const started = performance.now();
@@ -99,6 +100,8 @@ try {
     if (!cliMemory && serverPeakRssMb === undefined) throw new Error('needs figures 2 and 3, which did not run');
     return memoryFigure(cliMemory, serverPeakRssMb);
   });
+
+  await measure(7, 'Offline mirror', () => offlineMirrorFigure(ctx));
 
   figures.sort((a, b) => a.id - b.id);
   const totalSeconds = (performance.now() - started) / 1000;
