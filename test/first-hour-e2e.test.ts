@@ -2,7 +2,8 @@
 // fit the terminal (a real pty via `script`), no stray output before the first page succeeds, and
 // messages that point at what the user actually got wrong.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -96,6 +97,73 @@ describe('no surprising output (item 8)', () => {
   });
 });
 
+describe('the data window, said right (item 5)', () => {
+  const ISO = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z';
+
+  it('markets --all without a type says what the window held back', async () => {
+    const r = await msnap(['markets', '--all', '--coin', 'BTC', '--csv'], { env: env(builder) });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe(
+      'msnap: note: builder plan: only the most recent 4,100 5m, 1,400 15m, 350 1hr, 85 4hr and 14 24hr markets are listed (upgrade to Pro for the full history)',
+    );
+    const pro_ = await msnap(['markets', '--all', '--coin', 'BTC', '--csv'], { env: env(pro) });
+    expect(pro_.stderr).toBe('');
+    expect(String(pro_.stdout).trim().split('\n').length).toBeGreaterThan(String(r.stdout).trim().split('\n').length);
+  });
+
+  it('--limit 5000 is answered in the user\'s terms, not the last page\'s clamp', async () => {
+    const r = await msnap(['markets', '--coin', 'BTC', '--type', '5m', '--limit', '5000', '--csv'], { env: env(builder) });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe('msnap: warning: limit 5,000 clamped to 4,100: your builder plan only includes the most recent 4,100 5m markets');
+  });
+
+  it('snapshots over a range wholly before the window: outside the plan (exit 4), not "not found"', async () => {
+    const oldest = JSON.parse(String((await msnap(['markets', '--coin', 'BTC', '--type', '5m', '--offset', '4099', '--limit', '1', '--json'], { env: env(builder) })).stdout)) as Array<{ start_time: number }>;
+    const windowStart = oldest[0]!.start_time;
+    const to = new Date(windowStart - 3_600_000).toISOString();
+    const from = new Date(windowStart - 7_200_000).toISOString();
+    const r = await msnap(['snapshots', 'BTC', '5m', '--from', from, '--to', to, '--csv'], { env: env(builder) });
+    expect(r.exitCode).toBe(4);
+    expect(r.stdout).toBe('');
+    expect(String(r.stderr).split('\n')).toEqual([
+      `msnap: the BTC 5m markets before ${to} are outside your builder plan's data window (the most recent 4,100 5m markets, from ${new Date(windowStart).toISOString()})`,
+      'hint: upgrade to Pro for the full history',
+    ]);
+  });
+
+  it('a range reaching past the window and --last beyond what exists each get one accurate note', async () => {
+    const r = await msnap(['snapshots', 'BTC', '5m', '--from', '30d', '--csv', '--quiet'], { env: env(builder) });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toMatch(new RegExp(`^msnap: note: snapshots before ${ISO} are outside your builder plan's data window \\(the most recent 4,100 5m markets\\); the export starts there$`));
+    const last = await msnap(['snapshots', 'BTC', '5m', '--last', '100', '--csv', '--quiet'], { env: env(builder) });
+    expect(last.exitCode).toBe(0);
+    expect(last.stderr).toMatch(/^msnap: note: only 2 BTC 5m markets have snapshots within your builder plan's data window \(the most recent 4,100 5m markets, from .*\); --last 100 asked for more$/);
+    const lastPro = await msnap(['snapshots', 'BTC', '5m', '--last', '100', '--csv', '--quiet'], { env: env(pro) });
+    expect(lastPro.stderr).toBe('msnap: note: only 2 BTC 5m markets have snapshots; --last 100 asked for more');
+  });
+});
+
+describe('feedback on long work (item 6)', () => {
+  it('an export ends with one summary line (rows, markets, file, time); --quiet silences it', async () => {
+    const target = path.join(dir, 'two.csv');
+    const r = await msnap(['snapshots', 'BTC', '5m', '--last', '2', '-o', target], { env: env(pro) });
+    expect(r.exitCode).toBe(0);
+    const rows = readFileSync(target, 'utf8').trim().split('\n').length - 1;
+    expect(String(r.stderr)).toMatch(
+      new RegExp(`^msnap: ${rows.toLocaleString('en-US')} snapshots of 2 markets written to ${target.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} in \\d+\\.\\d s$`),
+    );
+    const quiet = await msnap(['snapshots', 'BTC', '5m', '--last', '2', '-o', target, '--quiet'], { env: env(pro) });
+    expect(quiet.exitCode).toBe(0);
+    expect(quiet.stderr).toBe('');
+  });
+
+  it('no summary after a table on the terminal (the table is the result)', () => {
+    const out = onTerminal(120, ['snapshots', 'BTC', '5m'], pro);
+    expect(out).toMatch(/showing the first 500 rows/);
+    expect(out).not.toMatch(/written to/);
+  });
+});
+
 describe('messages that point the right way (item 9)', () => {
   it('at BTC 5m without a TIME says the TIME is missing', async () => {
     const r = await msnap(['at', 'BTC', '5m'], { env: env(pro) });
@@ -133,5 +201,55 @@ describe('messages that point the right way (item 9)', () => {
     const limits = await msnap(['limits', '--json'], { env: e });
     expect(limits.exitCode).toBe(0);
     expect((JSON.parse(String(limits.stdout)) as { plan: string }).plan).toBe('builder');
+  });
+});
+
+describe('timeouts (item 3)', () => {
+  it('a server that accepts and never answers: a retry message, then "timed out" (not "no service"), within --timeout', async () => {
+    const sockets: import('node:net').Socket[] = [];
+    const silent = createServer((s) => {
+      // The CLI gives up and resets the connection: expected, not an error of the test.
+      s.on('error', () => undefined);
+      sockets.push(s);
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    try {
+      const started = Date.now();
+      const r = await msnap(['health', '--timeout', '1'], { env: { MSNAP_BASE_URL: `http://127.0.0.1:${port}`, MSNAP_API_KEY: pro } });
+      const took = Date.now() - started;
+      expect(r.exitCode).toBe(7);
+      const lines = String(r.stderr).split('\n');
+      expect(lines[0]).toMatch(new RegExp(`^msnap: http://127\\.0\\.0\\.1:${port}: no answer within 1 s; retrying in \\d+\\.\\d s \\(1 of 1\\)$`));
+      expect(lines[1]).toBe(`msnap: timed out: http://127.0.0.1:${port} accepted the connection, but no answer within 1 s`);
+      expect(String(r.stderr)).not.toMatch(/no msnap service/);
+      // Two attempts of 1 s plus a backoff of at most 0.25 s, plus process start.
+      expect(took).toBeLessThan(8000);
+
+      const viaEnv = await msnap(['health'], { env: { MSNAP_BASE_URL: `http://127.0.0.1:${port}`, MSNAP_API_KEY: pro, MSNAP_TIMEOUT: '0.5' } });
+      expect(viaEnv.exitCode).toBe(7);
+      expect(String(viaEnv.stderr)).toMatch(/no answer within 0\.5 s/);
+    } finally {
+      for (const s of sockets) s.destroy();
+      silent.close();
+    }
+  });
+
+  it('a bad --timeout or MSNAP_TIMEOUT is a usage error', async () => {
+    const r = await msnap(['health', '--timeout', 'soon'], { env: env(pro) });
+    expect(r.exitCode).toBe(2);
+    expect(String(r.stderr)).toMatch(/^msnap: --timeout must be a number of seconds/);
+    const e = await msnap(['health'], { env: env(pro, { MSNAP_TIMEOUT: '-3' }) });
+    expect(e.exitCode).toBe(2);
+    expect(String(e.stderr)).toMatch(/^msnap: MSNAP_TIMEOUT must be a number of seconds/);
+  });
+
+  it('an https:// URL to a plain-http msnap serve says so, without OpenSSL text', async () => {
+    const r = await msnap(['health'], { env: env(pro, { MSNAP_BASE_URL: served.url.replace('http:', 'https:') }) });
+    expect(r.exitCode).toBe(7);
+    const lines = String(r.stderr).trim().split('\n');
+    expect(lines[0]).toMatch(/^msnap: TLS handshake with https:\/\/127\.0\.0\.1:\d+ failed: the server does not speak https there$/);
+    expect(lines[1]).toBe(`hint: a local msnap serve speaks plain http: try ${served.url}`);
+    expect(String(r.stderr)).not.toMatch(/ssl|SSL|unexpected error/);
   });
 });

@@ -117,7 +117,7 @@ describe('-o PATH', () => {
   it('writes into a Unix socket in place', async () => {
     const sock = path.join(dir, 'out.sock');
     let got = '';
-    const server = createServer((c) => c.on('data', (d) => (got += d.toString('utf8'))));
+    const server = createServer((c) => c.on('data', (d) => (got += d.toString('utf8'))).on('error', () => undefined));
     await new Promise<void>((resolve) => server.listen(sock, resolve));
     const r = await msnap([...ARGS, '--ndjson', '-o', sock], { env });
     await new Promise<void>((resolve) => setTimeout(resolve, 50));

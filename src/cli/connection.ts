@@ -8,6 +8,17 @@ export interface Connection {
   baseUrl: string;
   apiKey?: string;
   authScheme: 'x-api-key' | 'bearer';
+  /** Per-attempt connect/answer timeout (--timeout, else MSNAP_TIMEOUT, else the client's 30 s). */
+  timeoutMs?: number;
+}
+
+/** Use for --timeout / MSNAP_TIMEOUT: seconds, a positive number up to an hour. */
+export function timeoutArg(value: string, source: string): number {
+  const secs = Number(value.trim().replace(/s$/, ''));
+  if (value.trim() === '' || !Number.isFinite(secs) || secs <= 0 || secs > 3600) {
+    throw new UsageError(`${source} must be a number of seconds between 0 and 3600 (like 30 or 2.5), got '${value}'`);
+  }
+  return Math.round(secs * 1000);
 }
 
 /** Use to validate a base URL from any source. */
@@ -41,5 +52,16 @@ export async function resolveConnection(
     baseUrl = url ? checkBaseUrl(url, 'stored key') : DEFAULT_BASE_URL;
   }
   const apiKey = globals.apiKey ?? (env.MSNAP_API_KEY || undefined) ?? (await stored())?.key;
-  return { baseUrl, authScheme: globals.authScheme ?? 'x-api-key', ...(apiKey ? { apiKey } : {}) };
+  const timeoutMs =
+    globals.timeout !== undefined
+      ? timeoutArg(globals.timeout, '--timeout')
+      : env.MSNAP_TIMEOUT
+        ? timeoutArg(env.MSNAP_TIMEOUT, 'MSNAP_TIMEOUT')
+        : undefined;
+  return {
+    baseUrl,
+    authScheme: globals.authScheme ?? 'x-api-key',
+    ...(apiKey ? { apiKey } : {}),
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+  };
 }

@@ -28,6 +28,8 @@ export interface ClientHooks {
   sleep: (ms: number) => Promise<void>;
   onWarning: (message: string) => void;
   onRequest?: (info: { url: string; status: number; ms: number; attempt: number }) => void;
+  /** Before a retry after a network failure or timeout (the user hears why it is taking long). */
+  onRetry?: (info: { reason: string; waitMs: number; retry: number; of: number }) => void;
 }
 
 /** What a command's run function receives. */
@@ -45,6 +47,11 @@ export interface CliDeps {
   note(message: string): void;
   /** A confirmation on stderr, silenced by --quiet. */
   info(message: string): void;
+  /**
+   * The one line that ends an export: `msnap: <what> written to FILE|stdout in 3.2 s`; silent with
+   * --quiet and for a table on the terminal (the table is the result).
+   */
+  finished(what: string): void;
   /** Read a secret from stdin (prompt without echo on a terminal). */
   readSecret(question: string): Promise<string>;
   /** The base URL the service client talks to (pull records it as each market's origin). */
@@ -70,6 +77,7 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
   let sink: OutputSink | undefined;
   let exporter: Exporter | undefined;
   const progresses: Progress[] = [];
+  const startedAt = ctx.now();
 
   // Decided up front: a bad or conflicting format is a usage error before any request is made.
   // `-o -` is stdout, as in most Unix tools.
@@ -109,6 +117,8 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
         now: ctx.now,
         sleep: ctx.sleep,
         onWarning: (message) => deps.warn(message),
+        onRetry: ({ reason, waitMs, retry, of }) =>
+          note(`${c.baseUrl}: ${reason}; retrying in ${(waitMs / 1000).toFixed(1)} s (${retry} of ${of})`),
         ...(globals.verbose
           ? {
               onRequest: ({ url, status, ms, attempt }) =>
@@ -137,12 +147,20 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
       return exporter;
     },
     async progress(label) {
-      const { createSpinnerProgress, NO_PROGRESS } = await import('./output/progress.js');
+      const { createLineProgress, createSpinnerProgress, NO_PROGRESS } = await import('./output/progress.js');
       const dataOnTerminal = outputPath === undefined && ctx.stdout.isTTY === true;
-      if (!spinnerAllowed(globals, ctx.env, ctx.stderr, dataOnTerminal)) return NO_PROGRESS;
-      const p = createSpinnerProgress(ctx.stderr, label, ctx.now, true);
+      if (globals.quiet || dataOnTerminal) return NO_PROGRESS;
+      const p = spinnerAllowed(globals, ctx.env, ctx.stderr, dataOnTerminal)
+        ? createSpinnerProgress(ctx.stderr, label, ctx.now, true)
+        : createLineProgress(ctx.stderr, label, ctx.now);
       progresses.push(p);
       return p;
+    },
+    finished(what) {
+      const tableOnTerminal = format === 'table' && outputPath === undefined && ctx.stdout.isTTY === true;
+      if (globals.quiet || tableOnTerminal) return;
+      const secs = ((ctx.now() - startedAt) / 1000).toFixed(1);
+      note(`${what} written to ${outputPath ?? 'stdout'} in ${secs} s`);
     },
     warn: (message) => note(`warning: ${message}`),
     note: (message) => note(`note: ${message}`),
@@ -207,6 +225,8 @@ export const httpClientFactory: ClientFactory = async (conn, hooks) => {
     now: hooks.now,
     sleep: hooks.sleep,
     onWarning: hooks.onWarning,
+    ...(conn.timeoutMs !== undefined ? { timeoutMs: conn.timeoutMs } : {}),
     ...(hooks.onRequest ? { onRequest: hooks.onRequest } : {}),
+    ...(hooks.onRetry ? { onRetry: hooks.onRetry } : {}),
   });
 };

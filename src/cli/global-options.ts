@@ -15,6 +15,8 @@ export interface GlobalOptions {
   output?: string;
   quiet?: boolean;
   verbose?: boolean;
+  /** Seconds to wait for a connection or an answer, as given. */
+  timeout?: string;
   /** Tables as wide as their content instead of fitted to the terminal. */
   wide?: boolean;
   /** False with --no-color. */
@@ -37,6 +39,7 @@ export function addGlobalOptions(program: Command): Command {
     .option('--base-url <url>', `service URL (env MSNAP_BASE_URL, else the active stored key's URL, else ${DEFAULT_BASE_URL})`)
     .option('--api-key <key>', 'API key (env MSNAP_API_KEY, else the active stored key)')
     .addOption(new Option('--auth-scheme <scheme>', 'how the key is sent').choices(['x-api-key', 'bearer']))
+    .option('--timeout <seconds>', 'give up on a connection or an answer after SECONDS (env MSNAP_TIMEOUT; default 30)')
     .addOption(
       new Option('--format <format>', 'output format (default: table on a terminal, ndjson when piped)').choices(
         OUTPUT_FORMATS,

@@ -341,7 +341,8 @@ describe('markets listing at a builder window', () => {
     const l = listing({}, { coin: 'BTC', marketType: '5m', max: 230 });
     await l.run();
     expect(l.ids).toHaveLength(205);
-    expect(l.warnings).toEqual(['Your builder plan only includes the most recent 205 5m markets; limit clamped to 205.']);
+    // In the caller's terms (its max, what it got), not the last page's own clamp.
+    expect(l.warnings).toEqual(['limit 230 clamped to 205: your builder plan only includes the most recent 205 5m markets']);
   });
 
   it('clamps of our own page size are dropped when everything asked for arrives', async () => {

@@ -99,17 +99,39 @@ export class MsnapClient implements MsnapApi {
    * at the data window the last page's warning is reported, or, for `all`, `onWindowEnd`
    * (when given) hears of it instead: the caller asked for everything there is.
    */
-  markets(q: MarketsListingQuery): AsyncGenerator<Market> {
-    return listMarkets(q, {
+  async *markets(q: MarketsListingQuery): AsyncGenerator<Market> {
+    yield* listMarkets(q, {
       page: (pq) => this.fetchMarketsPage(pq),
       beforeManyRequests: () => this.ensureLimits(),
       windowEnd: (message, isWarning) => this.windowEnd(q, message, isWarning),
     });
+    // Without both coin and type the service never clamps: the window shortens such a list
+    // silently, so say what it held back (the limits are known: `all` read them first).
+    const window = this.knownLimits?.data_window;
+    if (q.all && q.onWindowEnd && (q.coin === undefined || q.marketType === undefined) && window) {
+      const cap = q.marketType !== undefined ? window[q.marketType] : undefined;
+      q.onWindowEnd({
+        message: '',
+        plan: this.knownLimits!.plan,
+        ...(cap !== undefined && q.marketType !== undefined ? { cap, marketType: q.marketType } : { window }),
+        perCoin: q.coin === undefined,
+      });
+    }
   }
 
   private windowEnd(q: MarketsListingQuery, message: string, isWarning: boolean): void {
     if (!q.all || !q.onWindowEnd) {
-      if (isWarning) this.warn(message);
+      if (!isWarning) return;
+      // The last page's own clamp ("clamped to 104") means nothing to someone who asked for 5,000.
+      const cap = q.marketType !== undefined ? this.knownLimits?.data_window?.[q.marketType] : undefined;
+      if (q.max !== undefined && cap !== undefined && this.knownLimits) {
+        const listed = Math.max(0, cap - (q.offset ?? 0));
+        this.warn(
+          `limit ${q.max.toLocaleString('en-US')} clamped to ${listed.toLocaleString('en-US')}: your ${this.knownLimits.plan} plan only includes the most recent ${cap.toLocaleString('en-US')} ${q.marketType} markets`,
+        );
+      } else {
+        this.warn(message);
+      }
       return;
     }
     const cap = q.marketType !== undefined ? this.knownLimits?.data_window?.[q.marketType] : undefined;

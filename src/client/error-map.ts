@@ -49,6 +49,23 @@ export function unreachableError(baseUrl: string, cause: string): UnreachableErr
   return new UnreachableError(`cannot reach the msnap service at ${baseUrl} (${cause})`, 'check --base-url / MSNAP_BASE_URL and your network');
 }
 
+/** Use when the service accepted the connection but did not answer in time, after the retry. */
+export function timeoutError(baseUrl: string, reason: string): UnreachableError {
+  return new UnreachableError(
+    `timed out: ${baseUrl} ${reason.startsWith('could not') ? reason : `accepted the connection, but ${reason}`}`,
+    'the service may be overloaded or hung; wait longer with --timeout SECONDS (or MSNAP_TIMEOUT)',
+  );
+}
+
+/** Use when the TLS handshake fails: usually an https:// URL for a plain-http server such as `msnap serve`. */
+export function tlsError(baseUrl: string): UnreachableError {
+  const plain = baseUrl.replace(/^https:/, 'http:');
+  return new UnreachableError(
+    `TLS handshake with ${baseUrl} failed: the server does not speak https there`,
+    baseUrl.startsWith('https:') ? `a local msnap serve speaks plain http: try ${plain}` : 'check --base-url / MSNAP_BASE_URL',
+  );
+}
+
 /** True for 127.0.0.0/8, ::1 and localhost. */
 export function isLoopback(baseUrl: string): boolean {
   let host: string;

@@ -5,7 +5,7 @@ import { toNumber } from '../domain/numeric-field.js';
 import { AuthError, HttpError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { backoffMs, parseRetryAfter, rateLimitDelayMs } from './backoff.js';
-import { errorForStatus, NO_KEY_MESSAGE, unreachableError } from './error-map.js';
+import { errorForStatus, NO_KEY_MESSAGE, timeoutError, tlsError, unreachableError } from './error-map.js';
 import { redactKey } from './mask-key.js';
 import { asObject, MalformedBodyError } from './normalize.js';
 import { Pacer, type RateHeaders, type Ticket } from './pacer.js';
@@ -33,8 +33,10 @@ export interface TransportOptions {
   maxRateLimitRetries?: number;
   /** Pace requests under the key's limits; default true. */
   pacing?: boolean;
-  /** Headers timeout and body idle timeout per attempt; default 30 s. */
+  /** Connect, headers and body-idle timeout per attempt; default 30 s (`--timeout`, MSNAP_TIMEOUT). */
   timeoutMs?: number;
+  /** Told before each retry after a network failure or timeout: what happened and how long until the next try. */
+  onRetry?: (info: { reason: string; waitMs: number; retry: number; of: number }) => void;
 }
 
 /** Counters for `--verbose` and the benches (429s received must stay 0 when pacing). */
@@ -74,6 +76,43 @@ const NETWORK_CODES = new Set([
   'UND_ERR_BODY_TIMEOUT',
 ]);
 const NO_LISTENER_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+/** A server that accepted and then said nothing: waiting the whole budget again rarely helps. */
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+/** Retries after a timeout (each costs a whole timeout). */
+const TIMEOUT_RETRIES = 1;
+
+/** What a network failure code means, in words. */
+function reasonOf(code: string, timeoutMs: number): string {
+  const secs = `${Math.round(timeoutMs / 100) / 10} s`;
+  switch (code) {
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return `could not connect within ${secs}`;
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'ETIMEDOUT':
+      return `no answer within ${secs}`;
+    case 'UND_ERR_BODY_TIMEOUT':
+      return `the answer stalled for ${secs}`;
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+    case 'UND_ERR_CLOSED':
+    case 'EPIPE':
+      return 'connection reset';
+    default:
+      return code;
+  }
+}
+
+/** An https:// URL to a plain-http server (or any TLS failure): OpenSSL's text means nothing to most users. */
+function tlsFailure(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 4; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && (code.startsWith('ERR_SSL_') || code === 'EPROTO' || code.startsWith('ERR_TLS_'))) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
 
 /** The network error code of `err` (undici wraps causes; happy-eyeballs aggregates them), if it is one we retry. */
 function networkCode(err: unknown): string | undefined {
@@ -140,13 +179,15 @@ export class Transport {
   constructor(private readonly opts: TransportOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
     this.ownsDispatcher = !opts.dispatcher;
-    this.dispatcher = opts.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connections: 8 });
+    this.timeoutMs = opts.timeoutMs ?? 30_000;
+    this.dispatcher =
+      opts.dispatcher ??
+      new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connections: 8, connect: { timeout: this.timeoutMs } });
     this.now = opts.now ?? Date.now;
     this.sleep = opts.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.random = opts.random ?? Math.random;
     this.maxRetries = opts.maxRetries ?? 5;
     this.maxRateLimitRetries = opts.maxRateLimitRetries ?? 10;
-    this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.pacer = opts.pacing === false ? undefined : new Pacer(this.now, this.sleep);
   }
 
@@ -222,11 +263,24 @@ export class Transport {
         if (ticket) this.pacer?.done(ticket, undefined);
         const ms = this.now() - started;
         this.opts.onRequest?.({ url, status: 0, ms, attempt });
+        if (signal?.aborted) throw err;
+        if (tlsFailure(err)) throw tlsError(this.baseUrl);
         const code = networkCode(err);
-        if (!code || signal?.aborted) throw err;
-        const budget = !this.everAnswered && NO_LISTENER_CODES.has(code) ? Math.min(FIRST_CONTACT_RETRIES, this.maxRetries) : this.maxRetries;
-        if (retries >= budget) throw unreachableError(this.baseUrl, code);
-        await this.sleep(backoffMs(retries, this.random));
+        if (!code) throw err;
+        const timedOut = TIMEOUT_CODES.has(code);
+        const budget = timedOut
+          ? Math.min(TIMEOUT_RETRIES, this.maxRetries)
+          : !this.everAnswered && NO_LISTENER_CODES.has(code)
+            ? Math.min(FIRST_CONTACT_RETRIES, this.maxRetries)
+            : this.maxRetries;
+        if (retries >= budget) {
+          throw timedOut ? timeoutError(this.baseUrl, reasonOf(code, this.timeoutMs)) : unreachableError(this.baseUrl, code);
+        }
+        const waitMs = backoffMs(retries, this.random);
+        // The quick first-contact retries of a refused connection end in their own message within a second.
+        const quickFirstContact = !this.everAnswered && NO_LISTENER_CODES.has(code);
+        if (!quickFirstContact) this.opts.onRetry?.({ reason: reasonOf(code, this.timeoutMs), waitMs, retry: retries + 1, of: budget });
+        await this.sleep(waitMs);
         retries++;
         this.counters.retries++;
         continue;

@@ -37,6 +37,10 @@ export interface WindowEnd {
   /** How many markets of `marketType` the window holds, when known. */
   cap?: number;
   marketType?: MarketType;
+  /** The whole window (per type), for a list over every type. */
+  window?: Record<string, number>;
+  /** The list spanned every coin: the caps hold per coin. */
+  perCoin?: boolean;
 }
 
 /** Query of one page of the markets list; names as the CLI flags, sent as the contract's parameters. */

@@ -1,5 +1,6 @@
 // Progress on stderr for long exports: pages, rows, rows/s and an ETA from the service's totals.
-// Only on a terminal and without --quiet; otherwise a no-op, so pipes and logs stay clean.
+// A spinner on a colour terminal; elsewhere (a log file, NO_COLOR) a plain line every few seconds,
+// so a long wait is never silent; nothing with --quiet.
 import ora, { type Ora } from 'ora';
 import type { Writable } from 'node:stream';
 
@@ -52,6 +53,47 @@ export function createSpinnerProgress(
     stop() {
       spinner?.stop();
       spinner = undefined;
+    },
+  };
+}
+
+/** How often a plain progress line is written. */
+export const LINE_PROGRESS_MS = 5000;
+
+/** A plain-text progress for logs and NO_COLOR: `poll` is what its timer calls (tests call it with a moved clock). */
+export interface LineProgress extends Progress {
+  poll(): void;
+}
+
+/**
+ * A line on `stream` at most every `everyMs`: on updates, and from a timer while nothing arrives
+ * (a pacing wait), so the log shows the run is alive. Only after the first update.
+ */
+export function createLineProgress(
+  stream: Writable,
+  label: string,
+  now: () => number,
+  everyMs = LINE_PROGRESS_MS,
+  timer = true,
+): LineProgress {
+  const started = now();
+  let last: ProgressState | undefined;
+  let printedAt = started;
+  const poll = (): void => {
+    if (!last || now() - printedAt < everyMs) return;
+    printedAt = now();
+    stream.write(`msnap: ${progressText(label, last, printedAt - started)} · ${Math.round((printedAt - started) / 1000)}s\n`);
+  };
+  const interval = timer ? setInterval(poll, 1000) : undefined;
+  interval?.unref();
+  return {
+    update(state) {
+      last = state;
+      poll();
+    },
+    poll,
+    stop() {
+      if (interval) clearInterval(interval);
     },
   };
 }
