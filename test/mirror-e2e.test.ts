@@ -3,7 +3,7 @@
 // proxy), --db reads byte-identical to the same data through serve, and the export -> serve
 // import -> export round trip byte for byte in every format.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -131,6 +131,14 @@ describe('msnap pull', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/dry run: 3 markets to fetch/);
     expect(r.stderr).toContain(`total: ${n(rows)} rows in ${pages} snapshot requests of up to 10,000 rows, about <1 s at the pro key's limits (750/min, 40/s); nothing fetched`);
+    expect(existsSync(path.join(dir, 'dry.db'))).toBe(false);
+    // Against a store that holds them all: nothing to fetch.
+    const full = await msnap([...PULL, '--db', path.join(dir, 'clean.db'), '--dry-run'], { env, cwd: dir });
+    expect(full.stderr).toContain('dry run: 0 markets to fetch; 3 already complete in');
+    const exp = await msnap(['snapshots', 'BTC', '1hr', '--last', '3', '--csv', '--dry-run'], { env, cwd: dir });
+    expect(exp.exitCode, exp.stderr).toBe(0);
+    expect(exp.stdout).toBe('');
+    expect(exp.stderr).toContain(`total: ${n(rows)} rows in ${pages} snapshot requests`);
     expect(snapshotRequests(at)).toBe(0);
   });
 

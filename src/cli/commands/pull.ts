@@ -1,19 +1,18 @@
 // `msnap pull`: copy markets and their snapshots from the service into a local store that
 // `msnap serve` and `--db` reads use. A re-run fetches only what is missing: a market already
 // complete costs no snapshot request, one cut off continues after its newest stored snapshot.
+import { existsSync } from 'node:fs';
 import { Command } from 'commander';
-import { parseMarketId, type Market } from '../../domain/market.js';
-import { NotFoundError } from '../../errors.js';
+import type { Market } from '../../domain/market.js';
 import type { MsnapApi } from '../../client/types.js';
 import type { MirrorWriter } from '../../store/mirror/mirror-writer.js';
 import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/sqlite/db-path.js';
 import type { CliContext } from '../context.js';
 import { readGlobals } from '../global-options.js';
 import { runWithGlobals, type CliDeps } from '../deps.js';
-import { windowEndNote } from '../output/window-note.js';
 import { TIME_HELP } from '../time.js';
 import { explainBusy, openServeStore } from './serve-store.js';
-import { parseSnapshotsArgs, selectMarkets, type SnapshotsOptions } from './snapshots.js';
+import { chooseMarkets, findMarket, parseSnapshotsArgs, type SnapshotsOptions } from './snapshots.js';
 import { planPull, dryRunText } from './pull-plan.js';
 
 /** The checked arguments and flags of `msnap pull`. */
@@ -32,19 +31,10 @@ export interface PullSummary {
   ms: number;
 }
 
-/** The markets a pull covers, newest data last: one by id, or as `snapshots` picks them. */
+/** The markets a pull covers, oldest first: one by id, or as `snapshots` picks them. */
 export async function pullTargets(client: MsnapApi, opts: SnapshotsOptions, deps: CliDeps): Promise<Market[]> {
-  if ('marketId' in opts.target) {
-    const id = opts.target.marketId;
-    const parsed = parseMarketId(id)!;
-    for await (const m of client.markets({ coin: parsed.coin, marketType: parsed.marketType, startTime: parsed.startTime, endTime: parsed.startTime + 1, limit: 1 })) {
-      if (m.market_id === id) return [m];
-    }
-    throw new NotFoundError(`No market with id "${id}".`);
-  }
-  const markets = await selectMarkets(client, opts.target.coin, opts.target.marketType, opts, (end) => deps.note(windowEndNote(end)));
-  if (markets.length === 0) throw new NotFoundError(`no ${opts.target.coin} ${opts.target.marketType} market with snapshots`);
-  return markets;
+  if ('marketId' in opts.target) return [await findMarket(client, opts.target.marketId)];
+  return chooseMarkets(client, opts.target, opts, deps);
 }
 
 /** Pull every target into the store: each page its own committed transaction. */
@@ -52,13 +42,19 @@ export async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSum
   const started = performance.now();
   const client = await deps.client();
   const markets = await pullTargets(client, opts, deps);
+  if (opts.dryRun) {
+    // A dry run writes nothing, not even a new empty store.
+    const store = existsSync(opts.db) ? await openServeStore(opts.db, { readonly: true }) : undefined;
+    try {
+      const plan = planPull(markets, (id) => store?.storedSnapshots(id) ?? 0);
+      deps.info(dryRunText(plan, await client.limits().catch(() => undefined), opts.db));
+    } finally {
+      store?.close();
+    }
+    return { added: 0, updated: 0, skipped: 0, rows: 0, snapshotRequests: 0, ms: performance.now() - started };
+  }
   const store = await openServeStore(opts.db, { cacheMiB: 128 });
   try {
-    if (opts.dryRun) {
-      const plan = planPull(markets, (id) => store.storedSnapshots(id));
-      deps.info(dryRunText(plan, await client.limits().catch(() => undefined), opts.db));
-      return { added: 0, updated: 0, skipped: 0, rows: 0, snapshotRequests: 0, ms: performance.now() - started };
-    }
     const writer = store.mirrorWriter({ baseUrl: await deps.serviceUrl(), dialect: client.dialect ?? 'v1', pulledAt: deps.now() });
     const s: PullSummary = { added: 0, updated: 0, skipped: 0, rows: 0, snapshotRequests: 0, ms: 0 };
     const progress = await deps.progress('pull');

@@ -1,8 +1,8 @@
 // `msnap snapshots`: stream the snapshots of one market, of the latest N markets of a coin and
 // type, or of those overlapping a time range, oldest first, in constant memory.
-import { addLocalDbOption } from '../global-options.js';
 import { Command } from 'commander';
-import { MARKET_DURATION_MS, type Coin, type Market, type MarketType, type Snapshot } from '../../domain/market.js';
+import { addLocalDbOption } from '../global-options.js';
+import { MARKET_DURATION_MS, parseMarketId, type Coin, type Market, type MarketType, type Snapshot } from '../../domain/market.js';
 import { NotFoundError, UsageError, WindowError } from '../../errors.js';
 import { coinArg, countArg, marketIdArg, checkMarketOrCoinType, marketTypeArg, timeRangeFlags } from '../arguments.js';
 import type { CliContext } from '../context.js';
@@ -11,6 +11,7 @@ import type { Progress } from '../output/progress.js';
 import type { MsnapApi, WindowEnd } from '../../client/types.js';
 import { snapshotSchema } from '../output/record-schemas.js';
 import { TIME_HELP } from '../time.js';
+import { dryRunText, planPull } from './pull-plan.js';
 
 /** Which markets to read: one by id, or a coin and type (latest N and/or a range). */
 export type SnapshotsTarget = { marketId: string } | { coin: Coin; marketType: MarketType };
@@ -23,6 +24,8 @@ export interface SnapshotsOptions {
   from?: number;
   to?: number;
   orderbook: boolean;
+  /** Say what the export would fetch (markets, rows, requests, time at the key's limits) and fetch no snapshot. */
+  dryRun?: boolean;
 }
 
 interface RawFlags {
@@ -30,6 +33,7 @@ interface RawFlags {
   from?: string;
   to?: string;
   orderbook?: boolean;
+  dryRun?: boolean;
 }
 
 /** Check arguments and flags; every problem is a UsageError. */
@@ -48,6 +52,7 @@ export function parseSnapshotsArgs(first: string, second: string | undefined, fl
     ...(flags.last !== undefined ? { last: countArg(flags.last, '--last', 1) } : {}),
     ...range,
     orderbook: flags.orderbook === true,
+    ...(flags.dryRun === true ? { dryRun: true } : {}),
   };
 }
 
@@ -171,20 +176,43 @@ function rangeText(opts: Pick<SnapshotsOptions, 'from' | 'to'>): string {
   return ` between ${from} and ${to}`;
 }
 
+/** One market by id, through the market list (one request: the client interface has no lookup by id). */
+export async function findMarket(client: MsnapApi, id: string): Promise<Market> {
+  const parsed = parseMarketId(id)!;
+  const q = { coin: parsed.coin, marketType: parsed.marketType, startTime: parsed.startTime, endTime: parsed.startTime + 1, limit: 1 };
+  for await (const m of client.markets(q)) if (m.market_id === id) return m;
+  throw new NotFoundError(`No market with id ${JSON.stringify(id)}.`);
+}
+
+/** The COIN TYPE markets an export (or a pull) takes, oldest first, with the window explained; NotFoundError when none. */
+export async function chooseMarkets(
+  client: MsnapApi,
+  target: { coin: Coin; marketType: MarketType },
+  opts: SnapshotsOptions,
+  deps: CliDeps,
+): Promise<Market[]> {
+  const selection = await selectMarkets(client, target.coin, target.marketType, opts);
+  await explainSelection(selection, opts, target.coin, target.marketType, client, deps);
+  if (selection.markets.length === 0) {
+    throw new NotFoundError(`no ${target.coin} ${target.marketType} market with snapshots${rangeText(opts)}`);
+  }
+  return selection.markets;
+}
+
 /** Export the chosen snapshots to the exporter. */
 export async function runSnapshots(opts: SnapshotsOptions, deps: CliDeps): Promise<void> {
   const client = await deps.client();
+  if (opts.dryRun) {
+    const markets = 'marketId' in opts.target ? [await findMarket(client, opts.target.marketId)] : await chooseMarkets(client, opts.target, opts, deps);
+    deps.info(dryRunText(planPull(markets, () => 0), await client.limits().catch(() => undefined), undefined));
+    return;
+  }
   let ids: string[];
   let knownTotal: number | undefined;
   if ('marketId' in opts.target) {
     ids = [opts.target.marketId];
   } else {
-    const selection = await selectMarkets(client, opts.target.coin, opts.target.marketType, opts);
-    await explainSelection(selection, opts, opts.target.coin, opts.target.marketType, client, deps);
-    const markets = selection.markets;
-    if (markets.length === 0) {
-      throw new NotFoundError(`no ${opts.target.coin} ${opts.target.marketType} market with snapshots${rangeText(opts)}`);
-    }
+    const markets = await chooseMarkets(client, opts.target, opts, deps);
     ids = markets.map((m) => m.market_id);
     knownTotal = opts.from === undefined && opts.to === undefined
       ? markets.reduce((sum, m) => sum + m.snapshot_count, 0)
@@ -240,6 +268,7 @@ export function snapshotsCommand(ctx: CliContext): Command {
     .option('--from <time>', 'snapshots at or after TIME (with COIN TYPE: markets overlapping the range)')
     .option('--to <time>', 'snapshots before TIME')
     .option('--orderbook', 'include orderbook depth (orderbook_up, orderbook_down; JSON text in CSV)')
+    .option('--dry-run', 'say which markets, rows and requests the export takes and how long at the key\'s limits; fetch no snapshot')
     .addHelpText(
       'after',
       `
