@@ -64,6 +64,8 @@ export async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSum
       for (const m of markets) {
         const before = writer.local(m.market_id);
         const fresh = before.ref === undefined;
+        // Progress counts what the store holds, so a resumed pull shows how far along it is.
+        done += Math.min(before.count, m.snapshot_count);
         const rows = await pullMarket(client, writer, m, opts, before.lastTime, before.count, (pageRows) => {
           s.snapshotRequests++;
           done += pageRows;
@@ -71,7 +73,6 @@ export async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSum
         });
         if (rows < 0) {
           s.skipped++;
-          done += m.snapshot_count;
         } else {
           s.rows += rows;
           if (fresh) s.added++;
