@@ -94,8 +94,8 @@ export async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSum
 
 /**
  * One market: nothing to fetch when the store already holds `snapshot_count` rows (-1 then);
- * else from after the newest stored snapshot, and once more from the start if rows are still
- * missing (the store held a range that was not a prefix). Returns the rows added.
+ * else from after the newest stored snapshot (a range: the whole range), and once more from the
+ * start if rows are still missing (the store held a range that was not a prefix). Returns the rows added.
  */
 async function pullMarket(
   client: MsnapApi,
@@ -107,7 +107,8 @@ async function pullMarket(
   onPage: (rows: number) => void,
 ): Promise<number> {
   const ranged = opts.from !== undefined || opts.to !== undefined;
-  if (!ranged && count === m.snapshot_count && count > 0) {
+  // Every snapshot stored: nothing in any range can be missing.
+  if (count === m.snapshot_count && count > 0) {
     writer.market(m);
     return -1;
   }
@@ -123,7 +124,9 @@ async function pullMarket(
       onPage(page.length);
     }
   };
-  const resumeFrom = lastTime !== undefined && (opts.from === undefined || lastTime >= opts.from) ? lastTime + 1 : opts.from;
+  // Unranged, the stored rows are a prefix (pages are written oldest first): continue after them.
+  // A range may sit beside rows of another range, so it is fetched whole (stored rows are ignored).
+  const resumeFrom = !ranged && lastTime !== undefined ? lastTime + 1 : opts.from;
   await fetch(resumeFrom);
   if (!ranged && resumeFrom !== undefined && writer.local(m.market_id).count < m.snapshot_count) await fetch(undefined);
   return added;
