@@ -48,9 +48,9 @@ export async function createKey(db, { account, plan, rpm, burst }) {
   return key;
 }
 
-/** Start `msnap serve` on 127.0.0.1, port 0, over `db`. */
-export function startMsnapServe(db) {
-  return startServer(MSNAP_BIN, ['serve', '--db', db, '--host', '127.0.0.1', '--port', '0'], { env: dbEnv(db) });
+/** Start `msnap serve` on 127.0.0.1, port 0, over `db` (`extra`: more serve flags, e.g. --live). */
+export function startMsnapServe(db, extra = []) {
+  return startServer(MSNAP_BIN, ['serve', '--db', db, '--host', '127.0.0.1', '--port', '0', ...extra], { env: dbEnv(db) });
 }
 
 /** Markets of a type whose snapshots are complete (8/s over the whole market), newest first. */

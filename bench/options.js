@@ -42,6 +42,7 @@ const FULL = {
     small: { days: 15, full: { '5m': 139, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } },
     large: { days: 15, full: { '5m': 0, '15m': 0, '1hr': 0, '4hr': 6, '24hr': 10 } },
   },
+  live: { count: 4000, db: { days: 2, full: { '5m': 72, '15m': 24, '1hr': 6, '4hr': 3, '24hr': 1 } } },
 };
 
 // Quick mode: the same steps on ~1.5M-row databases. Pacing on an enterprise key with custom
@@ -63,4 +64,5 @@ const QUICK = {
     small: { days: 15, full: { '5m': 14, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } },
     large: { days: 15, full: { '5m': 0, '15m': 0, '1hr': 12, '4hr': 0, '24hr': 0 } },
   },
+  live: { count: 1500, db: { days: 1, full: { '5m': 12, '15m': 4, '1hr': 1, '4hr': 0, '24hr': 0 } } },
 };

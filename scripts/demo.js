@@ -85,6 +85,7 @@ async function main() {
       for (const l of lines.slice(0, 4)) console.log(`  ${l}`);
     }
     await step(['at', 'BTC', '5m', '2m']);
+    await step(['at', 'BTC', '5m', 'now']);
     console.log('\nErrors are one line and a documented exit code (2 = usage):');
     const code = await msnap(['snapshots', 'XRP', '5m'], env);
     console.log(`(exit code ${code})`);

@@ -2,7 +2,7 @@
 // fit the terminal (a real pty via `script`), no stray output before the first page succeeds, and
 // messages that point at what the user actually got wrong.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -158,7 +158,8 @@ describe('feedback on long work (item 6)', () => {
   });
 
   it('no summary after a table on the terminal (the table is the result)', () => {
-    const out = onTerminal(120, ['snapshots', 'BTC', '5m'], pro);
+    // Two markets: one is complete (2,400 rows), so the 500-row cap always applies.
+    const out = onTerminal(120, ['snapshots', 'BTC', '5m', '--last', '2'], pro);
     expect(out).toMatch(/showing the first 500 rows/);
     expect(out).not.toMatch(/written to/);
   });
@@ -189,6 +190,30 @@ describe('messages that point the right way (item 9)', () => {
     expect(r.exitCode).toBe(2);
     expect(String(r.stderr).split('\n')[0]).toBe(`msnap: cannot use the config file ${path.join(cfg, 'config.json')}: it is not valid JSON`);
     expect(String(r.stderr)).not.toMatch(/\n\s+at /);
+  });
+
+  it('serve --db with a new path says it made an empty database; serve keys list/revoke never create one', async () => {
+    const typo = path.join(dir, 'typo.db');
+    const s = await startServe(typo);
+    try {
+      expect(s.output()).toContain(
+        `msnap serve: ${typo} did not exist: created an empty database (no markets, no keys); fill it with msnap serve seed --db ${typo} or msnap serve import, or use --demo`,
+      );
+    } finally {
+      await s.stop();
+    }
+    const missing = path.join(dir, 'missing.db');
+    for (const args of [['serve', 'keys', 'list', '--db', missing], ['serve', 'keys', 'revoke', '1', '--db', missing]]) {
+      const r = await msnap(args, { cwd: dir });
+      expect(r.exitCode, args.join(' ')).toBe(2);
+      expect(String(r.stderr).split('\n')[0]).toBe(`msnap: no database at ${missing}`);
+      expect(existsSync(missing)).toBe(false);
+    }
+  });
+
+  it('serve --help quotes the URL in its curl example (the & would background the command)', async () => {
+    const r = await msnap(['serve', '--help']);
+    expect(String(r.stdout)).toContain('curl -H "X-API-Key: $KEY" "http://127.0.0.1:8787/api/v1/markets?coin=btc&limit=5"');
   });
 
   it('keys add NAME again keeps the base URL the key had', async () => {

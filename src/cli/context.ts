@@ -19,14 +19,24 @@ export interface CliContext {
   onInterrupt?: (cleanup: () => void) => () => void;
 }
 
+/**
+ * For tests only: MSNAP_CLOCK_OFFSET_MS (an integer, may be negative) shifts this process's clock,
+ * so an end-to-end test can start `serve --live` just before a market boundary.
+ */
+function clockOffset(env: NodeJS.ProcessEnv): number {
+  const raw = env.MSNAP_CLOCK_OFFSET_MS;
+  return raw !== undefined && /^-?\d{1,15}$/.test(raw) ? Number(raw) : 0;
+}
+
 /** The real process's context. */
 export function processContext(): CliContext {
+  const offset = clockOffset(process.env);
   return {
     stdout: process.stdout,
     stderr: process.stderr,
     stdin: process.stdin,
     env: process.env,
-    now: () => Date.now(),
+    now: offset === 0 ? () => Date.now() : () => Date.now() + offset,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     pid: process.pid,
     onInterrupt: (cleanup) => {

@@ -205,6 +205,8 @@ export function parseRawResponses(text: string): RawResponse[] {
       headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
     }
     const length = Number(headers['content-length'] ?? 0);
+    // A body still arriving is not a response yet (callers parse as bytes come in).
+    if (rest.length < headEnd + 4 + length) break;
     out.push({ status, headers, body: rest.slice(headEnd + 4, headEnd + 4 + length) });
     rest = rest.slice(headEnd + 4 + length);
   }

@@ -111,14 +111,14 @@ export function keyListRecords(store: Store, now: number): KeyListRecord[] {
 
 /** Writes every key's record through the exporter: a table of aligned columns, or `--json`. */
 export async function runKeysList(opts: { db: string; json: boolean }, ctx: CliContext): Promise<void> {
-  const records = await withStore(opts.db, {}, (store) => keyListRecords(store, ctx.now()));
+  const records = await withStore(opts.db, { mustExist: true }, (store) => keyListRecords(store, ctx.now()));
   const exporter = createExporter({ format: opts.json ? 'json' : 'table', sink: new OutputSink(ctx.stdout), color: false });
   await exporter.list(KEY_LIST_SCHEMA, records);
 }
 
 /** Revokes key `id` at `now`; NotFoundError when there is no such key, UsageError when already revoked. */
 export async function runKeysRevoke(opts: { db: string; id: number }, ctx: CliContext): Promise<void> {
-  await withStore(opts.db, {}, (store) => {
+  await withStore(opts.db, { mustExist: true }, (store) => {
     const key = store.listKeys().find((k) => k.id === opts.id);
     if (!key) throw new NotFoundError(`no key with id ${opts.id} (see msnap serve keys list)`);
     if (!store.revokeKey(opts.id, ctx.now())) throw new UsageError(`key ${opts.id} is already revoked`);

@@ -91,7 +91,7 @@ export function serveSeedCommand(ctx: CliContext): Command {
     .description('Fill a new database with deterministic synthetic markets and snapshots')
     .option('--db <file>', `SQLite database file (default: ${DEFAULT_DB_PATH_HELP})`)
     .option('--days <n>', 'days of markets to create, back from now', '15')
-    .option('--seed <n>', 'random seed: the same seed and clock give the same data', '1')
+    .option('--seed <n>', 'random seed: the data of a market depends only on the seed and the market', '1')
     .option('--full <spec>', `newest markets per coin and type that get full 8/s snapshots (default ${defaults})`)
     .option('--orderbook-minutes <n>', 'snapshots this recent also get 8-level orderbooks', '10')
     .addHelpText(

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Command } from 'commander';
 import { MsnapError } from '../../errors.js';
 import { KEY_ROTATION_MS } from '../../domain/plans.js';
+import { openSqliteStore } from '../../store/sqlite/open.js';
 import type { CliContext } from '../context.js';
 import { serveImportCommand } from './serve-import.js';
 import { serveKeysCommand } from './serve-keys.js';
@@ -70,6 +71,11 @@ describe('serve keys', () => {
 
   it('lists through the exporter in the exact bytes: aligned columns, an indented JSON array, a hint when empty', async () => {
     const db = path.join(dir, 'l.db');
+    // A missing file is a mistyped --db, not an empty list: nothing is created.
+    const missing = await run(['keys', 'list', '--db', db]);
+    expect((missing.error as MsnapError).message).toBe(`no database at ${db}`);
+    expect(existsSync(db)).toBe(false);
+    openSqliteStore(db).close();
     expect((await run(['keys', 'list', '--db', db])).out).toBe('no keys yet (create one: msnap serve keys create --account NAME --plan builder)\n');
     expect((await run(['keys', 'list', '--json', '--db', db])).out).toBe('[]\n');
     const alice = (await run(['keys', 'create', '--account', 'alice', '--plan', 'pro', '--db', db])).out.trim();

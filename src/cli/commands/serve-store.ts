@@ -2,6 +2,7 @@
 // directory, a directory, not SQLite) is the user's input, so it is a one-line usage error, and
 // another process holding the write lock is a DatabaseBusyError. The store (and better-sqlite3)
 // is loaded here, on first use, not when the CLI starts.
+import { existsSync } from 'node:fs';
 import { DatabaseBusyError, UsageError } from '../../errors.js';
 import type { SqliteStoreOptions } from '../../store/sqlite/open.js';
 import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
@@ -16,12 +17,23 @@ export async function openServeStore(db: string, opts: SqliteStoreOptions = {}):
   }
 }
 
-/** Use in every `serve` subcommand: opens `db`, runs `fn`, explains a busy database, always closes. */
+/** Use before a command that only reads or changes what is there: a typo must not create a database. */
+export function requireExisting(db: string): void {
+  if (!existsSync(db)) {
+    throw new UsageError(`no database at ${db}`, 'check --db (or MSNAP_DB); msnap serve seed or msnap serve --demo creates one');
+  }
+}
+
+/**
+ * Use in every `serve` subcommand: opens `db`, runs `fn`, explains a busy database, always closes.
+ * `mustExist` for commands that make no sense on a new file (keys list, revoke).
+ */
 export async function withStore<T>(
   db: string,
-  opts: SqliteStoreOptions,
+  opts: SqliteStoreOptions & { mustExist?: boolean },
   fn: (store: SqliteStore) => T | Promise<T>,
 ): Promise<T> {
+  if (opts.mustExist) requireExisting(db);
   const store = await openServeStore(db, opts);
   try {
     return await fn(store);

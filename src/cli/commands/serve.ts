@@ -2,6 +2,7 @@
 // and checks flags; `runServe` does the work with injected dependencies so tests can drive it.
 // The server, the store and the seeder are imported by `runServe` itself: every client command
 // builds this command too, and loading them (better-sqlite3 included) would add ~0.1 s to its startup.
+import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
@@ -12,6 +13,7 @@ import { VERSION } from '../../version.js';
 import type { CliContext } from '../context.js';
 import { serveImportCommand } from './serve-import.js';
 import { serveKeysCommand } from './serve-keys.js';
+import { prepareLive, type LiveRun } from './serve-live.js';
 import { serveSeedCommand } from './serve-seed.js';
 import { explainBusy, openServeStore } from './serve-store.js';
 
@@ -21,6 +23,8 @@ export interface ServeOptions {
   host: string;
   port: number;
   demo: boolean;
+  /** Keep the seeded synthetic world running (serve --live; on with --demo unless --no-live). */
+  live: boolean;
   /** Node's header and whole-request timeouts; undefined keeps the listener's defaults (10 s, 30 s). */
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
@@ -56,6 +60,7 @@ interface ServeFlags {
   host: string;
   port: string;
   demo: boolean;
+  live?: boolean;
 }
 
 /** Use to check the flags of `msnap serve`; the timeouts come from MSNAP_HEADERS_TIMEOUT_MS / MSNAP_REQUEST_TIMEOUT_MS. */
@@ -65,6 +70,7 @@ export function parseServeFlags(raw: ServeFlags, env: NodeJS.ProcessEnv): ServeO
     host: parseHost(raw.host),
     port: parsePort(raw.port),
     demo: raw.demo,
+    live: raw.live ?? raw.demo,
     headersTimeoutMs: envMs(env, 'MSNAP_HEADERS_TIMEOUT_MS'),
     requestTimeoutMs: envMs(env, 'MSNAP_REQUEST_TIMEOUT_MS'),
   };
@@ -84,19 +90,26 @@ export function serveCommand(ctx: CliContext): Command {
     .addOption(new Option('--host <host>', 'address to listen on').default('127.0.0.1'))
     .addOption(new Option('--port <port>', 'port to listen on; 0 picks a free one').default('8787'))
     .option('--demo', 'seed an empty or missing database and print one builder and one pro key', false)
+    .option('--live', 'keep the seeded markets running: new markets open, active ones get 8 snapshots a second, ended ones resolve (default with --demo)')
+    .option('--no-live', 'serve the database as stored, also with --demo')
     .addHelpText(
       'after',
       `
 The first line on stdout is "msnap serve listening on http://HOST:PORT".
-SIGINT/SIGTERM finish in-flight requests, close the database and exit 0. A store filled by
-msnap pull says on stderr where its markets came from.
+SIGINT/SIGTERM finish in-flight requests, close the database and exit 0.
+With --live the synthetic markets of a seeded database go on in real time, continuing the same
+seeded paths (a restart fills the pause, at most its last 2 hours of snapshots); imported markets
+are never changed.
+A store filled by msnap pull says on stderr where its markets came from.
 
 Examples:
-  $ msnap serve --demo                     # seed ./msnap.db if empty, print demo keys, serve on :8787
+  $ msnap serve --demo                     # seed ./msnap.db if empty, print demo keys, serve live on :8787
+  $ msnap serve --db data.db --live        # a seeded database, kept running
+  $ msnap serve --demo --no-live           # the demo data frozen as stored
   $ msnap serve --db data.db --port 0      # any free port; the URL is printed
   $ msnap serve seed --db data.db --days 15
   $ msnap serve keys create --db data.db --account alice --plan pro
-  $ curl -H "X-API-Key: $KEY" http://127.0.0.1:8787/api/v1/markets?coin=btc&limit=5`,
+  $ curl -H "X-API-Key: $KEY" "http://127.0.0.1:8787/api/v1/markets?coin=btc&limit=5"`,
     )
     .action(async (raw: ServeFlags) => {
       await runServe(parseServeFlags(raw, ctx.env), { ctx, waitForStop: processSignals });
@@ -137,11 +150,25 @@ function processSignals(): Promise<string> {
 export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<void> {
   const { ctx } = deps;
   const [{ createApp }, { startServer }] = await Promise.all([import('../../server/app.js'), import('../../server/listen.js')]);
+  // A mistyped --db would otherwise be served as a new, empty database without a word.
+  const created = !existsSync(options.db);
   const store = await openServeStore(options.db);
+  if (!options.demo) {
+    const { total } = store.listMarkets({ limit: 1, offset: 0, window: null, now: ctx.now() });
+    if (created) {
+      ctx.stderr.write(
+        `msnap serve: ${options.db} did not exist: created an empty database (no markets, no keys); fill it with msnap serve seed --db ${options.db} or msnap serve import, or use --demo\n`,
+      );
+    } else if (total === 0) {
+      ctx.stderr.write(`msnap serve: ${options.db} holds no markets; fill it with msnap serve seed or msnap serve import, or use --demo\n`);
+    }
+  }
   let running: RunningServer;
   let demoLines: string[] = [];
+  let live: LiveRun | undefined;
   try {
     if (options.demo) demoLines = await prepareDemo(store, ctx, options.db);
+    if (options.live) live = await prepareLive(store, ctx, options.db);
     const app = createApp({ store, now: ctx.now, version: VERSION, log: (line) => ctx.stderr.write(`${line}\n`) });
     running = await startServer({
       app,
@@ -166,8 +193,10 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
       `msnap serve: ${o.markets.toLocaleString('en-US')} market${o.markets === 1 ? '' : 's'} pulled from ${o.baseUrl} (${o.dialect}), last ${new Date(o.lastPulledAt).toISOString()}\n`,
     );
   }
+  live?.start();
   deps.onListening?.(running);
   const signal = await deps.waitForStop();
+  live?.stop();
   ctx.stderr.write(`msnap serve: ${signal}, finishing in-flight requests\n`);
   try {
     await running.close();

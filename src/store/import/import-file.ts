@@ -206,6 +206,8 @@ export async function importFile(
     s.snapshotsAdded = writer.added;
     s.snapshotsSkipped = writer.skipped;
     for (const id of writer.touched) touched.add(id);
+    // Imported data is the user's: serve --live no longer writes a synthetic market it reached.
+    bulk.world.release(touched);
     bulk.refreshMarkets(touched, writer);
     bulk.commit();
   } catch (err) {

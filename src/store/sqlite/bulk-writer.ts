@@ -11,6 +11,7 @@ import { SnapshotBatchWriter } from './snapshot-batch.js';
 import { SourceIds } from './snapshot-ids.js';
 import type { RawSnapshotRow } from './snapshot-json.js';
 import { prepareDenseColumns, type DenseColumns } from './snapshot-reads.js';
+import { SyntheticWorldRecords } from './synthetic-world.js';
 
 /** Market metadata as seed and import write it. */
 export interface MarketWrite {
@@ -42,6 +43,8 @@ export interface TableCounts {
 
 /** Use in seed and import (and nowhere the server reads): bulk writes over one SQLite connection. */
 export class BulkWriter {
+  /** The synthetic world (seed, progress, owned markets), written in the same transactions. */
+  readonly world: SyntheticWorldRecords;
   private readonly marketRowById: Statement;
   private readonly marketRefById: Statement;
   private readonly insertMarket: Statement;
@@ -99,6 +102,7 @@ export class BulkWriter {
     this.beginStmt = db.prepare('BEGIN IMMEDIATE');
     this.commitStmt = db.prepare('COMMIT');
     this.rollbackStmt = db.prepare('ROLLBACK');
+    this.world = new SyntheticWorldRecords(db);
   }
 
   /** Runs fn in one transaction (synchronous); rolls back if it throws. */
@@ -106,6 +110,20 @@ export class BulkWriter {
     // IMMEDIATE takes the write lock first: a deferred transaction that reads and then writes
     // fails at once with "database is locked" when another process committed in between (WAL).
     return this.db.transaction(fn).immediate();
+  }
+
+  /**
+   * Like transaction, but fails at once with SQLITE_BUSY instead of waiting for another process's
+   * write lock: for writers on the server's event loop, which must never stall requests.
+   */
+  transactionNoWait<T>(fn: () => T): T {
+    const before = this.db.pragma('busy_timeout', { simple: true }) as number;
+    this.db.pragma('busy_timeout = 0');
+    try {
+      return this.transaction(fn);
+    } finally {
+      this.db.pragma(`busy_timeout = ${before}`);
+    }
   }
 
   /** For writers that await between rows (import streams a file): BEGIN now, then commit or roll back. */
@@ -149,7 +167,7 @@ export class BulkWriter {
 
   /** A buffered writer for many snapshots (scaled values) inside one transaction; flush() before commit. */
   snapshotWriter(): SnapshotBatchWriter {
-    return new SnapshotBatchWriter(this.db, new BlockRuns(this.blocks));
+    return new SnapshotBatchWriter(this.db, new BlockRuns(this.blocks, this.scanBlock));
   }
 
   /** Keeps the snapshot ids a source gives (import, pull) inside one transaction; finish() before commit. */

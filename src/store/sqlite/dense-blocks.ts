@@ -14,6 +14,10 @@ import { PRICE_SCALE } from './price-scale.js';
 export const BLOCK_SNAPSHOTS = 1024;
 const BLOCK_SHIFT = 10;
 const BLOCK_MS = BLOCK_SNAPSHOTS * SNAPSHOT_INTERVAL_MS;
+/** Slots an appender adds to a block before its stored prefix is rewritten (32 s of live data). */
+const TAIL_REWRITE = 256;
+/** Markets whose last block stays in memory for the next append (serve --live writes 15 at a time). */
+const MAX_TAILS = 64;
 /** Blobs hold the machine's uint32 layout; on a big-endian machine blocks are neither written nor read. */
 const USABLE = endianness() === 'LE';
 
@@ -26,6 +30,9 @@ export interface BlockRun {
   minT: number;
   /** Full blocks this run has stored already (to be undone when the run fails). */
   stored: number;
+  /** For a run resumed after stored rows: the block whose stored blob it started from, and that blob's slots. */
+  resumedBlock?: number;
+  resumedSize?: number;
   prices: Uint32Array | undefined;
   sides: Uint32Array | undefined;
 }
@@ -39,7 +46,11 @@ export class BlockRuns {
   private market = -1;
   private run: BlockRun | undefined;
 
-  constructor(private readonly blocks: DenseBlocks) {}
+  /** `scan` reads rows back where a resumed run needs values its stored blob does not hold. */
+  constructor(
+    private readonly blocks: DenseBlocks,
+    private readonly scan?: BlockScan,
+  ) {}
 
   /** Call for every row added, in order (values already scaled). */
   add(market: number, t: number, price: number, priceUp: number, priceDown: number): void {
@@ -66,6 +77,47 @@ export class BlockRuns {
       this.blocks.put(market, (r.k >> BLOCK_SHIFT) - 1, r.prices!, r.sides!, BLOCK_SNAPSHOTS);
       r.stored++;
     }
+  }
+
+  /**
+   * Call before appending to a dense market that holds k rows: its run starts at slot k with the
+   * stored values of its last, partial block, so its blocks stay complete without re-reading rows.
+   * When those values are not stored the run fails (sync then rebuilds from the rows).
+   */
+  resume(market: number, k: number): void {
+    const r = this.switchTo(market);
+    if (!r.ok || r.k !== 0 || Number.isFinite(r.minT)) return;
+    const block = k >> BLOCK_SHIFT;
+    const need = k & (BLOCK_SNAPSHOTS - 1);
+    r.resumedBlock = block;
+    const kept = this.blocks.tail(market, k);
+    if (kept) {
+      // This process wrote the market's last rows: their values are still at hand.
+      r.prices!.set(kept.prices.subarray(0, need));
+      r.sides!.set(kept.sides.subarray(0, need));
+      r.k = k;
+      r.resumedSize = kept.storedSize;
+      return;
+    }
+    // What the stored blob holds of the last block, then the rest (a few seconds of rows) from the table.
+    const stored = need > 0 ? this.blocks.prefix(market, block) : undefined;
+    const have = Math.min(stored?.prices.length ?? 0, need);
+    if (have > 0) {
+      r.prices!.set(stored!.prices.subarray(0, have));
+      r.sides!.set(stored!.sides.subarray(0, have));
+    }
+    if (have < need) {
+      const base = block * BLOCK_MS;
+      const rest = this.scan?.(market, base + have * SNAPSHOT_INTERVAL_MS, base + need * SNAPSHOT_INTERVAL_MS);
+      if (!rest) {
+        this.fail(r);
+        return;
+      }
+      r.prices!.set(rest.prices, have);
+      r.sides!.set(rest.sides, have);
+    }
+    r.k = k;
+    r.resumedSize = stored?.prices.length ?? 0;
   }
 
   /** Call when some of the market's rows were ignored (already stored): its run no longer describes the table. */
@@ -106,6 +158,8 @@ export class DenseBlocks {
   private readonly stmts: ReturnType<typeof prepare> | undefined;
   private readonly packed = new Uint32Array(2 * BLOCK_SNAPSHOTS);
   private prices = new Uint32Array(BLOCK_SNAPSHOTS * 16);
+  /** The last block's values of markets this connection appended to lately (k = rows then; storedSize = slots in the blob). */
+  private readonly tails = new Map<number, { k: number; storedSize: number; prices: Uint32Array; sides: Uint32Array }>();
   private sides = new Uint32Array(BLOCK_SNAPSHOTS * 16);
 
   constructor(db: Database.Database) {
@@ -150,6 +204,30 @@ export class DenseBlocks {
     return { prices: this.prices.subarray(0, n), sides: this.sides.subarray(0, n) };
   }
 
+  /** The last block's values of a market as this connection last wrote it with k rows, or undefined. */
+  tail(market: number, k: number): { storedSize: number; prices: Uint32Array; sides: Uint32Array } | undefined {
+    const t = this.tails.get(market);
+    return t?.k === k ? t : undefined;
+  }
+
+  private keepTail(market: number, n: number, run: BlockRun, storedSize: number): void {
+    const size = n % BLOCK_SNAPSHOTS;
+    this.tails.delete(market);
+    if (size === 0) return;
+    if (this.tails.size >= MAX_TAILS) this.tails.delete(this.tails.keys().next().value!);
+    this.tails.set(market, { k: n, storedSize, prices: run.prices!.slice(0, size), sides: run.sides!.slice(0, size) });
+  }
+
+  /** The values a block's stored blob holds (reused by the next call), or undefined when it has none. */
+  prefix(market: number, block: number): { prices: Uint32Array; sides: Uint32Array } | undefined {
+    const s = this.stmts;
+    if (!s) return undefined;
+    const blob = s.select.get(market, block, block) as Buffer | undefined;
+    if (!blob || blob.byteLength % 8 !== 0) return undefined;
+    const size = blob.byteLength >> 3;
+    return this.read(market, block << BLOCK_SHIFT, (block << BLOCK_SHIFT) + size);
+  }
+
   /** Stores one block of n slots (replacing one stored before). */
   put(market: number, block: number, prices: Uint32Array, sides: Uint32Array, n: number): void {
     const s = this.stmts;
@@ -173,10 +251,15 @@ export class DenseBlocks {
       return;
     }
     const blocks = Math.ceil(n / BLOCK_SNAPSHOTS);
-    // A run from t = 0 with every row inserted, and as many rows as the market now holds, means the
-    // market had no rows before: what the writer saw is the table.
+    // A run from t = 0 (or resumed after the market's rows) with every row inserted, and as many
+    // rows as the market now holds: what the writer saw is the table.
     if (run?.ok && run.k === n) {
-      if (n % BLOCK_SNAPSHOTS !== 0) this.put(market, blocks - 1, run.prices!, run.sides!, n % BLOCK_SNAPSHOTS);
+      const tail = n % BLOCK_SNAPSHOTS;
+      // A short last block is a valid prefix (reads past it use the rows): an appender rewrites it
+      // only every TAIL_REWRITE slots, not on every small append.
+      const fresh = run.resumedBlock === blocks - 1 && tail - run.resumedSize! < TAIL_REWRITE;
+      if (tail !== 0 && !fresh) this.put(market, blocks - 1, run.prices!, run.sides!, tail);
+      this.keepTail(market, n, run, fresh ? run.resumedSize! : tail);
       s.deleteFrom.run(market, blocks);
       return;
     }

@@ -94,6 +94,25 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 3,
+    description: "synthetic_world and synthetic_markets: the live world's seed and progress, and the markets it owns",
+    sql: `
+      -- One row: the seed and orderbook window the synthetic data was made with, and the clock it
+      -- has been written up to (serve --live continues from there).
+      CREATE TABLE synthetic_world (
+        id           INTEGER PRIMARY KEY CHECK (id = 1),
+        seed         INTEGER NOT NULL,
+        orderbook_ms INTEGER NOT NULL,
+        through      INTEGER NOT NULL
+      );
+      -- Markets seed or serve --live made: the only ones the live world writes. Import releases
+      -- a market it adds data to.
+      CREATE TABLE synthetic_markets (
+        market INTEGER PRIMARY KEY
+      );
+    `,
+  },
+  {
+    version: 4,
     description: 'source snapshot ids (a per-market pattern plus exceptions) and where each pulled market came from',
     sql: `
       -- A market keeps the snapshot ids its source gave (an export, or a pulled service) without

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MIGRATIONS } from './migrations.js';
 import { marketId, type Coin, type MarketType } from '../../domain/market.js';
 import { PLANS } from '../../domain/plans.js';
 import { openSqliteStore } from './open.js';
@@ -41,10 +42,10 @@ afterEach(() => {
 
 describe('schema', () => {
   it('is migrated once and reopens at the same version', () => {
-    expect(store.schemaVersion()).toBe(3);
+    expect(store.schemaVersion()).toBe(MIGRATIONS.at(-1)!.version);
     store.close();
     store = openSqliteStore(path.join(dir, 't.db'));
-    expect(store.schemaVersion()).toBe(3);
+    expect(store.schemaVersion()).toBe(MIGRATIONS.at(-1)!.version);
     const other = openSql(path.join(dir, 't.db'));
     expect(other.pragma('journal_mode', { simple: true })).toBe('wal');
     other.close();

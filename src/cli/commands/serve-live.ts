@@ -1,0 +1,41 @@
+// `serve --live` inside `msnap serve`: catch the database's synthetic world up to the clock before
+// listening (so `msnap at BTC 5m now` answers from the first request), then tick while serving.
+import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
+import type { CliContext } from '../context.js';
+import { explainBusy } from './serve-store.js';
+
+/** A caught-up world, ready to tick once the server listens. */
+export interface LiveRun {
+  start(): void;
+  stop(): void;
+}
+
+/** Use in runServe before listening: undefined (with a line on stderr) when the database holds no seeded world. */
+export async function prepareLive(store: SqliteStore, ctx: CliContext, db: string): Promise<LiveRun | undefined> {
+  const [{ LiveWorld, CATCH_UP_MS }, { startTicker }] = await Promise.all([import('../../live/live-world.js'), import('../../live/ticker.js')]);
+  const world = new LiveWorld(store.bulk);
+  let caughtUp;
+  try {
+    caughtUp = world.advance(ctx.now());
+  } catch (err) {
+    throw explainBusy(err, db);
+  }
+  if (!caughtUp) {
+    ctx.stderr.write(`msnap serve: --live: ${db} holds no seeded world (\`msnap serve seed\` or --demo makes one); serving it as stored\n`);
+    return undefined;
+  }
+  const hours = CATCH_UP_MS / 3_600_000;
+  ctx.stderr.write(
+    `msnap serve: live: seed ${world.state()!.seed} runs on; caught up ${caughtUp.snapshots} snapshots (at most the last ${hours} h), ` +
+      `opened ${caughtUp.opened} markets, resolved ${caughtUp.resolved}\n`,
+  );
+  let ticker: { stop(): void } | undefined;
+  return {
+    start() {
+      ticker ??= startTicker({ world, now: ctx.now, warn: (line) => ctx.stderr.write(`${line}\n`) });
+    },
+    stop() {
+      ticker?.stop();
+    },
+  };
+}
