@@ -12,6 +12,7 @@ export const EXIT = {
   notFound: 6,
   unreachable: 7,
   busy: 8,
+  qualityProblems: 9,
   /** 128 + the signal's number, as a shell reports a process the signal ended. */
   interrupted: 130,
   terminated: 143,
@@ -62,6 +63,11 @@ export class UnreachableError extends MsnapError {
 /** Thrown when `serve` subcommands find the database write-locked by another process past the busy timeout. */
 export class DatabaseBusyError extends MsnapError {
   override readonly exitCode = EXIT.busy;
+}
+
+/** Thrown by `msnap quality --strict` after the report is written, when it found any problem. */
+export class QualityProblemsError extends MsnapError {
+  override readonly exitCode = EXIT.qualityProblems;
 }
 
 /** Thrown for any other HTTP failure (400 from the service, 5xx after retries); keeps status, body and URL. */

@@ -139,7 +139,7 @@ describe('-o PATH', () => {
     const cases: Array<[string, RegExp]> = [
       [dir, /^msnap: cannot write .*: it is a directory; give a file name$/],
       [path.join(dir, 'plain.csv', 'x.csv'), /^msnap: cannot write .*x\.csv: a part of the path is not a directory$/],
-      [path.join(dir, 'x.parquet'), /^msnap: cannot tell the output format from '\.parquet'/],
+      [path.join(dir, 'x.xlsx'), /^msnap: cannot tell the output format from '\.xlsx'/],
       [path.join(dir, 'x.txt'), /^msnap: cannot tell the output format from '\.txt'/],
     ];
     for (const [target, message] of cases) {

@@ -88,9 +88,11 @@ async function memoryExport(ctx, env) {
   return { rows, peakRssMb: (run.peakRssKb ?? NaN) / 1024, wallMs: run.wallMs, command: `msnap ${args.map((a) => (a === out ? 'memory.csv' : a)).join(' ')}` };
 }
 
-// The fewest newest markets of one series holding `need` rows in complete markets. `--last N`
-// also takes the partial active market, which only adds rows.
-function pickMemoryExport(db, type, need) {
+/**
+ * The fewest newest markets of one series holding `need` rows in complete markets. `--last N`
+ * also takes the partial active market, which only adds rows.
+ */
+export function pickMemoryExport(db, type, need) {
   const markets = fullMarkets(db, { type, coin: 'BTC', limit: 100_000 });
   let rows = 0;
   for (let i = 0; i < markets.length; i++) {

@@ -4,7 +4,7 @@
 // Tests pass a fake client factory.
 import type { Command } from 'commander';
 import type { MsnapApi } from '../client/types.js';
-import { AuthError } from '../errors.js';
+import { AuthError, UsageError } from '../errors.js';
 import { maskKey } from '../client/mask-key.js';
 import type { CliContext } from './context.js';
 // conf, ora and undici cost ~0.4 s to load: they are imported only by runs that use them.
@@ -14,6 +14,7 @@ import { readGlobals, type GlobalOptions } from './global-options.js';
 import { openOutputTarget, type OutputTarget } from './output/output-target.js';
 import { createExporter, type Exporter } from './output/exporter.js';
 import { resolveFormat } from './output/format.js';
+import type { ParquetCodec } from './output/parquet-codecs.js';
 import type { Progress } from './output/progress.js';
 import { OutputSink } from './output/sink.js';
 import { readSecret } from './secret-input.js';
@@ -83,6 +84,9 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
   // `-o -` is stdout, as in most Unix tools.
   const outputPath = globals.output === '-' ? undefined : globals.output;
   const format = resolveFormat({ ...globals, output: outputPath }, outputPath === undefined && ctx.stdout.isTTY === true);
+  if (globals.compression !== undefined && format !== 'parquet') {
+    throw new UsageError('--compression applies to Parquet output (-o FILE.parquet or --format parquet)');
+  }
   const keyStore = async (): Promise<KeyStore> => {
     if (!store) {
       const { KeyStore } = await import('./config/key-store.js');
@@ -141,6 +145,7 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
         format,
         sink,
         color: toTerminal && colorEnabled(globals, ctx.env, true),
+        ...(globals.compression !== undefined ? { compression: globals.compression as ParquetCodec } : {}),
         ...(toTerminal ? { tableRowCap: TABLE_ROW_CAP, onNote: note } : {}),
         ...(toTerminal ? tableFit(globals, ctx.stdout) : {}),
       });

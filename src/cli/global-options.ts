@@ -2,6 +2,7 @@
 // before and after the subcommand (`msnap --csv markets` = `msnap markets --csv`).
 import { Command, Option } from 'commander';
 import { OUTPUT_FORMATS } from './output/format.js';
+import { PARQUET_CODECS } from './output/parquet-codecs.js';
 
 /** The global flags as commander hands them to an action (`cmd.optsWithGlobals()`). */
 export interface GlobalOptions {
@@ -15,6 +16,8 @@ export interface GlobalOptions {
   output?: string;
   quiet?: boolean;
   verbose?: boolean;
+  /** Parquet compression codec. */
+  compression?: string;
   /** Seconds to wait for a connection or an answer, as given. */
   timeout?: string;
   /** Tables as wide as their content instead of fitted to the terminal. */
@@ -45,6 +48,7 @@ export function addGlobalOptions(program: Command): Command {
         OUTPUT_FORMATS,
       ),
     )
+    .addOption(new Option('--compression <codec>', 'Parquet compression (default snappy)').choices(PARQUET_CODECS))
     .option('--csv', 'same as --format csv')
     .option('--ndjson', 'same as --format ndjson')
     .option('--json', 'same as --format json')

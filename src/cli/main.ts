@@ -8,6 +8,9 @@ import { pullCommand } from './commands/pull.js';
 import { marketsCommand } from './commands/markets.js';
 import { snapshotsCommand } from './commands/snapshots.js';
 import { atCommand } from './commands/at.js';
+import { qualityCommand } from './commands/quality.js';
+import { chartCommand } from './commands/chart.js';
+import { completionCommands } from './commands/completion.js';
 import { limitsCommand } from './commands/limits.js';
 import { healthCommand } from './commands/health.js';
 import { keysCommand } from './commands/keys.js';
@@ -24,10 +27,15 @@ export function buildProgram(ctx: CliContext): Command {
   program.addCommand(snapshotsCommand(ctx));
   program.addCommand(atCommand(ctx));
   program.addCommand(pullCommand(ctx));
+  program.addCommand(qualityCommand(ctx));
+  program.addCommand(chartCommand(ctx));
   program.addCommand(limitsCommand(ctx));
   program.addCommand(healthCommand(ctx));
   program.addCommand(keysCommand(ctx));
   program.addCommand(serveCommand(ctx));
+  const [completion, complete] = completionCommands(ctx);
+  program.addCommand(completion!);
+  program.addCommand(complete!, { hidden: true });
   program.addHelpText(
     'after',
     `
@@ -38,7 +46,7 @@ Examples:
   $ msnap snapshots BTC 5m --csv > btc.csv
   $ msnap at BTC 5m 2025-11-22T00:02:30Z
 
-Exit codes: 0 ok, 1 unexpected, 2 usage, 3 auth, 4 outside plan window, 5 rate-limited, 6 not found, 7 unreachable, 8 database busy, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).`,
+Exit codes: 0 ok, 1 unexpected, 2 usage, 3 auth, 4 outside plan window, 5 rate-limited, 6 not found, 7 unreachable, 8 database busy, 9 quality problems (--strict), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).`,
   );
   applyOutputSettings(program, ctx);
   return program;

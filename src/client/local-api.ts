@@ -76,8 +76,12 @@ export class LocalApi implements MsnapApi {
     return { markets, total, limit, offset };
   }
 
+  async market(id: string): Promise<Market> {
+    return this.lookup(id);
+  }
+
   async *snapshotPages(id: string, q: SnapshotsStreamQuery): AsyncGenerator<Snapshot[]> {
-    const market = this.market(id);
+    const market = this.lookup(id);
     const withOrderbook = q.includeOrderbook === true;
     yield* pageSnapshots((pq) => {
       const limit = Math.min(pq.limit ?? 1000, SNAPSHOTS_MAX);
@@ -95,7 +99,7 @@ export class LocalApi implements MsnapApi {
   }
 
   async at(marketId: string, ts: number): Promise<AtResult> {
-    const market = this.market(marketId);
+    const market = this.lookup(marketId);
     const snapshot = this.store.nearestSnapshot(market.market_id, ts);
     if (!snapshot || Math.abs(snapshot.time - ts) > AT_TOLERANCE_MS) {
       throw new NotFoundError(`No snapshot of market ${market.market_id} lies within 2,000 ms of ts ${ts}.`);
@@ -108,7 +112,7 @@ export class LocalApi implements MsnapApi {
     return Promise.resolve();
   }
 
-  private market(id: string): Market {
+  private lookup(id: string): Market {
     const market = parseMarketId(id) ? this.store.getMarket(id, this.now()) : undefined;
     if (!market) throw new NotFoundError(`No market with id ${JSON.stringify(id)}.`);
     return market;

@@ -108,6 +108,8 @@ export interface MsnapApi {
   health(): Promise<Health>;
   limits(): Promise<Limits>;
   markets(q: MarketsListingQuery): AsyncIterable<Market>;
+  /** One market by id (NotFoundError when unknown). */
+  market(id: string): Promise<Market>;
   /** A market's snapshots a page at a time (exports render whole pages). */
   snapshotPages(id: string, q: SnapshotsStreamQuery): AsyncIterable<readonly Snapshot[]>;
   at(marketId: string, ts: number): Promise<AtResult>;

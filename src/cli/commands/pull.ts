@@ -12,7 +12,7 @@ import { readGlobals } from '../global-options.js';
 import { runWithGlobals, type CliDeps } from '../deps.js';
 import { TIME_HELP } from '../time.js';
 import { explainBusy, openServeStore } from './serve-store.js';
-import { chooseMarkets, findMarket, parseSnapshotsArgs, type SnapshotsOptions } from './snapshots.js';
+import { chooseMarkets, parseSnapshotsArgs, type SnapshotsOptions } from './snapshots.js';
 import { planPull, dryRunText } from './pull-plan.js';
 
 /** The checked arguments and flags of `msnap pull`. */
@@ -33,7 +33,7 @@ export interface PullSummary {
 
 /** The markets a pull covers, oldest first: one by id, or as `snapshots` picks them. */
 export async function pullTargets(client: MsnapApi, opts: SnapshotsOptions, deps: CliDeps): Promise<Market[]> {
-  if ('marketId' in opts.target) return [await findMarket(client, opts.target.marketId)];
+  if ('marketId' in opts.target) return [await client.market(opts.target.marketId)];
   return chooseMarkets(client, opts.target, opts, deps);
 }
 

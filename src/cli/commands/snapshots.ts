@@ -2,14 +2,15 @@
 // type, or of those overlapping a time range, oldest first, in constant memory.
 import { Command } from 'commander';
 import { addLocalDbOption } from '../global-options.js';
-import { MARKET_DURATION_MS, parseMarketId, type Coin, type Market, type MarketType, type Snapshot } from '../../domain/market.js';
+import { MARKET_DURATION_MS, type Coin, type Market, type MarketType, type Snapshot } from '../../domain/market.js';
 import { NotFoundError, UsageError, WindowError } from '../../errors.js';
 import { coinArg, countArg, marketIdArg, checkMarketOrCoinType, marketTypeArg, timeRangeFlags } from '../arguments.js';
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
 import type { Progress } from '../output/progress.js';
 import type { MsnapApi, WindowEnd } from '../../client/types.js';
-import { snapshotSchema } from '../output/record-schemas.js';
+import { BAR_SCHEMA, snapshotSchema } from '../output/record-schemas.js';
+import { RESAMPLE_INTERVALS, resampleInterval, resamplePages } from '../../analysis/bars.js';
 import { TIME_HELP } from '../time.js';
 import { dryRunText, planPull } from './pull-plan.js';
 
@@ -26,6 +27,12 @@ export interface SnapshotsOptions {
   orderbook: boolean;
   /** Say what the export would fetch (markets, rows, requests, time at the key's limits) and fetch no snapshot. */
   dryRun?: boolean;
+  /** Orderbook levels as flat columns (up_bid_px_0 …) in every format. */
+  orderbookColumns?: boolean;
+  /** Bars of this many ms instead of snapshots. */
+  resample?: number;
+  /** With resample: carry empty buckets forward (count 0). */
+  fill?: boolean;
 }
 
 interface RawFlags {
@@ -34,6 +41,22 @@ interface RawFlags {
   to?: string;
   orderbook?: boolean;
   dryRun?: boolean;
+  orderbookColumns?: boolean;
+  resample?: string;
+  fill?: boolean;
+}
+
+function barFlags(flags: RawFlags): Pick<SnapshotsOptions, 'resample' | 'fill'> {
+  if (flags.resample === undefined) {
+    if (flags.fill) throw new UsageError('--fill needs --resample (e.g. --resample 1m --fill)');
+    return {};
+  }
+  const ms = resampleInterval(flags.resample);
+  if (ms === undefined) {
+    throw new UsageError(`unknown --resample '${flags.resample}'; use one of: ${Object.keys(RESAMPLE_INTERVALS).join(', ')}`);
+  }
+  if (flags.orderbook || flags.orderbookColumns) throw new UsageError('bars carry no orderbook: drop --orderbook/--orderbook-columns or --resample');
+  return { resample: ms, ...(flags.fill ? { fill: true } : {}) };
 }
 
 /** Check arguments and flags; every problem is a UsageError. */
@@ -51,7 +74,9 @@ export function parseSnapshotsArgs(first: string, second: string | undefined, fl
     target,
     ...(flags.last !== undefined ? { last: countArg(flags.last, '--last', 1) } : {}),
     ...range,
-    orderbook: flags.orderbook === true,
+    orderbook: flags.orderbook === true || flags.orderbookColumns === true,
+    ...(flags.orderbookColumns ? { orderbookColumns: true } : {}),
+    ...barFlags(flags),
     ...(flags.dryRun === true ? { dryRun: true } : {}),
   };
 }
@@ -130,13 +155,13 @@ function windowWords(w: WindowStart, marketType: MarketType, withStart = true): 
 }
 
 /**
- * What the window did to a COIN TYPE export, said once: a range wholly before it is a WindowError
+ * Use after selectMarkets: what the window did to a COIN TYPE choice, said once: a range wholly before it is a WindowError
  * (exit 4, not "not found"); a range reaching past it, or fewer markets than `--last` asked for
  * because of it, a note. Costs two requests, and only when the choice came up short.
  */
-async function explainSelection(
+export async function explainSelection(
   sel: Selection,
-  opts: SnapshotsOptions,
+  opts: Pick<SnapshotsOptions, 'last' | 'from' | 'to'>,
   coin: Coin,
   marketType: MarketType,
   client: MsnapApi,
@@ -176,14 +201,6 @@ function rangeText(opts: Pick<SnapshotsOptions, 'from' | 'to'>): string {
   return ` between ${from} and ${to}`;
 }
 
-/** One market by id, through the market list (one request: the client interface has no lookup by id). */
-export async function findMarket(client: MsnapApi, id: string): Promise<Market> {
-  const parsed = parseMarketId(id)!;
-  const q = { coin: parsed.coin, marketType: parsed.marketType, startTime: parsed.startTime, endTime: parsed.startTime + 1, limit: 1 };
-  for await (const m of client.markets(q)) if (m.market_id === id) return m;
-  throw new NotFoundError(`No market with id ${JSON.stringify(id)}.`);
-}
-
 /** The COIN TYPE markets an export (or a pull) takes, oldest first, with the window explained; NotFoundError when none. */
 export async function chooseMarkets(
   client: MsnapApi,
@@ -203,7 +220,7 @@ export async function chooseMarkets(
 export async function runSnapshots(opts: SnapshotsOptions, deps: CliDeps): Promise<void> {
   const client = await deps.client();
   if (opts.dryRun) {
-    const markets = 'marketId' in opts.target ? [await findMarket(client, opts.target.marketId)] : await chooseMarkets(client, opts.target, opts, deps);
+    const markets = 'marketId' in opts.target ? [await client.market(opts.target.marketId)] : await chooseMarkets(client, opts.target, opts, deps);
     deps.info(dryRunText(planPull(markets, () => 0), await client.limits().catch(() => undefined), undefined));
     return;
   }
@@ -222,12 +239,16 @@ export async function runSnapshots(opts: SnapshotsOptions, deps: CliDeps): Promi
   const progress = await deps.progress('snapshots');
   let result;
   try {
-    result = await exporter.listPages(snapshotSchema(opts.orderbook), streamAll(client, ids, opts, progress, knownTotal));
+    const pages = streamAll(client, ids, opts, progress, knownTotal);
+    result = opts.resample !== undefined
+      ? await exporter.listPages(BAR_SCHEMA, resamplePages(pages, opts.resample, opts.fill))
+      : await exporter.listPages(snapshotSchema(opts.orderbookColumns ? 'flat' : opts.orderbook), pages);
   } finally {
     progress.stop();
   }
   if (!result.readerGone) {
-    deps.finished(`${result.rows.toLocaleString('en-US')} snapshots of ${ids.length} market${ids.length === 1 ? '' : 's'}`);
+    const what = opts.resample !== undefined ? 'bars' : 'snapshots';
+    deps.finished(`${result.rows.toLocaleString('en-US')} ${what} of ${ids.length} market${ids.length === 1 ? '' : 's'}`);
   }
 }
 
@@ -267,7 +288,10 @@ export function snapshotsCommand(ctx: CliContext): Command {
     .option('--last <n>', 'with COIN TYPE: the latest N markets that have snapshots (default 1; all in a --from/--to range)')
     .option('--from <time>', 'snapshots at or after TIME (with COIN TYPE: markets overlapping the range)')
     .option('--to <time>', 'snapshots before TIME')
-    .option('--orderbook', 'include orderbook depth (orderbook_up, orderbook_down; JSON text in CSV)')
+    .option('--orderbook', 'include orderbook depth (orderbook_up, orderbook_down; JSON text in CSV, flat columns in Parquet)')
+    .option('--orderbook-columns', 'orderbook levels as flat columns up_bid_px_0 … down_ask_sz_7 (any format)')
+    .option('--resample <interval>', `bars per market instead of snapshots: ${Object.keys(RESAMPLE_INTERVALS).join(', ')}`)
+    .option('--fill', 'with --resample: carry empty buckets forward (count 0) instead of leaving them out')
     .option('--dry-run', 'say which markets, rows and requests the export takes and how long at the key\'s limits; fetch no snapshot')
     .addHelpText(
       'after',
@@ -281,6 +305,11 @@ Examples:
   $ msnap snapshots ETH 15m --from 2025-11-22T00:00:00Z --to 2025-11-22T06:00:00Z --ndjson
   $ msnap snapshots btc-updown-5m-1763769600 --orderbook --json > market.json
   $ msnap snapshots SOL 1hr --ndjson | head -1
+  $ msnap snapshots BTC 5m --last 12 -o btc.parquet               # typed columns, Snappy
+  $ msnap snapshots BTC 5m --orderbook -o book.parquet --compression gzip
+  $ msnap snapshots BTC 5m --orderbook-columns --csv > book.csv
+  $ msnap snapshots BTC 5m --last 12 --resample 1m --csv        # 1-minute bars
+  $ msnap snapshots ETH 1hr --resample 5s --fill -o eth-5s.parquet
   $ msnap snapshots BTC 5m --last 12 --csv --db msnap.db    # a pulled store, offline`,
     )
     .action(async (first: string, second: string | undefined, flags: RawFlags, cmd: Command) => {

@@ -2,6 +2,8 @@
 // look at the format themselves (the GitHub CLI's injected exporter).
 import { csvHeader, csvLines, csvRow } from './csv.js';
 import type { OutputFormat } from './format.js';
+import type { ByteOutput } from './parquet.js';
+import type { ParquetCodec } from './parquet-codecs.js';
 import { jsonArrayEnd, jsonArrayItems, jsonRecord, ndjsonLine, ndjsonLines } from './json.js';
 import type { RecordSchema } from './schema.js';
 import type { OutputSink } from './sink.js';
@@ -39,6 +41,8 @@ export interface ExporterOptions {
   tableWidth?: number;
   /** Told when the table was capped (goes to stderr). */
   onNote?: (message: string) => void;
+  /** Parquet compression (default Snappy). */
+  compression?: ParquetCodec;
 }
 
 // Rows rendered into one string before it is handed to the sink (about 35 KB of snapshot CSV):
@@ -69,6 +73,10 @@ export function createExporter(opts: ExporterOptions): Exporter {
     },
 
     async record<T>(schema: RecordSchema<T>, row: T): Promise<void> {
+      if (opts.format === 'parquet') {
+        await parquetList(schema, [[row]]);
+        return;
+      }
       if (opts.format === 'table') await emit(renderRecordTable(schema, row, tableOptions()));
       else if (opts.format === 'csv') await emit(csvHeader(schema) + csvRow(schema, row));
       else if (opts.format === 'ndjson') await emit(ndjsonLine(schema, row));
@@ -99,6 +107,7 @@ export function createExporter(opts: ExporterOptions): Exporter {
     pages: AsyncIterable<readonly T[]> | Iterable<readonly T[]>,
   ): Promise<ListResult> {
     if (opts.format === 'table') return tableList(schema, pages);
+    if (opts.format === 'parquet') return parquetList(schema, pages);
     const render = pageRenderer(opts.format, schema);
     let count = 0;
     // Nothing is written before the first page has arrived: a request that fails at once must not
@@ -124,6 +133,24 @@ export function createExporter(opts: ExporterOptions): Exporter {
     if (opts.format === 'json' && !sink.closed) await emit(jsonArrayEnd(count));
     await done();
     return { rows: count, readerGone: sink.closed };
+  }
+
+  async function parquetList<T>(
+    schema: RecordSchema<T>,
+    pages: AsyncIterable<readonly T[]> | Iterable<readonly T[]>,
+  ): Promise<ListResult> {
+    const out: ByteOutput = { write: (bytes) => sink.writeBytes(bytes), get closed() { return sink.closed; } };
+    // The writer library is loaded only by runs that write Parquet.
+    const { ParquetRowWriter } = await import('./parquet.js');
+    const file = new ParquetRowWriter(schema.parquetSchema ?? schema, out, opts.compression);
+    for await (const page of pages) {
+      if (sink.closed) break;
+      await file.add(page);
+      if (sink.failure) throw sink.failure;
+    }
+    await file.finish();
+    await done();
+    return { rows: file.rows, readerGone: sink.closed };
   }
 
   async function tableList<T>(
@@ -153,7 +180,7 @@ export function createExporter(opts: ExporterOptions): Exporter {
 }
 
 // The text of a page of rows in a machine format, `first` being the number of rows written before it.
-function pageRenderer<T>(format: Exclude<OutputFormat, 'table'>, schema: RecordSchema<T>): (rows: readonly T[], first: number) => string {
+function pageRenderer<T>(format: Exclude<OutputFormat, 'table' | 'parquet'>, schema: RecordSchema<T>): (rows: readonly T[], first: number) => string {
   if (format === 'csv') return csvLines(schema);
   if (format === 'ndjson') return ndjsonLines(schema);
   return jsonArrayItems(schema);

@@ -4,7 +4,7 @@ import { extname } from 'node:path';
 import { UsageError } from '../../errors.js';
 
 /** Output formats the CLI writes. */
-export const OUTPUT_FORMATS = ['table', 'csv', 'ndjson', 'json'] as const;
+export const OUTPUT_FORMATS = ['table', 'csv', 'ndjson', 'json', 'parquet'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** The format-related global flags as commander hands them over. */
@@ -21,6 +21,7 @@ const EXTENSION_FORMAT: Record<string, OutputFormat> = {
   '.json': 'json',
   '.ndjson': 'ndjson',
   '.jsonl': 'ndjson',
+  '.parquet': 'parquet',
 };
 
 /** Use once per run to pick the format; conflicting flags are a usage error. */
@@ -38,6 +39,9 @@ export function resolveFormat(flags: FormatFlags, stdoutIsTTY: boolean): OutputF
   if (flags.json) asked.add('json');
   if (asked.size > 1) throw new UsageError(`conflicting output formats: ${[...asked].join(', ')}; pick one`);
   const [only] = asked;
+  if (only === 'parquet' && stdoutIsTTY) {
+    throw new UsageError('Parquet is binary: write it to a file (-o FILE.parquet) or a pipe, not to a terminal');
+  }
   if (only) return only;
   if (flags.output !== undefined) {
     // No extension (`-o /dev/null`, a FIFO, `-o out`): NDJSON, as in a pipe. An extension msnap does
@@ -47,7 +51,7 @@ export function resolveFormat(flags: FormatFlags, stdoutIsTTY: boolean): OutputF
     const byExt = EXTENSION_FORMAT[ext];
     if (!byExt) {
       throw new UsageError(
-        `cannot tell the output format from '${ext}'; name the file .csv, .ndjson, .jsonl or .json, or pass --format`,
+        `cannot tell the output format from '${ext}'; name the file .csv, .ndjson, .jsonl, .json or .parquet, or pass --format`,
       );
     }
     return byExt;

@@ -1,75 +1,119 @@
 // The columns of every record kind the CLI prints, in the contract's field order. CSV headers
 // and JSON keys use the contract's names; tables may show times as ISO and hide wide columns.
+import type { Bar } from '../../analysis/bars.js';
 import type { AtResult, Limits } from '../../client/types.js';
 import type { Market, Snapshot } from '../../domain/market.js';
+import { levelAt, orderbookColumns } from './orderbook-columns.js';
 import { isoCell, type RecordSchema } from './schema.js';
 
 /** Markets, as `msnap markets` prints them. */
 export const MARKET_SCHEMA: RecordSchema<Market> = {
   // dropOrder: what a narrow terminal gives up first (the id already names coin, type and start).
   columns: [
-    { name: 'market_id', value: (m) => m.market_id },
-    { name: 'slug', value: (m) => m.slug, table: false },
-    { name: 'coin', value: (m) => m.coin, dropOrder: 2 },
-    { name: 'market_type', value: (m) => m.market_type, label: 'type', dropOrder: 3 },
-    { name: 'status', value: (m) => m.status, dropOrder: 7 },
-    { name: 'start_time', value: (m) => m.start_time, table: (m) => isoCell(m.start_time) },
-    { name: 'end_time', value: (m) => m.end_time, table: (m) => isoCell(m.end_time), dropOrder: 1 },
-    { name: 'price_start', value: (m) => m.price_start, dropOrder: 4 },
-    { name: 'price_end', value: (m) => m.price_end, dropOrder: 5 },
-    { name: 'winner', value: (m) => m.winner, dropOrder: 8 },
-    { name: 'snapshot_count', value: (m) => m.snapshot_count, label: 'snapshots', dropOrder: 6 },
+    { name: 'market_id', value: (m) => m.market_id, parquet: 'string' },
+    { name: 'slug', value: (m) => m.slug, table: false, parquet: 'string' },
+    { name: 'coin', value: (m) => m.coin, dropOrder: 2, parquet: 'dictionary' },
+    { name: 'market_type', value: (m) => m.market_type, label: 'type', dropOrder: 3, parquet: 'dictionary' },
+    { name: 'status', value: (m) => m.status, dropOrder: 7, parquet: 'dictionary' },
+    { name: 'start_time', value: (m) => m.start_time, table: (m) => isoCell(m.start_time), parquet: 'timestamp' },
+    { name: 'end_time', value: (m) => m.end_time, table: (m) => isoCell(m.end_time), dropOrder: 1, parquet: 'timestamp' },
+    { name: 'price_start', value: (m) => m.price_start, dropOrder: 4, parquet: 'double', nullable: true },
+    { name: 'price_end', value: (m) => m.price_end, dropOrder: 5, parquet: 'double', nullable: true },
+    { name: 'winner', value: (m) => m.winner, dropOrder: 8, parquet: 'dictionary', nullable: true },
+    { name: 'snapshot_count', value: (m) => m.snapshot_count, label: 'snapshots', dropOrder: 6, parquet: 'int64' },
   ],
 };
 
-/** Snapshots; the orderbook columns only when asked for (CSV holds them as JSON text). */
-export function snapshotSchema(includeOrderbook: boolean): RecordSchema<Snapshot> {
+/** How orderbooks appear: not at all, as the contract's objects (JSON text in CSV), or as flat columns. */
+export type OrderbookLayout = 'none' | 'nested' | 'flat';
+
+/**
+ * Snapshots; the orderbook columns only when asked for. Parquet has no nested form here: with an
+ * orderbook it always gets the flat columns.
+ */
+export function snapshotSchema(includeOrderbook: boolean | OrderbookLayout): RecordSchema<Snapshot> {
+  const layout: OrderbookLayout = includeOrderbook === true ? 'nested' : includeOrderbook === false ? 'none' : includeOrderbook;
   const columns: RecordSchema<Snapshot>['columns'] = [
-    { name: 'id', value: (s) => s.id, dropOrder: 2 },
-    { name: 'market_id', value: (s) => s.market_id, dropOrder: 1 },
-    { name: 'time', value: (s) => s.time, table: (s) => isoCell(s.time) },
-    { name: 'price', value: (s) => s.price },
-    { name: 'price_up', value: (s) => s.price_up },
-    { name: 'price_down', value: (s) => s.price_down },
+    { name: 'id', value: (s) => s.id, dropOrder: 2, parquet: 'int64' },
+    { name: 'market_id', value: (s) => s.market_id, dropOrder: 1, parquet: 'dictionary' },
+    { name: 'time', value: (s) => s.time, table: (s) => isoCell(s.time), parquet: 'timestamp' },
+    { name: 'price', value: (s) => s.price, parquet: 'double' },
+    { name: 'price_up', value: (s) => s.price_up, parquet: 'double' },
+    { name: 'price_down', value: (s) => s.price_down, parquet: 'double' },
   ];
-  if (includeOrderbook) {
-    columns.push(
-      // A table shows the top of each book; CSV and JSON carry every level.
-      { name: 'orderbook_up', value: (s) => s.orderbook_up, label: 'up bid | ask', table: (s) => topOfBook(s.orderbook_up) },
-      { name: 'orderbook_down', value: (s) => s.orderbook_down, label: 'down bid | ask', table: (s) => topOfBook(s.orderbook_down) },
-    );
-  }
-  return { columns };
+  if (layout === 'none') return { columns };
+  const flat = { columns: [...columns, ...orderbookColumns()] };
+  if (layout === 'flat') return flat;
+  columns.push(
+    // A table shows the top of each book; CSV and JSON carry every level.
+    { name: 'orderbook_up', value: (s) => s.orderbook_up, label: 'up bid | ask', table: (s) => topOfBook(s.orderbook_up) },
+    { name: 'orderbook_down', value: (s) => s.orderbook_down, label: 'down bid | ask', table: (s) => topOfBook(s.orderbook_down) },
+  );
+  return { columns, parquetSchema: flat };
 }
 
-/** A level as `[price, size]` (old exports) or `{price, size}`: its two numbers. */
-function level(l: unknown): [unknown, unknown] | undefined {
-  if (Array.isArray(l)) return [l[0], l[1]];
-  if (l && typeof l === 'object') return [(l as { price?: unknown }).price, (l as { size?: unknown }).size];
-  return undefined;
-}
-
-/** `0.52×120 | 0.54×80`: the best bid and the best ask with their sizes. */
-function topOfBook(side: { bids?: readonly unknown[]; asks?: readonly unknown[] } | undefined): string {
+// The best bid and ask of one side, as `price×size | price×size`.
+function topOfBook(side: unknown): string {
   if (!side) return '';
-  const best = (levels: readonly unknown[] | undefined): string => {
-    const l = level(levels?.[0]);
-    return l ? `${String(l[0])}×${String(l[1])}` : '-';
+  const best = (book: 'bids' | 'asks'): string => {
+    const l = levelAt(side, book, 0);
+    return l ? `${l.price}×${l.size}` : '-';
   };
-  return `${best(side.bids)} | ${best(side.asks)}`;
+  return `${best('bids')} | ${best('asks')}`;
 }
+
+/** `msnap snapshots --resample`: one bar per market and bucket. */
+export const BAR_SCHEMA: RecordSchema<Bar> = {
+  columns: [
+    { name: 'market_id', value: (b) => b.market_id, parquet: 'dictionary' },
+    { name: 'time', value: (b) => b.time, table: (b) => isoCell(b.time), parquet: 'timestamp' },
+    ...(['open', 'high', 'low', 'close', 'up_open', 'up_high', 'up_low', 'up_close', 'down_close'] as const).map((name) => ({
+      name,
+      value: (b: Bar) => b[name],
+      parquet: 'double' as const,
+    })),
+    { name: 'count', value: (b) => b.count, parquet: 'int64' },
+  ],
+};
 
 /** `msnap at`: one flat row for CSV and tables; JSON keeps the service's nested shape. */
 export const AT_SCHEMA: RecordSchema<AtResult> = {
   columns: [
-    { name: 'market_id', value: (a) => a.market_id },
-    { name: 'ts', value: (a) => a.ts, table: (a) => isoCell(a.ts), label: 'asked' },
-    { name: 'delta_ms', value: (a) => a.delta_ms },
-    { name: 'id', value: (a) => a.snapshot.id, label: 'snapshot id' },
-    { name: 'time', value: (a) => a.snapshot.time, table: (a) => isoCell(a.snapshot.time) },
-    { name: 'price', value: (a) => a.snapshot.price },
-    { name: 'price_up', value: (a) => a.snapshot.price_up },
-    { name: 'price_down', value: (a) => a.snapshot.price_down },
+    { name: 'market_id', value: (a) => a.market_id, parquet: 'dictionary' },
+    { name: 'ts', value: (a) => a.ts, table: (a) => isoCell(a.ts), label: 'asked', parquet: 'timestamp' },
+    { name: 'delta_ms', value: (a) => a.delta_ms, parquet: 'int64' },
+    { name: 'id', value: (a) => a.snapshot.id, label: 'snapshot id', parquet: 'int64' },
+    { name: 'time', value: (a) => a.snapshot.time, table: (a) => isoCell(a.snapshot.time), parquet: 'timestamp' },
+    { name: 'price', value: (a) => a.snapshot.price, parquet: 'double' },
+    { name: 'price_up', value: (a) => a.snapshot.price_up, parquet: 'double' },
+    { name: 'price_down', value: (a) => a.snapshot.price_down, parquet: 'double' },
+  ],
+  json: (a) => a,
+};
+
+/** One line of `msnap at --times`: its answer, or the error that line got. */
+export interface BatchAtRow {
+  line: number;
+  market_id: string | null;
+  ts: number | null;
+  delta_ms: number | null;
+  snapshot: Snapshot | null;
+  error: string | null;
+}
+
+/** `msnap at --times`: flat columns, null cells on error rows; JSON keeps the nested snapshot. */
+export const BATCH_AT_SCHEMA: RecordSchema<BatchAtRow> = {
+  columns: [
+    { name: 'line', value: (a) => a.line, parquet: 'int64' },
+    { name: 'market_id', value: (a) => a.market_id, parquet: 'dictionary', nullable: true },
+    { name: 'ts', value: (a) => a.ts, table: (a) => isoCell(a.ts), label: 'asked', parquet: 'timestamp', nullable: true },
+    { name: 'delta_ms', value: (a) => a.delta_ms, parquet: 'int64', nullable: true },
+    { name: 'id', value: (a) => a.snapshot?.id ?? null, label: 'snapshot id', parquet: 'int64', nullable: true },
+    { name: 'time', value: (a) => a.snapshot?.time ?? null, table: (a) => isoCell(a.snapshot?.time), parquet: 'timestamp', nullable: true },
+    { name: 'price', value: (a) => a.snapshot?.price ?? null, parquet: 'double', nullable: true },
+    { name: 'price_up', value: (a) => a.snapshot?.price_up ?? null, parquet: 'double', nullable: true },
+    { name: 'price_down', value: (a) => a.snapshot?.price_down ?? null, parquet: 'double', nullable: true },
+    { name: 'error', value: (a) => a.error, parquet: 'string', nullable: true },
   ],
   json: (a) => a,
 };

@@ -186,9 +186,16 @@ describe('resolveFormat', () => {
 
   it('refuses an -o extension it does not write instead of filling it with another format', () => {
     expect(() => resolveFormat({ output: 'a.data' }, true)).toThrow(/cannot tell the output format from '\.data'/);
-    expect(() => resolveFormat({ output: 'a.parquet' }, false)).toThrow(UsageError);
+    expect(() => resolveFormat({ output: 'a.xlsx' }, false)).toThrow(UsageError);
     expect(() => resolveFormat({ output: 'a.txt' }, true)).toThrow(UsageError);
     expect(resolveFormat({ output: 'a.parquet', csv: true }, true)).toBe('csv');
+  });
+
+  it('writes Parquet to a .parquet file or a pipe, never to a terminal', () => {
+    expect(resolveFormat({ output: 'a.parquet' }, false)).toBe('parquet');
+    expect(resolveFormat({ output: 'A.PARQUET' }, false)).toBe('parquet');
+    expect(resolveFormat({ format: 'parquet' }, false)).toBe('parquet');
+    expect(() => resolveFormat({ format: 'parquet' }, true)).toThrow(/^Parquet is binary: write it to a file/);
   });
 
   it('refuses unknown and conflicting formats', () => {

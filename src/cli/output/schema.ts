@@ -4,6 +4,9 @@
 /** A value a CSV cell or table cell can hold; objects are written as JSON text. */
 export type CellValue = string | number | boolean | null | undefined | object;
 
+/** A column's Parquet type: INT64, UTC epoch-ms timestamp, DOUBLE, UTF-8 text (`dictionary`: dictionary-encoded), BOOLEAN. */
+export type ParquetType = 'int64' | 'timestamp' | 'double' | 'string' | 'dictionary' | 'boolean';
+
 /** One output column; `name` is the contract's field name (CSV header, JSON key). */
 export interface Column<T> {
   name: string;
@@ -14,6 +17,10 @@ export interface Column<T> {
   label?: string;
   /** A summary only tables show (CSV and JSON carry the underlying columns instead). */
   tableOnly?: true;
+  /** Its Parquet type; a schema with a machine column lacking one cannot be written as Parquet. */
+  parquet?: ParquetType;
+  /** The value may be null (an OPTIONAL Parquet column); otherwise REQUIRED. */
+  nullable?: true;
   /** When a table is too wide for the terminal, columns are dropped lowest first; undefined: always kept. */
   dropOrder?: number;
 }
@@ -23,6 +30,8 @@ export interface RecordSchema<T> {
   columns: Column<T>[];
   /** The object JSON and NDJSON write; defaults to the columns' values keyed by name (undefined left out). */
   json?: (row: T) => unknown;
+  /** What Parquet writes instead, when the columns hold nested values (flattened there). */
+  parquetSchema?: RecordSchema<T>;
   /** A list as a table: 'grid' (boxed, the default) or 'columns' (plain aligned text, as admin listings print). */
   tableLayout?: 'grid' | 'columns';
   /** The line a table shows instead of an empty list (e.g. how to make the first item). */

@@ -41,6 +41,14 @@ export class OutputSink {
     return undefined;
   }
 
+  /** Write binary data (Parquet) after any batched text; await the result when there is one. */
+  writeBytes(bytes: Uint8Array): Promise<void> | undefined {
+    if (this.closed) return undefined;
+    const text = this.flush();
+    if (text) return text.then(() => this.writeBytes(bytes));
+    return this.send(bytes);
+  }
+
   /** Write out what is batched; call (and await) before the output is considered complete. */
   flush(): Promise<void> | undefined {
     if (this.scheduled) {
@@ -51,6 +59,10 @@ export class OutputSink {
     const chunk = this.pending.join('');
     this.pending = [];
     this.pendingBytes = 0;
+    return this.send(chunk);
+  }
+
+  private send(chunk: string | Uint8Array): Promise<void> | undefined {
     if (this.closed || this.stream.destroyed) {
       this.closed = true;
       return undefined;

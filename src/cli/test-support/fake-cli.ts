@@ -119,6 +119,11 @@ export function fakeClient(
         // A listing of everything that the service cut at the plan's data window.
         if (q.all && extra.windowEnd) q.onWindowEnd?.(extra.windowEnd);
       },
+      async market(id) {
+        const m = sorted.find((x) => x.market_id === id);
+        if (!m) throw new NotFoundError(`market ${id} not found`);
+        return m;
+      },
       async *snapshotPages(id, q) {
         calls.snapshots.push({ id, q });
         const m = sorted.find((x) => x.market_id === id);
