@@ -21,7 +21,9 @@ function arg(name, fallback) {
 const db = new Database(arg('--db'), { readonly: true, fileMustExist: true });
 db.pragma('query_only = ON');
 
-const MARKET_COLUMNS = 'id, market_id, coin, market_type, start_time, end_time, price_start, price_end, winner, snapshot_count, dense';
+const DETAILS = ['event_id', 'condition_id', 'clob_token_up', 'clob_token_down', 'final_volume', 'final_liquidity', 'resolved_at', 'created_at', 'updated_at'];
+const ENDED_ONLY = new Set(['final_volume', 'final_liquidity', 'resolved_at']);
+const MARKET_COLUMNS = `id, market_id, coin, market_type, start_time, end_time, price_start, price_end, winner, snapshot_count, dense, ${DETAILS.join(', ')}`;
 const marketById = db.prepare(`SELECT ${MARKET_COLUMNS} FROM markets WHERE market_id = ?`);
 const marketPage = db.prepare(`SELECT ${MARKET_COLUMNS} FROM markets ORDER BY start_time DESC, market_id DESC LIMIT ? OFFSET ?`);
 const marketCount = db.prepare('SELECT count(*) FROM markets').pluck();
@@ -43,6 +45,9 @@ function marketJson(m, now) {
     price_end: active ? null : m.price_end,
     winner: active ? null : m.winner,
     snapshot_count: m.snapshot_count,
+    [`${m.coin.toLowerCase()}_price_start`]: m.price_start,
+    [`${m.coin.toLowerCase()}_price_end`]: active ? null : m.price_end,
+    ...Object.fromEntries(DETAILS.map((d) => [d, active && ENDED_ONLY.has(d) ? null : m[d]])),
   });
 }
 

@@ -80,15 +80,15 @@ describe('Parquet output', () => {
       const flat = rows[i]!;
       const cells = csv[i + 1]!.split(',');
       for (const side of ['up', 'down'] as const) {
-        const book = s[`orderbook_${side}`] as { bids: [number, number][]; asks: [number, number][] } | undefined;
+        const book = s[`orderbook_${side}`] as { bids: { price: number; size: number }[]; asks: { price: number; size: number }[] } | undefined;
         for (const [short, key] of [['bid', 'bids'], ['ask', 'asks']] as const) {
           for (let lvl = 0; lvl < 8; lvl++) {
             const level = book?.[key][lvl];
             const px = `${side}_${short}_px_${lvl}`;
             const sz = `${side}_${short}_sz_${lvl}`;
-            expect(flat[px]).toBe(level ? level[0] : null);
-            expect(flat[sz]).toBe(level ? level[1] : null);
-            expect(cells[header.indexOf(px)]).toBe(level ? String(level[0]) : '');
+            expect(flat[px]).toBe(level ? level.price : null);
+            expect(flat[sz]).toBe(level ? level.size : null);
+            expect(cells[header.indexOf(px)]).toBe(level ? String(level.price) : '');
           }
         }
       }

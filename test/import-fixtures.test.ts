@@ -46,7 +46,7 @@ afterAll(async () => {
 
 describe('importing real exports', () => {
   it('loads markets, hosted-style snapshots and msnap CSV, and a second import adds nothing', async () => {
-    const files = ['hosted-markets.ndjson', 'hosted-snapshots.ndjson', 'msnap-snapshots.csv'];
+    const files = ['hosted-markets.ndjson', 'hosted-snapshots.ndjson', 'msnap-snapshots.csv', 'msnap-orderbooks-pairs.ndjson'];
     for (const f of files) {
       const r = await msnap(['serve', 'import', fixture(f), '--db', db], { cwd: dir });
       expect(r.exitCode, r.stderr).toBe(0);
@@ -88,5 +88,20 @@ describe('importing real exports', () => {
     expect(header).toBe('id,market_id,time,price,price_up,price_down');
     // Ids are the local store's own; every other column must match the file exactly.
     expect(rows.map((row) => row.split(',').slice(1))).toEqual(expectedFromCsv().map((row) => row.slice(1)));
+  });
+
+  it('an old export with [price, size] levels comes back with {price, size} levels', async () => {
+    const r = await msnap(['snapshots', 'sol-updown-5m-1763769600', '--orderbook', '--ndjson'], { env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const got = String(r.stdout).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const file = readFileSync(fixture('msnap-orderbooks-pairs.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>); // eslint-disable-line @typescript-eslint/no-explicit-any
+    const asObjects = (side: { bids: number[][]; asks: number[][] }) => ({
+      bids: side.bids.map(([price, size]) => ({ price, size })),
+      asks: side.asks.map(([price, size]) => ({ price, size })),
+    });
+    expect(got).toHaveLength(3);
+    expect(got[0]!.orderbook_up).toEqual(asObjects(file[0].orderbook_up));
+    expect(got[1]!.orderbook_down).toEqual(asObjects(file[1].orderbook_down));
+    expect(got[2]!.orderbook_up).toBeUndefined();
   });
 });

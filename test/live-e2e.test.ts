@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { marketId } from '../src/domain/market.js';
+import { marketId, MARKET_DETAIL_FIELDS } from '../src/domain/market.js';
 import { openSqliteStore } from '../src/store/sqlite/open.js';
 import { buildIfStale, msnap, spawnMsnap } from './support/msnap-process.js';
 
@@ -118,7 +118,13 @@ describe('msnap serve --live across a market boundary', () => {
     await seedWith(later, { MSNAP_CLOCK_OFFSET_MS: env.MSNAP_CLOCK_OFFSET_MS! });
     const store = openSqliteStore(later);
     try {
-      expect(store.getMarket(ended.market_id, served())).toEqual(ended);
+      // The CLI shows the contract's fields; the served market's descriptive fields match too.
+      const seeded = store.getMarket(ended.market_id, served())!;
+      expect(seeded).toMatchObject(ended);
+      const res = await fetch(`${env.MSNAP_BASE_URL}/v1/markets/${ended.market_id}`, { headers: { 'X-API-Key': env.MSNAP_API_KEY! } });
+      const servedMarket = (await res.json()) as Record<string, unknown>;
+      for (const field of MARKET_DETAIL_FIELDS) expect(servedMarket[field], field).toEqual(seeded[field]);
+      expect(seeded.resolved_at).not.toBeNull();
       const values = (list: { time: number; price: number; price_up: number; price_down: number }[]) =>
         list.map((x) => [x.time, x.price, x.price_up, x.price_down]);
       const seededRows = JSON.parse(store.snapshotPageJson(ended.market_id, { limit: 5000, offset: 0, includeOrderbook: false }).json);

@@ -1,4 +1,4 @@
-// Figure 9: the offline mirror. (a) One complete market exported to CSV from a local store with
+// Figure 10: the offline mirror. (a) One complete market exported to CSV from a local store with
 // --db and through `msnap serve` over the same file, alternately, best of each; the two files
 // must be byte-identical. (b) `msnap pull` of those markets, then a re-pull of the complete
 // store through a recording proxy: requests made (snapshot requests must be 0) and wall time.
@@ -11,7 +11,7 @@ import { describeTarget, judge } from '../targets.js';
 
 const TARGET = { min: 5 };
 
-/** Run both halves against ctx.db; returns figure 9. */
+/** Run both halves against ctx.db; returns figure 10. */
 export async function offlineMirrorFigure(ctx) {
   const key = await createKey(ctx.db, { account: `bench-mirror-${process.pid}`, plan: 'enterprise', rpm: 1_000_000, burst: 100_000 });
   const [market] = fullMarkets(ctx.db, { type: ctx.sizes.exportType, limit: 1 });

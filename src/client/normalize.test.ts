@@ -45,7 +45,7 @@ describe('normalizeMarket', () => {
 });
 
 describe('normalizeSnapshot', () => {
-  it('reads orderbooks as [price, size] pairs or {price, size} objects', () => {
+  it('reads orderbooks as {price, size} objects or [price, size] pairs (old exports) and gives {price, size}', () => {
     const s = normalizeSnapshot(
       {
         id: 1, time: T0, price: 1, price_up: 0.5, price_down: 0.5,
@@ -54,8 +54,8 @@ describe('normalizeSnapshot', () => {
       },
       'btc-updown-5m-1763769600',
     );
-    expect(s.orderbook_up).toEqual({ bids: [[0.5, 10]], asks: [[0.51, 3]] });
-    expect(s.orderbook_down).toEqual({ bids: [], asks: [[0.5, 1]] });
+    expect(s.orderbook_up).toEqual({ bids: [{ price: 0.5, size: 10 }], asks: [{ price: 0.51, size: 3 }] });
+    expect(s.orderbook_down).toEqual({ bids: [], asks: [{ price: 0.5, size: 1 }] });
     expect(Object.keys(s)).toEqual(['id', 'market_id', 'time', 'price', 'price_up', 'price_down', 'orderbook_up', 'orderbook_down']);
   });
   it('uses a row already in the contract shape as it is, and copies any other into contract fields and order', () => {

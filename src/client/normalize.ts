@@ -11,6 +11,7 @@ import {
   type Market,
   type MarketStatus,
   type MarketType,
+  type OrderbookLevel,
   type OrderbookSide,
   type Snapshot,
 } from '../domain/market.js';
@@ -95,13 +96,15 @@ export function normalizeMarket(raw: unknown, now: number): Market {
   };
 }
 
-function toLevels(v: unknown): [number, number][] {
+// Levels as the contract has them ({price, size}) or as [price, size] pairs (old exports, the
+// contract before the change); both leave as {price, size}.
+function toLevels(v: unknown): OrderbookLevel[] {
   if (!Array.isArray(v)) return [];
-  const out: [number, number][] = [];
+  const out: OrderbookLevel[] = [];
   for (const level of v) {
     const p = Array.isArray(level) ? toNumber(level[0]) : isObj(level) ? toNumber(level['price']) : undefined;
     const s = Array.isArray(level) ? toNumber(level[1]) : isObj(level) ? toNumber(level['size']) : undefined;
-    if (p !== undefined && s !== undefined) out.push([p, s]);
+    if (p !== undefined && s !== undefined) out.push({ price: p, size: s });
   }
   return out;
 }

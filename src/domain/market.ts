@@ -49,10 +49,22 @@ export function parseMarketStatus(value: string): MarketStatus | undefined {
   return (MARKET_STATUSES as readonly string[]).includes(lower) ? (lower as MarketStatus) : undefined;
 }
 
-/** Use to validate a market type (case-insensitive: `1HR` = `1hr`). */
+/** The hosted service's short spellings of the hour and day types (v4 answers with them). */
+export const SHORT_MARKET_TYPES: Readonly<Record<MarketType, string>> = {
+  '5m': '5m',
+  '15m': '15m',
+  '1hr': '1h',
+  '4hr': '4h',
+  '24hr': '24h',
+};
+
+const TYPE_ALIASES: Readonly<Record<string, MarketType>> = { '1h': '1hr', '4h': '4hr', '24h': '24hr' };
+
+/** Use to validate a market type (case-insensitive: `1HR` = `1hr`; `1h`, `4h`, `24h` are aliases). */
 export function parseMarketType(value: string): MarketType | undefined {
   const lower = value.toLowerCase();
-  return (MARKET_TYPES as readonly string[]).includes(lower) ? (lower as MarketType) : undefined;
+  if ((MARKET_TYPES as readonly string[]).includes(lower)) return lower as MarketType;
+  return TYPE_ALIASES[lower];
 }
 
 /** The id of the market of `coin` and `type` starting at `startMs`: `btc-updown-5m-1763769600`. */
@@ -90,10 +102,61 @@ export interface Market {
   snapshot_count: number;
 }
 
-/** One side of an orderbook: levels as [price, size], best first, up to 8. */
+/**
+ * The hosted service's descriptive market fields: an import's value, else null (seed fills them).
+ * Times are epoch ms here; a dialect prints them its way.
+ */
+export interface MarketDetails {
+  event_id: string | null;
+  condition_id: string | null;
+  clob_token_up: string | null;
+  clob_token_down: string | null;
+  final_volume: number | null;
+  final_liquidity: number | null;
+  resolved_at: number | null;
+  created_at: number | null;
+  updated_at: number | null;
+}
+
+/** The descriptive fields in the order every dialect prints them. */
+export const MARKET_DETAIL_FIELDS = [
+  'event_id',
+  'condition_id',
+  'clob_token_up',
+  'clob_token_down',
+  'final_volume',
+  'final_liquidity',
+  'resolved_at',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof MarketDetails)[];
+
+/** Details all unknown: what a market without imported or seeded details carries. */
+export const NO_DETAILS: Readonly<MarketDetails> = Object.freeze({
+  event_id: null,
+  condition_id: null,
+  clob_token_up: null,
+  clob_token_down: null,
+  final_volume: null,
+  final_liquidity: null,
+  resolved_at: null,
+  created_at: null,
+  updated_at: null,
+});
+
+/** A market as the server's store holds it: the contract's record plus the descriptive fields. */
+export type ServedMarket = Market & MarketDetails;
+
+/** One price level of an orderbook. */
+export interface OrderbookLevel {
+  price: number;
+  size: number;
+}
+
+/** One side of an orderbook: levels best first (bids highest, asks lowest), up to 8. */
 export interface OrderbookSide {
-  bids: [number, number][];
-  asks: [number, number][];
+  bids: OrderbookLevel[];
+  asks: OrderbookLevel[];
 }
 
 /** A snapshot record as the contract defines it; orderbooks only with include_orderbook. */

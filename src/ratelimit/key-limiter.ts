@@ -24,6 +24,10 @@ export interface Decision {
   waitMs: number;
   /** Retry-After: whole seconds >= 1 when rejected, 0 when admitted. */
   retryAfterSec: number;
+  /** The limit that refused: `minute` when the sliding window did (alone or with the bucket); null when admitted. */
+  refusedBy: 'burst' | 'minute' | null;
+  /** The token bucket's capacity (requests per second). */
+  burst: number;
 }
 
 /** Use one per key; `take(now)` checks and charges, `peek(now)` only checks. */
@@ -55,7 +59,9 @@ export class KeyLimiter {
     const { perMinute, burst } = this.config;
     refill(this.bucket, burst, burst, now);
     expire(this.log, WINDOW_MS, now);
-    const waitMs = Math.max(bucketWaitMs(this.bucket, burst), logWaitMs(this.log, perMinute, WINDOW_MS, now));
+    const bucketWait = bucketWaitMs(this.bucket, burst);
+    const logWait = logWaitMs(this.log, perMinute, WINDOW_MS, now);
+    const waitMs = Math.max(bucketWait, logWait);
     const admitted = waitMs <= 0;
     if (admitted && charge) {
       this.bucket.tokens -= 1;
@@ -70,6 +76,8 @@ export class KeyLimiter {
       resetSec: Math.ceil(resetMs / 1000),
       waitMs: admitted ? 0 : waitMs,
       retryAfterSec: admitted ? 0 : Math.max(1, Math.ceil(waitMs / 1000)),
+      refusedBy: admitted ? null : logWait > 0 ? 'minute' : 'burst',
+      burst,
     };
   }
 }

@@ -1,53 +1,11 @@
 // Route tests over the pure core: every contract rule, no socket, a clock moved by hand.
 import { describe, expect, it } from 'vitest';
 import { marketStartCovering } from '../domain/market.js';
-import { createApp, type AppResponse } from './app.js';
-import { MemoryStore } from './test-support/memory-store.js';
+import type { AppResponse } from './app.js';
+import { btc24, NEWEST_24H, T0, testApp } from './test-support/test-app.js';
 
-const T0 = Date.UTC(2025, 10, 22, 12, 0, 0);
 const DAY = 86_400_000;
-const NEWEST_24H = marketStartCovering('24hr', T0) - DAY;
-const btc24 = (rank: number): string => `btc-updown-24hr-${(NEWEST_24H - rank * DAY) / 1000}`;
-
-interface Headers {
-  [name: string]: string;
-}
-
-function setup(options: { step?: number; failing?: boolean } = {}) {
-  const clock = { t: T0 };
-  const store = new MemoryStore();
-  store.addMarkets('BTC', '24hr', NEWEST_24H, 20, 40);
-  store.addMarkets('ETH', '1hr', marketStartCovering('1hr', T0), 3, 10);
-  store.addAccountWithKey({ name: 'b', plan: 'builder' }, 'key-builder', T0 - DAY);
-  store.addAccountWithKey({ name: 'b', plan: 'builder' }, 'key-builder-2', T0 - DAY);
-  store.addAccountWithKey({ name: 'p', plan: 'pro' }, 'key-pro', T0 - DAY);
-  store.addAccountWithKey({ name: 't', plan: 'builder', trialEndsAt: T0 + 2 * DAY }, 'key-trial', T0 - DAY);
-  store.addAccountWithKey({ name: 'old', plan: 'builder', trialEndsAt: T0 - 1 }, 'key-ended', T0 - 4 * DAY);
-  store.addAccountWithKey({ name: 'e', plan: 'enterprise', requestsPerMinute: 100, burstPerSecond: 7 }, 'key-ent', T0);
-  const revoked = store.addAccountWithKey({ name: 'b', plan: 'builder' }, 'key-revoked', T0 - DAY);
-  store.revokeKey(revoked.record.id, T0 - 1000);
-  const expired = store.addAccountWithKey({ name: 'p', plan: 'pro' }, 'key-expired', T0 - DAY);
-  store.expireKey(expired.record.id, T0 - 1000);
-  if (options.failing) {
-    store.listMarkets = () => {
-      throw new Error('disk on fire at /secret/path');
-    };
-  }
-  const logs: string[] = [];
-  const app = createApp({ store, now: () => clock.t, version: '9.9.9', log: (l) => logs.push(l) });
-  const step = options.step ?? 100;
-  function call(method: string, url: string, headers: Headers = {}, remoteAddress = '10.0.0.1'): AppResponse {
-    clock.t += step;
-    return app.handle({ method, url, headers: lower(headers), remoteAddress });
-  }
-  const get = (url: string, key?: string, extra: Headers = {}, addr?: string) =>
-    call('GET', url, key === undefined ? extra : { 'X-API-Key': key, ...extra }, addr);
-  return { clock, store, app, call, get, logs };
-}
-
-function lower(h: Headers): Headers {
-  return Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]));
-}
+const setup = testApp;
 
 function json(r: AppResponse): Record<string, unknown> {
   expect(r.headers['Content-Type']).toBe('application/json; charset=utf-8');
@@ -340,7 +298,9 @@ describe('markets', () => {
 describe('one market and its snapshots', () => {
   it('market by id, 404 for unknown or malformed ids', () => {
     const { get } = setup();
-    expect((json(get(`/api/v1/markets/${btc24(3)}`, 'key-builder')).market as { market_id: string }).market_id).toBe(btc24(3));
+    // The bare market (the contract's change from { market }), also by slug.
+    expect(json(get(`/api/v1/markets/${btc24(3)}`, 'key-builder')).market_id).toBe(btc24(3));
+    expect(json(get(`/v1/markets/by-slug/${btc24(3)}`, 'key-builder')).market_id).toBe(btc24(3));
     expectError(get('/api/v1/markets/btc-updown-24hr-1', 'key-builder'), 404, 'Not Found', /No market/);
     expectError(get(`/api/v1/markets/${'%27%20OR%201=1'}/snapshots`, 'key-builder'), 404, 'Not Found');
   });

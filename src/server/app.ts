@@ -1,15 +1,18 @@
 // The server's pure core: a request description in, a response description out, no socket.
-// Checks run in the contract's order: credentials (400/401) -> rate limit (429) -> route and
-// method (404/405) -> parameters (400) -> market and data window (404/403) -> 200.
+// Checks run in the contract's order, in every dialect: credentials (400/401) -> rate limit (429)
+// -> route and method (404/405) -> parameters (400) -> market and data window (404/403) -> 200.
+// The path picks the dialect, which only shapes paths, parameters and bodies; one limiter charges
+// each request once, whatever its dialect.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Decision } from '../ratelimit/key-limiter.js';
 import type { Store } from '../store/store.js';
 import { hashApiKey } from '../accounts/api-key.js';
 import { authenticate, type Caller, type KeyHasher } from './auth.js';
+import { selectDialect } from './dialects/select.js';
 import { errorBody, HttpException } from './http-error.js';
 import { QueryReader } from './query.js';
 import { rateLimitHeaders, RateLimits, tooManyRequests } from './rate-limit.js';
-import { ALLOWED_METHODS, createMatcher, ROUTES } from './routes.js';
+import { ALLOWED_METHODS, type RouteMatch } from './routes.js';
 
 /** What the core needs to know about a request. */
 export interface AppRequest {
@@ -60,7 +63,6 @@ export function createApp(options: AppOptions): App {
   const hashKey = options.hashKey ?? hashApiKey;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const limits = new RateLimits();
-  const match = createMatcher(ROUTES);
 
   function respond(status: number, body: string, decision: Decision, at: number, extra?: Record<string, string>): AppResponse {
     return {
@@ -81,40 +83,57 @@ export function createApp(options: AppOptions): App {
     let decision: Decision | undefined;
     const queryAt = req.url.indexOf('?');
     const path = queryAt < 0 ? req.url : req.url.slice(0, queryAt);
+    const dialect = selectDialect(path);
+    const scope = dialect.start();
     try {
       if (req.url.length > maxUrlLength) {
         decision = limits.takeAddress(req.remoteAddress, at);
         throw new HttpException(414, `The request URL is longer than ${maxUrlLength} characters.`);
       }
 
-      let caller: Caller;
-      try {
-        caller = authenticate(req.headers, store, at, hashKey);
-      } catch (err) {
-        // Failed credentials are charged to the address, and a flood of them turns into 429s.
+      const publicRoute = dialect.publicRoutes[path];
+      let caller: Caller | undefined;
+      let found: RouteMatch | undefined;
+      if (publicRoute) {
+        // No key is read or checked; the address pays, as for requests without a valid key.
         decision = limits.takeAddress(req.remoteAddress, at);
-        if (!decision.admitted) throw tooManyRequests(decision, 'requests without a valid API key from this address');
-        throw err;
+        if (!decision.admitted) throw tooManyRequests(decision, 'requests without an API key from this address');
+        found = { route: publicRoute, params: {} };
+      } else {
+        try {
+          caller = authenticate(req.headers, store, at, hashKey);
+        } catch (err) {
+          // Failed credentials are charged to the address, and a flood of them turns into 429s.
+          decision = limits.takeAddress(req.remoteAddress, at);
+          if (!decision.admitted) throw tooManyRequests(decision, 'requests without a valid API key from this address');
+          throw err;
+        }
+        decision = limits.takeKey(caller.key.id, caller.account, at);
+        if (!decision.admitted) throw tooManyRequests(decision, 'this API key');
+        found = dialect.match(path);
       }
 
-      decision = limits.takeKey(caller.key.id, caller.account, at);
-      if (!decision.admitted) throw tooManyRequests(decision, 'this API key');
-
-      const found = match(path);
-      if (!found) throw new HttpException(404, 'No such endpoint; see /api/v1/markets, /api/v1/limits, /api/health.');
+      if (!found) throw new HttpException(404, dialect.noRouteMessage, {}, {}, { kind: 'no_route' });
       if (req.method !== 'GET') {
-        throw new HttpException(405, `Method ${req.method} is not allowed; use GET.`, {}, { Allow: ALLOWED_METHODS });
+        throw new HttpException(405, `Method ${req.method} is not allowed; use GET.`, {}, { Allow: ALLOWED_METHODS }, { kind: 'method' });
       }
 
-      const run = found.route.prepare(new QueryReader(new URLSearchParams(queryAt < 0 ? '' : req.url.slice(queryAt + 1))));
-      const body = run({ store, now: at, version, caller, params: found.params, decision });
-      return respond(200, body, decision, at);
+      const reader = new QueryReader(new URLSearchParams(queryAt < 0 ? '' : req.url.slice(queryAt + 1)), dialect.rules);
+      const run = found.route.prepare(reader, found.params);
+      const body = run({ store, now: at, version, caller, decision });
+      return respond(200, body, decision, at, scope.headers);
     } catch (err) {
       decision ??= limits.peekAddress(req.remoteAddress, at);
-      if (err instanceof HttpException) return respond(err.status, errorBody(err.status, err.message, err.extra), decision, at, err.headers);
+      if (err instanceof HttpException) {
+        const answer = scope.error(err);
+        return respond(answer.status, answer.body, decision, at, { ...scope.headers, ...err.headers });
+      }
       // Method and path only: the query and headers may carry a key.
       log(`msnap serve: 500 on ${req.method} ${path.slice(0, 200)}: ${err instanceof Error ? err.message : String(err)}`);
-      return respond(500, errorBody(500, 'The server hit an unexpected error; it has been logged.'), decision, at);
+      const answer = scope.error(
+        new HttpException(500, 'The server hit an unexpected error; it has been logged.', {}, {}, { kind: 'internal' }),
+      );
+      return respond(answer.status, answer.body, decision, at, scope.headers);
     }
   }
 

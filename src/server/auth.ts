@@ -17,8 +17,12 @@ export type KeyHasher = (key: string) => string;
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
-function unauthorized(message: string, challenge = 'Bearer error="invalid_token"'): HttpException {
-  return new HttpException(401, message, {}, { 'WWW-Authenticate': challenge });
+function unauthorized(
+  message: string,
+  kind: 'auth_missing' | 'auth_invalid' | 'auth_expired' = 'auth_invalid',
+  challenge = 'Bearer error="invalid_token"',
+): HttpException {
+  return new HttpException(401, message, {}, { 'WWW-Authenticate': challenge }, { kind });
 }
 
 /** The key a request carries, or undefined; 400 for two different keys, 401 for a malformed Authorization. */
@@ -33,7 +37,7 @@ export function presentedKey(headers: IncomingHttpHeaders): string | undefined {
     bearer = m[1];
   }
   if (apiKey !== undefined && bearer !== undefined && apiKey !== bearer) {
-    throw new HttpException(400, 'X-API-Key and Authorization carry different keys; send one key.');
+    throw new HttpException(400, 'X-API-Key and Authorization carry different keys; send one key.', {}, {}, { kind: 'two_keys' });
   }
   return apiKey ?? bearer;
 }
@@ -46,7 +50,7 @@ function iso(ms: number): string {
 export function authenticate(headers: IncomingHttpHeaders, store: Store, now: number, hash: KeyHasher = hashApiKey): Caller {
   const key = presentedKey(headers);
   if (key === undefined) {
-    throw unauthorized('An API key is required: send X-API-Key: <key> or Authorization: Bearer <key>.', 'Bearer');
+    throw unauthorized('An API key is required: send X-API-Key: <key> or Authorization: Bearer <key>.', 'auth_missing', 'Bearer');
   }
   const keyHash = hash(key);
   const record = store.findKeyByHash(keyHash);
@@ -59,12 +63,12 @@ export function authenticate(headers: IncomingHttpHeaders, store: Store, now: nu
     throw unauthorized(`This API key was revoked on ${iso(record.revokedAt)}.`);
   }
   if (record.expiresAt !== null && record.expiresAt <= now) {
-    throw unauthorized(`This API key expired on ${iso(record.expiresAt)}.`);
+    throw unauthorized(`This API key expired on ${iso(record.expiresAt)}.`, 'auth_expired');
   }
   const account = store.getAccountById(record.accountId);
   if (!account) throw unauthorized('Invalid API key.');
   if (account.trialEndsAt !== null && account.trialEndsAt <= now) {
-    throw unauthorized(`The free trial of this account ended on ${iso(account.trialEndsAt)}; upgrade to keep access.`);
+    throw unauthorized(`The free trial of this account ended on ${iso(account.trialEndsAt)}; upgrade to keep access.`, 'auth_expired');
   }
   return { key: record, account };
 }

@@ -15,6 +15,8 @@ export function outsideWindow(plan: PlanName, type: MarketType, cap: number): Ht
     403,
     `Your ${plan} plan only includes the most recent ${cap.toLocaleString('en-US')} ${type} markets. Upgrade to Pro for full access.`,
     { tier: plan },
+    {},
+    { kind: 'data_window', window: { plan, marketType: type, cap } },
   );
 }
 

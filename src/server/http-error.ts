@@ -1,6 +1,7 @@
 // The one error type of the server and the one writer of every error body, Hono-style:
 // handlers and middleware throw `HttpException`; `errorBody` turns it into the contract's JSON.
 import { STATUS_CODES } from 'node:http';
+import type { ErrorInfo } from './error-kind.js';
 
 /** Throw from any handler or middleware to answer with `status` and the contract's error body. */
 export class HttpException extends Error {
@@ -11,6 +12,8 @@ export class HttpException extends Error {
     readonly extra: Record<string, unknown> = {},
     /** Extra response headers (`Allow`, `Retry-After`, `WWW-Authenticate`). */
     readonly headers: Record<string, string> = {},
+    /** The case behind it, for dialects that answer it differently from v1. */
+    readonly info: ErrorInfo = { kind: 'request' },
   ) {
     super(message);
     this.name = 'HttpException';

@@ -58,5 +58,12 @@ export function tooManyRequests(d: Decision, who: string): HttpException {
     `Rate limit exceeded for ${who}; retry in ${s} second${s === 1 ? '' : 's'}.`,
     { retry_after: s },
     { 'Retry-After': String(s) },
+    {
+      kind: 'rate_limited',
+      rate:
+        d.refusedBy === 'burst'
+          ? { retryAfter: s, limit: d.burst, window: 'second' }
+          : { retryAfter: s, limit: d.limit, window: 'minute' },
+    },
   );
 }

@@ -1,5 +1,6 @@
-// The shape of one route: a path pattern, a query parser (400s) and a handler (404/403/200).
-// Parsing happens before the handler runs, so every 400 precedes every 404 for a market and 403.
+// The shape of one endpoint: a dialect-free core (parameters -> result) and a dialect's renderer
+// (result -> body). Parameters are read and checked before the handler runs, so every 400 precedes
+// every 404 for a market and every data-window refusal, in every dialect.
 import type { Decision } from '../ratelimit/key-limiter.js';
 import type { Store } from '../store/store.js';
 import type { Caller } from './auth.js';
@@ -10,33 +11,46 @@ export interface RouteContext {
   store: Store;
   now: number;
   version: string;
-  caller: Caller;
-  /** The path's `:name` segments, percent-decoded. */
-  params: Record<string, string>;
-  /** This request's rate-limit decision (the limits endpoint reports it). */
+  /** Undefined on the public routes (`/health`), which take no key. */
+  caller: Caller | undefined;
+  /** This request's rate-limit decision (the limits endpoints report it). */
   decision: Decision;
 }
 
-/** A route after type erasure: `prepare` validates the query and returns the handler to run. */
-export interface Route {
-  /** Path after the version prefix, e.g. `markets/:id/snapshots`. */
-  pattern: string;
-  prepare(query: QueryReader): (ctx: RouteContext) => string;
+/** What a keyed handler may use: the caller is known. */
+export type KeyedContext = RouteContext & { caller: Caller };
+
+/** The dialect-free half of an endpoint: `query` reads parameters (path ones in `params`), `handle` computes. */
+export interface CoreRoute<Q, R> {
+  query(q: QueryReader, params: Readonly<Record<string, string>>): Q;
+  handle(ctx: KeyedContext, query: Q): R;
 }
 
-/** Use to declare a route with a typed query: `handle` gets what `query` returned and returns the JSON body. */
-export function defineRoute<Q>(spec: {
+/** An endpoint of one dialect after type erasure: `prepare` checks parameters and returns the handler. */
+export interface Route {
+  /** Path after the dialect's prefix, e.g. `markets/:id/snapshots`. */
   pattern: string;
-  query: (q: QueryReader) => Q;
-  handle: (ctx: RouteContext, query: Q) => string;
-}): Route {
+  prepare(query: QueryReader, params: Readonly<Record<string, string>>): (ctx: RouteContext) => string;
+}
+
+/** Use in a dialect's route table: the path, the core endpoint, and how this dialect prints its result. */
+export function defineRoute<Q, R>(pattern: string, core: CoreRoute<Q, R>, render: (result: R) => string): Route {
   return {
-    pattern: spec.pattern,
-    prepare(reader) {
-      const query = spec.query(reader);
-      return (ctx) => spec.handle(ctx, query);
+    pattern,
+    prepare(reader, params) {
+      const query = core.query(reader, params);
+      reader.check();
+      return (ctx) => {
+        if (!ctx.caller) throw new Error(`route ${pattern} needs a caller`);
+        return render(core.handle(ctx as KeyedContext, query));
+      };
     },
   };
+}
+
+/** Use for a route that takes no key and no parameters (health for load balancers). */
+export function definePublicRoute(pattern: string, body: (now: number) => string): Route {
+  return { pattern, prepare: () => (ctx) => body(ctx.now) };
 }
 
 /** Use for routes that take no query parameters (any given are ignored). */

@@ -1,41 +1,34 @@
-// The route table as data, and the matcher that maps a request path onto it. Every route answers
-// under both version prefixes (`/api/v1/X` and `/v1/X`); health also as `/api/health`.
-import { atTimestampRoute } from './handlers/at-timestamp.js';
-import { healthRoute } from './handlers/health.js';
-import { limitsRoute } from './handlers/limits.js';
-import { marketRoute } from './handlers/market.js';
-import { marketsRoute } from './handlers/markets.js';
-import { snapshotsRoute } from './handlers/snapshots.js';
+// Path matching for every dialect's route table: a path (without query) is stripped of one of the
+// dialect's prefixes (or looked up among its whole-path aliases) and matched segment by segment.
 import type { Route } from './route.js';
-
-/** Every route of the contract. */
-export const ROUTES: readonly Route[] = [
-  healthRoute,
-  marketsRoute,
-  marketRoute,
-  snapshotsRoute,
-  atTimestampRoute,
-  limitsRoute,
-];
 
 /** The methods every route allows (HEAD included in none: the contract says GET only). */
 export const ALLOWED_METHODS = 'GET';
 
-const PREFIXES = ['/api/v1/', '/v1/'] as const;
-const ALIASES: Record<string, string> = { '/api/health': 'health' };
+/** A matched route and its decoded `:params`. */
+export interface RouteMatch {
+  route: Route;
+  params: Record<string, string>;
+}
+
+/** Resolves a path to its route, or undefined (404). */
+export type Matcher = (path: string) => RouteMatch | undefined;
 
 interface Compiled {
   route: Route;
   segments: string[];
 }
 
-/** Use to resolve a path (without query) to its route and decoded `:params`; undefined = 404. */
-export function createMatcher(routes: readonly Route[]): (path: string) => { route: Route; params: Record<string, string> } | undefined {
+/**
+ * Use once per dialect: `prefixes` are stripped (`/api/v1/`), `aliases` map whole paths onto a
+ * pattern (`/api/health` -> `health`). Earlier routes win (`markets/by-slug/:id` before `markets/:id/...`).
+ */
+export function createMatcher(routes: readonly Route[], prefixes: readonly string[], aliases: Readonly<Record<string, string>> = {}): Matcher {
   const compiled: Compiled[] = routes.map((route) => ({ route, segments: route.pattern.split('/') }));
   return (path) => {
-    let rest = ALIASES[path];
+    let rest = aliases[path];
     if (rest === undefined) {
-      const prefix = PREFIXES.find((p) => path.startsWith(p));
+      const prefix = prefixes.find((p) => path.startsWith(p));
       if (!prefix) return undefined;
       rest = path.slice(prefix.length);
     }

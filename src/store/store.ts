@@ -1,6 +1,7 @@
 // The storage interface the server's handlers use. SQLite implements it (sqlite-store.ts);
 // another backend (PostgreSQL) would implement the same without touching routes.
-import type { Coin, Market, MarketStatus, MarketType, Snapshot } from '../domain/market.js';
+import type { TimeStyle } from '../domain/dialect-records.js';
+import type { Coin, Market, MarketStatus, MarketType, ServedMarket, Snapshot } from '../domain/market.js';
 import type { DataWindow, PlanName } from '../domain/plans.js';
 
 export interface MarketQuery {
@@ -18,6 +19,16 @@ export interface MarketQuery {
   now: number;
 }
 
+/** How a page prints each snapshot: the key of the coin price and the style of `time`. */
+export interface SnapshotFormat {
+  /** `price` (v1) or the coin's own (`btc_price`). */
+  priceKey: string;
+  times: TimeStyle;
+}
+
+/** The contract's v1 snapshot: `price` and epoch ms. */
+export const V1_SNAPSHOT_FORMAT: SnapshotFormat = { priceKey: 'price', times: 'ms' };
+
 export interface SnapshotQuery {
   limit: number;
   offset: number;
@@ -25,6 +36,8 @@ export interface SnapshotQuery {
   from?: number;
   before?: number;
   includeOrderbook: boolean;
+  /** Default V1_SNAPSHOT_FORMAT. */
+  format?: SnapshotFormat;
 }
 
 export interface Account {
@@ -53,15 +66,15 @@ export interface ApiKeyRecord {
 
 export interface Store {
   /** Markets matching the query, newest start_time first (ties: market_id descending), and how many match. */
-  listMarkets(q: MarketQuery): { markets: Market[]; total: number };
+  listMarkets(q: MarketQuery): { markets: ServedMarket[]; total: number };
   /** One market by id, status computed at `now`; undefined when unknown. */
-  getMarket(id: string, now: number): Market | undefined;
+  getMarket(id: string, now: number): ServedMarket | undefined;
   /** 0 for the newest market of its coin and type, 1 for the next, ... (for the data window). */
   marketRank(market: Pick<Market, 'coin' | 'market_type' | 'start_time'>): number;
   /** A page of a market's snapshots, oldest first, already serialised as a JSON array; `total` counts the whole range. */
   snapshotPageJson(marketId: string, q: SnapshotQuery): { json: string; count: number; total: number };
-  /** The snapshot nearest `ts` (earlier wins a tie), or undefined when the market has none. */
-  nearestSnapshot(marketId: string, ts: number): Snapshot | undefined;
+  /** The snapshot nearest `ts` (earlier wins a tie), or undefined when the market has none; depth when asked and stored. */
+  nearestSnapshot(marketId: string, ts: number, includeOrderbook?: boolean): Snapshot | undefined;
 
   /** Accounts and keys. Keys are stored only as hashes. */
   getAccount(name: string): Account | undefined;

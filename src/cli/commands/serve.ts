@@ -96,6 +96,8 @@ export function serveCommand(ctx: CliContext): Command {
       'after',
       `
 The first line on stdout is "msnap serve listening on http://HOST:PORT".
+It answers the hosted service's API versions over one database and one limiter:
+v1 (/api/v1/..., /v1/...), v2 (/v2/...) and v4 (/v4/...); /health needs no key.
 SIGINT/SIGTERM finish in-flight requests, close the database and exit 0.
 With --live the synthetic markets of a seeded database go on in real time, continuing the same
 seeded paths (a restart fills the pause, at most its last 2 hours of snapshots); imported markets
@@ -109,7 +111,8 @@ Examples:
   $ msnap serve --db data.db --port 0      # any free port; the URL is printed
   $ msnap serve seed --db data.db --days 15
   $ msnap serve keys create --db data.db --account alice --plan pro
-  $ curl -H "X-API-Key: $KEY" "http://127.0.0.1:8787/api/v1/markets?coin=btc&limit=5"`,
+  $ curl -H "X-API-Key: $KEY" "http://127.0.0.1:8787/api/v1/markets?coin=btc&limit=5"
+  $ curl -H "X-API-Key: $KEY" "http://127.0.0.1:8787/v4/markets?coin=btc&limit=5"`,
     )
     .action(async (raw: ServeFlags) => {
       await runServe(parseServeFlags(raw, ctx.env), { ctx, waitForStop: processSignals });

@@ -92,14 +92,14 @@ describe('CSV pages', () => {
       ],
     };
     const snaps: Snap[] = [
-      { id: 1, market_id: 'btc-updown-5m-1763769600', price: 97000.25, orderbook_up: { bids: [[0.51, 120.5]], asks: [[0.52, 3]] } },
+      { id: 1, market_id: 'btc-updown-5m-1763769600', price: 97000.25, orderbook_up: { bids: [{ price: 0.51, size: 120.5 }], asks: [{ price: 0.52, size: 3 }] } },
       { id: 2, market_id: 'btc-updown-5m-1763769600', price: 0.1 + 0.2 },
     ];
     expect(csvLines(snapSchema)(snaps)).toBe(
       stringify(snaps.map((s) => snapSchema.columns.map((c) => cellText(c.value(s))))),
     );
     expect(csvLines(snapSchema)(snaps)).toBe(
-      '1,btc-updown-5m-1763769600,97000.25,"{""bids"":[[0.51,120.5]],""asks"":[[0.52,3]]}"\n' +
+      '1,btc-updown-5m-1763769600,97000.25,"{""bids"":[{""price"":0.51,""size"":120.5}],""asks"":[{""price"":0.52,""size"":3}]}"\n' +
         '2,btc-updown-5m-1763769600,0.30000000000000004,\n',
     );
   });

@@ -1,10 +1,10 @@
-// GET /api/v1/markets/{id}: one market.
-import { defineRoute, noQuery } from '../route.js';
+// GET markets/{id} and markets/by-slug/{slug} (a slug equals its market id): one market.
+import type { Coin, ServedMarket } from '../../domain/market.js';
+import type { CoreRoute } from '../route.js';
 import { readableMarket } from './market-lookup.js';
 
-/** `{ market }`, 404 unknown, 403 outside the window. */
-export const marketRoute = defineRoute({
-  pattern: 'markets/:id',
-  query: noQuery,
-  handle: (ctx) => JSON.stringify({ market: readableMarket(ctx, ctx.params.id!) }),
-});
+/** One market, 404 unknown, 403 outside the window; the path names it as `:id`. */
+export const marketCore: CoreRoute<{ id: string; coin: Coin | undefined }, ServedMarket> = {
+  query: (q, params) => ({ id: params.id!, coin: q.scopeCoin() }),
+  handle: (ctx, q) => readableMarket(ctx, q.id, q.coin),
+};

@@ -1,49 +1,49 @@
-// GET /api/v1/markets/{id}/snapshots: a page of one market's snapshots, oldest first. The body is
-// concatenated around the store's pre-serialised JSON array: no per-row objects on the hot path.
-import { clampToMax, warningField } from '../list-limit.js';
-import { HttpException } from '../http-error.js';
-import { defineRoute } from '../route.js';
+// GET markets/{id}/snapshots: a page of one market's snapshots, oldest first, already serialised
+// by the store in the format the dialect asked for: no per-row objects on the hot path.
+import type { Coin, ServedMarket } from '../../domain/market.js';
+import type { SnapshotFormat } from '../../store/store.js';
+import { clampToMax, type ListLimits, type ListPage } from '../list-limit.js';
+import { badParameter, type QueryReader } from '../query.js';
+import type { CoreRoute } from '../route.js';
 import { readableMarket } from './market-lookup.js';
 
-/** Default and maximum `limit` of the snapshots list. */
-export const SNAPSHOTS_LIMIT = { default: 1000, max: 10_000 } as const;
+/** A page of snapshots: `json` is the array, printed in the format the route was given. */
+export interface SnapshotsResult extends ListPage {
+  market: ServedMarket;
+  json: string;
+}
 
-/** The snapshots list route. */
-export const snapshotsRoute = defineRoute({
-  pattern: 'markets/:id/snapshots',
-  query: (q) => ({
+function readQuery(q: QueryReader, params: Readonly<Record<string, string>>) {
+  return {
+    id: params.id!,
+    coin: q.scopeCoin(),
     limit: q.limit('limit'),
     offset: q.integer('offset'),
     from: q.time('start_time'),
-    before: q.time('end_time'),
+    before: q.endTime('end_time'),
     includeOrderbook: q.flag('include_orderbook') ?? false,
-  }),
-  handle: (ctx, q) => {
-    const market = readableMarket(ctx, ctx.params.id!);
-    const offset = q.offset ?? 0;
-    const { limit, warnings } = clampToMax(q.limit, SNAPSHOTS_LIMIT.default, SNAPSHOTS_LIMIT.max);
-    if (!Number.isSafeInteger(offset + limit)) throw new HttpException(400, 'Parameter offset is too large.');
-    const page = ctx.store.snapshotPageJson(market.market_id, {
-      limit,
-      offset,
-      from: q.from,
-      before: q.before,
-      includeOrderbook: q.includeOrderbook,
-    });
-    const warning = warningField(warnings).warning;
-    return (
-      '{"market":' +
-      JSON.stringify(market) +
-      ',"snapshots":' +
-      page.json +
-      ',"total":' +
-      page.total +
-      ',"limit":' +
-      limit +
-      ',"offset":' +
-      offset +
-      (warning === undefined ? '' : ',"warning":' + JSON.stringify(warning)) +
-      '}'
-    );
-  },
-});
+    includeTotal: q.includeTotal(),
+  };
+}
+
+/** The snapshots list with a dialect's limits and snapshot format (per coin: v2 and v4 print `btc_price`). */
+export function snapshotsCore(limits: ListLimits, format: (coin: Coin) => SnapshotFormat): CoreRoute<ReturnType<typeof readQuery>, SnapshotsResult> {
+  return {
+    query: readQuery,
+    handle: (ctx, q) => {
+      const market = readableMarket(ctx, q.id, q.coin);
+      const offset = q.offset ?? 0;
+      const { limit, warnings } = clampToMax(q.limit, limits);
+      if (!Number.isSafeInteger(offset + limit)) throw badParameter('offset', 'Parameter offset is too large.');
+      const page = ctx.store.snapshotPageJson(market.market_id, {
+        limit,
+        offset,
+        from: q.from,
+        before: q.before,
+        includeOrderbook: q.includeOrderbook,
+        format: format(market.coin),
+      });
+      return { market, json: page.json, total: page.total, limit, offset, count: page.count, warnings, includeTotal: q.includeTotal };
+    },
+  };
+}

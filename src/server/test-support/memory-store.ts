@@ -1,9 +1,19 @@
 // An in-memory Store for route tests: the same semantics as the SQLite store, small data sets only.
 import { createHash } from 'node:crypto';
-import { MARKET_DURATION_MS, marketId, type Coin, type Market, type MarketType, type Snapshot } from '../../domain/market.js';
-import type { Account, ApiKeyRecord, MarketQuery, SnapshotQuery, Store } from '../../store/store.js';
+import { dialectTime } from '../../domain/dialect-records.js';
+import {
+  MARKET_DURATION_MS,
+  marketId,
+  NO_DETAILS,
+  type Coin,
+  type Market,
+  type MarketType,
+  type ServedMarket,
+  type Snapshot,
+} from '../../domain/market.js';
+import { V1_SNAPSHOT_FORMAT, type Account, type ApiKeyRecord, type MarketQuery, type SnapshotQuery, type Store } from '../../store/store.js';
 
-type StoredMarket = Omit<Market, 'status'>;
+type StoredMarket = Omit<ServedMarket, 'status'>;
 
 /** Use in tests that need a Store without a database; fill it with `addMarkets` / `addAccountWithKey`. */
 export class MemoryStore implements Store {
@@ -16,7 +26,7 @@ export class MemoryStore implements Store {
   closed = false;
 
   /** `count` consecutive markets of `coin`/`type`, the newest starting at `newestStart`, each with `snapshotsEach` snapshots. */
-  addMarkets(coin: Coin, type: MarketType, newestStart: number, count: number, snapshotsEach = 0): Market[] {
+  addMarkets(coin: Coin, type: MarketType, newestStart: number, count: number, snapshotsEach = 0): ServedMarket[] {
     const d = MARKET_DURATION_MS[type];
     this.startsByGroup.clear();
     const made: StoredMarket[] = [];
@@ -34,6 +44,7 @@ export class MemoryStore implements Store {
         price_end: 101,
         winner: 'Up',
         snapshot_count: snapshotsEach,
+        ...NO_DETAILS,
       };
       this.markets.set(id, m);
       const snaps: Snapshot[] = [];
@@ -68,7 +79,19 @@ export class MemoryStore implements Store {
     if (k) k.expiresAt = at;
   }
 
-  private withStatus(m: StoredMarket, now: number): Market {
+  /** Give one market descriptive fields (import and seed do this in the SQLite store). */
+  setDetails(id: string, details: Partial<ServedMarket>): void {
+    const m = this.markets.get(id);
+    if (m) Object.assign(m, details);
+  }
+
+  /** Give one snapshot depth (levels as the contract prints them). */
+  setOrderbook(id: string, time: number, up: Snapshot['orderbook_up'], down: Snapshot['orderbook_down']): void {
+    const s = this.snapshots.get(id)?.find((x) => x.time === time);
+    if (s) Object.assign(s, { orderbook_up: up, orderbook_down: down });
+  }
+
+  private withStatus(m: StoredMarket, now: number): ServedMarket {
     return { ...m, status: now >= m.start_time && now < m.end_time ? 'active' : 'resolved' };
   }
 
@@ -76,7 +99,7 @@ export class MemoryStore implements Store {
     return [...this.markets.values()].sort((a, b) => b.start_time - a.start_time || (a.market_id < b.market_id ? 1 : -1));
   }
 
-  listMarkets(q: MarketQuery): { markets: Market[]; total: number } {
+  listMarkets(q: MarketQuery): { markets: ServedMarket[]; total: number } {
     const all = this.sorted()
       .filter((m) => !q.window || this.marketRank(m) < q.window[m.market_type])
       .map((m) => this.withStatus(m, q.now))
@@ -91,7 +114,7 @@ export class MemoryStore implements Store {
     return { markets: all.slice(q.offset, q.offset + q.limit), total: all.length };
   }
 
-  getMarket(id: string, now: number): Market | undefined {
+  getMarket(id: string, now: number): ServedMarket | undefined {
     const m = this.markets.get(id);
     return m && this.withStatus(m, now);
   }
@@ -121,16 +144,31 @@ export class MemoryStore implements Store {
     const all = (this.snapshots.get(id) ?? []).filter(
       (s) => (q.from === undefined || s.time >= q.from) && (q.before === undefined || s.time < q.before),
     );
-    const page = all.slice(q.offset, q.offset + q.limit);
+    const format = q.format ?? V1_SNAPSHOT_FORMAT;
+    const page = all.slice(q.offset, q.offset + q.limit).map((s) => {
+      const { orderbook_up, orderbook_down, ...row } = s;
+      const out: Record<string, unknown> = {
+        id: row.id,
+        market_id: row.market_id,
+        time: dialectTime(format.times, row.time),
+        [format.priceKey]: row.price,
+        price_up: row.price_up,
+        price_down: row.price_down,
+      };
+      if (q.includeOrderbook && orderbook_up && orderbook_down) Object.assign(out, { orderbook_up, orderbook_down });
+      return out;
+    });
     return { json: JSON.stringify(page), count: page.length, total: all.length };
   }
 
-  nearestSnapshot(id: string, ts: number): Snapshot | undefined {
+  nearestSnapshot(id: string, ts: number, includeOrderbook = false): Snapshot | undefined {
     let best: Snapshot | undefined;
     for (const s of this.snapshots.get(id) ?? []) {
       if (!best || Math.abs(s.time - ts) < Math.abs(best.time - ts)) best = s;
     }
-    return best;
+    if (!best) return undefined;
+    const { orderbook_up, orderbook_down, ...plain } = best;
+    return includeOrderbook && orderbook_up && orderbook_down ? { ...plain, orderbook_up, orderbook_down } : plain;
   }
 
   getAccount(name: string): Account | undefined {

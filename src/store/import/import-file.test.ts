@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { MARKET_DETAIL_FIELDS } from '../../domain/market.js';
 import { UsageError } from '../../errors.js';
 import { openSqliteStore } from '../sqlite/open.js';
 import type { SqliteStore } from '../sqlite/sqlite-store.js';
@@ -41,7 +42,11 @@ function toCsv(rows: Record<string, unknown>[], cols: string[]): string {
   return [cols.join(','), ...rows.map((r) => cols.map((c) => csvCell(r[c])).join(','))].join('\n') + '\n';
 }
 const SNAP_COLS = ['id', 'market_id', 'time', 'price', 'price_up', 'price_down'];
-const MARKET_COLS = ['market_id', 'slug', 'coin', 'market_type', 'status', 'start_time', 'end_time', 'price_start', 'price_end', 'winner', 'snapshot_count'];
+// The contract's fields and the hosted service's descriptive ones: a markets export round-trips whole.
+const MARKET_COLS = [
+  'market_id', 'slug', 'coin', 'market_type', 'status', 'start_time', 'end_time', 'price_start', 'price_end', 'winner', 'snapshot_count',
+  ...MARKET_DETAIL_FIELDS,
+];
 
 describe('importFile', () => {
   it('round-trips seeded markets and snapshots through NDJSON; re-import adds nothing', async () => {
@@ -91,6 +96,23 @@ describe('importFile', () => {
     const snaps = JSON.parse(dst.snapshotPageJson(m.market_id, { limit: 10, offset: 0, includeOrderbook: false }).json);
     expect(snaps.map((s: { price: number }) => s.price)).toEqual([97000.5, 97001]);
     expect(dst.getMarket(m.market_id, NOW)!.price_start).toBe(97000.5);
+  });
+
+  it('reads orderbook levels as {price, size} or as [price, size] (old exports) and stores {price, size}; v4 spellings', async () => {
+    const m = resolvedBtc5m();
+    const sol = m.market_id.replace('btc-', 'sol-');
+    const lines = [
+      { market_id: sol, start_time: m.start_time, market_type: '5m', sol_price_start: 210.5, sol_price_end: 211, winner: 'Up', event_id: 1234567, final_volume: '10.5' },
+      { market_id: sol, time: m.start_time, sol_price: 210.5, price_up: 0.5, price_down: 0.5,
+        orderbook_up: { bids: [[0.49, 10]], asks: [[0.5, '2.5']] }, orderbook_down: { bids: [], asks: [{ price: 0.51, size: 3 }] } },
+    ];
+    const r = await importFile(dst.bulk, '-', { stdin: Readable.from([lines.map((l) => JSON.stringify(l)).join('\n')]) });
+    expect(r.orderbooksAdded).toBe(1);
+    const [snap] = JSON.parse(dst.snapshotPageJson(sol, { limit: 1, offset: 0, includeOrderbook: true }).json);
+    expect(snap.price).toBe(210.5);
+    expect(snap.orderbook_up).toEqual({ bids: [{ price: 0.49, size: 10 }], asks: [{ price: 0.5, size: 2.5 }] });
+    expect(snap.orderbook_down).toEqual({ bids: [], asks: [{ price: 0.51, size: 3 }] });
+    expect(dst.getMarket(sol, NOW)).toMatchObject({ price_start: 210.5, price_end: 211, event_id: '1234567', final_volume: 10.5, condition_id: null });
   });
 
   it('mixes fast and general lines of several markets; the first of two rows for one time wins', async () => {

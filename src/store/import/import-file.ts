@@ -9,7 +9,7 @@ import { MARKET_DURATION_MS, parseMarketId } from '../../domain/market.js';
 import type { BulkWriter, MarketRef } from '../sqlite/bulk-writer.js';
 import { toScaled } from '../sqlite/price-scale.js';
 import { parseCsvRecord } from './csv-line.js';
-import { canonicalField, parseImportRecord, RowError, type ImportedMarket, type ImportedSnapshot } from './import-row.js';
+import { aliasCoinPrices, canonicalField, parseImportRecord, RowError, type ImportedMarket, type ImportedSnapshot } from './import-row.js';
 import { readLineBatches } from './line-reader.js';
 import { csvColumns, PlainSnapshotParser, type CsvColumns } from './plain-row.js';
 
@@ -141,10 +141,8 @@ export async function importFile(
       }
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new RowError('expected a JSON object');
       rec = parsed as Record<string, unknown>;
-      // JSON keys are exact: only the hosted service's btc_* aliases need mapping.
-      if (rec.price === undefined && rec.btc_price !== undefined) rec.price = rec.btc_price;
-      if (rec.price_start === undefined && rec.btc_price_start !== undefined) rec.price_start = rec.btc_price_start;
-      if (rec.price_end === undefined && rec.btc_price_end !== undefined) rec.price_end = rec.btc_price_end;
+      // JSON keys are exact: only the hosted service's coin-prefixed prices need mapping.
+      aliasCoinPrices(rec);
     } else {
       const fields = parseCsvRecord(text);
       if (!fields) throw new RowError('unterminated quoted field');

@@ -1,7 +1,15 @@
 // Turns one imported record (an NDJSON object or a CSV row keyed by its header) into a market or a
 // snapshot, accepting the hosted service's variants: numeric strings, ISO 8601 times, btc_* aliases.
 import type { MarketWrite } from '../sqlite/bulk-writer.js';
-import { MARKET_DURATION_MS, parseCoin, parseMarketId, parseMarketType } from '../../domain/market.js';
+import {
+  COINS,
+  MARKET_DURATION_MS,
+  parseCoin,
+  parseMarketId,
+  parseMarketType,
+  type MarketDetails,
+  type OrderbookLevel,
+} from '../../domain/market.js';
 
 /** A market line, with coin/type/start filled from the id when the record omits them. */
 export interface ImportedMarket extends MarketWrite {
@@ -25,13 +33,21 @@ export interface ImportedSnapshot {
 /** Thrown for a record that cannot be imported; the importer adds the line number. */
 export class RowError extends Error {}
 
-const ALIASES: Record<string, string> = {
-  btc_price: 'price',
-  btc_price_start: 'price_start',
-  btc_price_end: 'price_end',
-};
+// Each coin's prefixed prices (btc_price, eth_price_start, ...) as v2 and v4 exports spell them.
+const ALIASES: Record<string, string> = Object.fromEntries(
+  COINS.flatMap((c) => ['', '_start', '_end'].map((suffix) => [`${c.toLowerCase()}_price${suffix}`, `price${suffix}`])),
+);
 
-/** Use to map a header or key to its contract name (btc_price -> price, ...). */
+const ALIAS_ENTRIES = Object.entries(ALIASES);
+
+/** Use on a parsed JSON record: copies `btc_price`, `eth_price_start`, ... to the contract's name when that is absent. */
+export function aliasCoinPrices(rec: Record<string, unknown>): void {
+  for (const [alias, name] of ALIAS_ENTRIES) {
+    if (rec[name] === undefined && rec[alias] !== undefined) rec[name] = rec[alias];
+  }
+}
+
+/** Use to map a header or key to its contract name (btc_price -> price, eth_price_start -> price_start, ...). */
 export function canonicalField(name: string): string {
   const lower = name.trim().toLowerCase();
   return ALIASES[lower] ?? lower;
@@ -95,7 +111,27 @@ function parseMarket(rec: Record<string, unknown>): ImportedMarket {
     if (w !== 'up' && w !== 'down') throw new RowError(`"winner" must be Up, Down or empty, got ${show(rec.winner)}`);
     winner = w === 'up' ? 'Up' : 'Down';
   }
-  return { kind: 'market', marketId, coin, marketType, startTime, endTime, priceStart, priceEnd, winner };
+  return { kind: 'market', marketId, coin, marketType, startTime, endTime, priceStart, priceEnd, winner, details: details(rec) };
+}
+
+// The hosted service's descriptive fields; an id may arrive as a number (JSON) or text (CSV).
+function details(rec: Record<string, unknown>): Partial<MarketDetails> {
+  const out: Partial<MarketDetails> = {};
+  for (const field of ['event_id', 'condition_id', 'clob_token_up', 'clob_token_down'] as const) {
+    const v = rec[field];
+    if (!present(v)) continue;
+    if (typeof v !== 'string' && typeof v !== 'number') throw new RowError(`"${field}" must be a string, got ${show(v)}`);
+    out[field] = String(v);
+  }
+  for (const field of ['final_volume', 'final_liquidity'] as const) {
+    const n = optionalNumber(rec, field);
+    if (n !== null && n < 0) throw new RowError(`"${field}" must not be negative, got ${show(rec[field])}`);
+    if (n !== null) out[field] = n;
+  }
+  for (const field of ['resolved_at', 'created_at', 'updated_at'] as const) {
+    if (present(rec[field])) out[field] = timeField(rec, field);
+  }
+  return out;
 }
 
 function present(v: unknown): boolean {
@@ -172,13 +208,23 @@ function orderbook(rec: Record<string, unknown>, field: string): string | null {
   return JSON.stringify({ bids: levels(side.bids, field, 'bids'), asks: levels(side.asks, field, 'asks') });
 }
 
-function levels(v: unknown, field: string, name: string): [number, number][] {
-  if (!Array.isArray(v)) throw new RowError(`"${field}".${name} must be an array of [price, size]`);
+// Levels arrive as {price, size} objects, or as [price, size] pairs from exports made before
+// the contract changed; both are stored as objects.
+function levels(v: unknown, field: string, name: string): OrderbookLevel[] {
+  if (!Array.isArray(v)) throw new RowError(`"${field}".${name} must be an array of {price, size} levels`);
   return v.map((level: unknown) => {
-    if (!Array.isArray(level) || level.length !== 2) throw new RowError(`"${field}".${name} must hold [price, size] pairs`);
-    const p = toNumber(level[0]);
-    const s = toNumber(level[1]);
+    let p: number | undefined;
+    let s: number | undefined;
+    if (Array.isArray(level) && level.length === 2) {
+      p = toNumber(level[0]);
+      s = toNumber(level[1]);
+    } else if (typeof level === 'object' && level !== null && !Array.isArray(level)) {
+      p = toNumber((level as { price?: unknown }).price);
+      s = toNumber((level as { size?: unknown }).size);
+    } else {
+      throw new RowError(`"${field}".${name} must hold {price, size} levels or [price, size] pairs`);
+    }
     if (p === undefined || s === undefined) throw new RowError(`"${field}".${name} holds a non-numeric level`);
-    return [p, s];
+    return { price: p, size: s };
   });
 }

@@ -12,9 +12,9 @@ export function orderbookSideJson(mid: number, random: Random): string {
   let asks = '';
   for (let i = 0; i < ORDERBOOK_LEVELS; i++) {
     const bid = midTicks - 1 - i;
-    if (bid >= 1) bids += (bids ? ',[' : '[') + bid / 100 + ',' + size(random, i) + ']';
+    if (bid >= 1) bids += (bids ? ',{"price":' : '{"price":') + bid / 100 + ',"size":' + size(random, i) + '}';
     const ask = midTicks + i;
-    if (ask <= 99) asks += (asks ? ',[' : '[') + ask / 100 + ',' + size(random, i) + ']';
+    if (ask <= 99) asks += (asks ? ',{"price":' : '{"price":') + ask / 100 + ',"size":' + size(random, i) + '}';
   }
   return `{"bids":[${bids}],"asks":[${asks}]}`;
 }

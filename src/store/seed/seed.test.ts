@@ -97,6 +97,36 @@ describe('seedDatabase', () => {
     expect(eth5.price_start).toBe(eth15.price_start);
   });
 
+  it('fills the descriptive fields in their documented shapes, the same for the same seed', () => {
+    const read = (seed: number) => {
+      const s = fresh();
+      seedDatabase(s.bulk, { now: NOW, days: 1, seed, fullMarkets: SMALL, orderbookMs: 0 });
+      return s.listMarkets({ limit: 5000, offset: 0, window: null, now: NOW }).markets;
+    };
+    const markets = read(3);
+    expect(markets.length).toBeGreaterThan(300);
+    for (const m of markets) {
+      expect(m.event_id).toMatch(/^[1-9]\d{5,7}$/);
+      expect(m.condition_id).toMatch(/^0x[0-9a-f]{64}$/);
+      expect(m.clob_token_up).toMatch(/^[1-9]\d{69,77}$/);
+      expect(m.clob_token_down).toMatch(/^[1-9]\d{69,77}$/);
+      expect(m.clob_token_up).not.toBe(m.clob_token_down);
+      expect(m.created_at!).toBeLessThanOrEqual(m.start_time);
+      expect(m.updated_at!).toBeGreaterThanOrEqual(m.created_at!);
+      if (m.status === 'active') {
+        expect([m.final_volume, m.final_liquidity, m.resolved_at]).toEqual([null, null, null]);
+      } else {
+        expect(m.resolved_at).not.toBeNull();
+        expect(m.resolved_at! - m.end_time).toBeGreaterThanOrEqual(0);
+        expect(m.resolved_at! - m.end_time).toBeLessThanOrEqual(10 * 60_000);
+        expect(m.final_volume!).toBeGreaterThanOrEqual(0);
+        expect(m.final_liquidity!).toBeGreaterThanOrEqual(0);
+      }
+    }
+    expect(read(3)).toEqual(markets);
+    expect(read(4).map((m) => m.condition_id)).not.toEqual(markets.map((m) => m.condition_id));
+  });
+
   it('gives every coin and type more than the builder cap with the default 15 days', () => {
     const s = fresh();
     seedDatabase(s.bulk, { now: NOW, fullMarkets: { '5m': 0, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } });

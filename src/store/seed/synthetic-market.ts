@@ -12,6 +12,7 @@ import {
 } from '../../domain/market.js';
 import type { MarketWrite } from '../sqlite/bulk-writer.js';
 import { toScaled } from '../sqlite/price-scale.js';
+import { seededDetails } from './market-details.js';
 import { orderbookSideJson } from './orderbook-json.js';
 import { COARSE_STEP_MS, pricePath, yearsOf, type PricePath } from './price-path.js';
 import { hashKeys, mulberry32, normalCdf } from './prng.js';
@@ -64,8 +65,9 @@ export class SyntheticCoin {
     const end = start + MARKET_DURATION_MS[type];
     const priceStart = this.priceAt(start);
     const priceEnd = end <= now ? this.priceAt(end) : null;
+    const id = marketId(this.coin, type, start);
     return {
-      marketId: marketId(this.coin, type, start),
+      marketId: id,
       coin: this.coin,
       marketType: type,
       startTime: start,
@@ -73,6 +75,7 @@ export class SyntheticCoin {
       priceStart,
       priceEnd,
       winner: priceEnd === null ? null : priceEnd >= priceStart ? 'Up' : 'Down',
+      details: seededDetails(this.seed, id, start, end, now),
     };
   }
 

@@ -2,7 +2,7 @@
 // transaction, then the summaries and dense blocks that derive from the rows.
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
-import { SNAPSHOT_INTERVAL_MS, type Coin, type MarketType } from '../../domain/market.js';
+import { MARKET_DETAIL_FIELDS, SNAPSHOT_INTERVAL_MS, type Coin, type MarketDetails, type MarketType } from '../../domain/market.js';
 import type { DataVersion } from './data-version.js';
 import { BlockRuns, type BlockScan, type DenseBlocks } from './dense-blocks.js';
 import { marketColumns, type MarketRow } from './market-row.js';
@@ -23,6 +23,8 @@ export interface MarketWrite {
   priceStart: number | null;
   priceEnd: number | null;
   winner: 'Up' | 'Down' | null;
+  /** The hosted service's descriptive fields, when known; null (or absent) ones keep what is stored. */
+  details?: Partial<MarketDetails>;
 }
 
 /** Where a market lives in the snapshot table, for writers converting times to offsets. */
@@ -41,14 +43,28 @@ export interface TableCounts {
   keys: number;
 }
 
+// Prepared on first write: a read-only connection to a database from before the details
+// migration could not prepare them.
+function prepareMarketWrites(db: Database.Database): { insert: Statement; update: Statement } {
+  return {
+    insert: db.prepare(
+      `INSERT INTO markets (market_id, coin, market_type, start_time, end_time, price_start, price_end, winner,
+       ${MARKET_DETAIL_FIELDS.join(', ')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${MARKET_DETAIL_FIELDS.map(() => '?').join(', ')})`,
+    ),
+    update: db.prepare(
+      `UPDATE markets SET price_start = coalesce(?, price_start), price_end = coalesce(?, price_end),
+       winner = coalesce(?, winner), ${MARKET_DETAIL_FIELDS.map((c) => `${c} = coalesce(?, ${c})`).join(', ')} WHERE id = ?`,
+    ),
+  };
+}
+
 /** Use in seed and import (and nowhere the server reads): bulk writes over one SQLite connection. */
 export class BulkWriter {
   /** The synthetic world (seed, progress, owned markets), written in the same transactions. */
   readonly world: SyntheticWorldRecords;
   private readonly marketRowById: Statement;
   private readonly marketRefById: Statement;
-  private readonly insertMarket: Statement;
-  private readonly updateMarket: Statement;
+  private marketWrites: { insert: Statement; update: Statement } | undefined;
   private readonly refreshMarket: Statement;
   private readonly setSummary: Statement;
   private readonly insertOne: Statement;
@@ -71,14 +87,6 @@ export class BulkWriter {
       db.prepare(`SELECT t, price, price_up, price_down FROM snapshots WHERE market = ? ORDER BY t ${order} LIMIT 1`).raw(true);
     this.marketRowById = db.prepare(`SELECT ${marketColumns(db)} FROM markets WHERE id = ?`);
     this.marketRefById = db.prepare('SELECT id, start_time, end_time FROM markets WHERE market_id = ?');
-    this.insertMarket = db.prepare(
-      `INSERT INTO markets (market_id, coin, market_type, start_time, end_time, price_start, price_end, winner)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.updateMarket = db.prepare(
-      `UPDATE markets SET price_start = coalesce(?, price_start), price_end = coalesce(?, price_end),
-       winner = coalesce(?, winner) WHERE id = ?`,
-    );
     this.refreshMarket = db.prepare(
       'UPDATE markets SET snapshot_count = ?, dense = ?, price_start = ?, price_end = ?, winner = ? WHERE id = ?',
     );
@@ -145,11 +153,13 @@ export class BulkWriter {
   /** Insert a market, or fill its metadata; fields given as null keep what is stored. */
   upsertMarket(m: MarketWrite): { ref: MarketRef; created: boolean } {
     const existing = this.marketRef(m.marketId);
+    const writes = (this.marketWrites ??= prepareMarketWrites(this.db));
+    const details = MARKET_DETAIL_FIELDS.map((c) => m.details?.[c] ?? null);
     if (existing) {
-      this.updateMarket.run(m.priceStart, m.priceEnd, m.winner, existing.rowid);
+      writes.update.run(m.priceStart, m.priceEnd, m.winner, ...details, existing.rowid);
       return { ref: existing, created: false };
     }
-    const info = this.insertMarket.run(m.marketId, m.coin, m.marketType, m.startTime, m.endTime, m.priceStart, m.priceEnd, m.winner);
+    const info = writes.insert.run(m.marketId, m.coin, m.marketType, m.startTime, m.endTime, m.priceStart, m.priceEnd, m.winner, ...details);
     this.version.bump();
     return { ref: { rowid: Number(info.lastInsertRowid), startTime: m.startTime, endTime: m.endTime }, created: true };
   }

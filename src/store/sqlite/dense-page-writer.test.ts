@@ -47,4 +47,30 @@ describe('writeDensePage', () => {
     // The general path prints such early times plainly.
     expect(JSON.parse(snapshotRowsToJson([[125, 1, 1, 1]], 1, 'm', 1000, false))[0].time).toBe(1125);
   });
+
+  it('prints v2 and v4 rows (coin price key, ISO or ms times) as the general path and JSON.stringify do, across midnight', () => {
+    const day = 86_400_000;
+    const start = 20_000 * day - 500; // rows at 23:59:59.500 ... 00:00:00.375 of the next day
+    const prices = [971_234_512, 971_234_500, 10_000, 1, 0, 123_456_789];
+    const sides = prices.map((_, i) => pack(5000 + i, 5000 - i));
+    const rows: RawSnapshotRow[] = prices.map((p, i) => [i * 125, p, 5000 + i, 5000 - i]);
+    for (const format of [
+      { priceKey: 'btc_price', times: 'iso' as const },
+      { priceKey: 'eth_price', times: 'ms' as const },
+    ]) {
+      const text = writeDensePage(prices, sides, 0, 7, 'btc-updown-5m-1763769600', start, format);
+      expect(text).toBe(snapshotRowsToJson(rows, 7, 'btc-updown-5m-1763769600', start, false, format));
+      const want = rows.map(([t, p, u, d]) => ({
+        id: 700_000_000 + t,
+        market_id: 'btc-updown-5m-1763769600',
+        time: format.times === 'iso' ? new Date(start + t).toISOString() : start + t,
+        [format.priceKey]: p / 1e4,
+        price_up: u / 1e4,
+        price_down: d / 1e4,
+      }));
+      expect(text).toBe(JSON.stringify(want));
+    }
+    // Years past 9999 print six digits: the ISO writer leaves them to the general path.
+    expect(writeDensePage([1], [pack(1, 1)], 0, 1, 'm', 253_402_300_800_000, { priceKey: 'price', times: 'iso' })).toBeUndefined();
+  });
 });

@@ -2,7 +2,7 @@
 // its series. Totals and data-window cutoffs are cached until DataVersion says the data changed.
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
-import { COINS, MARKET_DURATION_MS, MARKET_TYPES, type Market } from '../../domain/market.js';
+import { COINS, MARKET_DURATION_MS, MARKET_TYPES, type Market, type ServedMarket } from '../../domain/market.js';
 import type { DataWindow } from '../../domain/plans.js';
 import type { MarketQuery } from '../store.js';
 import type { DataVersion } from './data-version.js';
@@ -22,6 +22,7 @@ interface MarketFilter {
 
 /** Use for the Store's market methods over one SQLite connection. */
 export class MarketReads {
+  private readonly columns: string;
   private readonly marketById: Statement;
   private readonly rank: Statement;
   private readonly nthNewestStart: Statement;
@@ -34,7 +35,8 @@ export class MarketReads {
     private readonly db: Database.Database,
     private readonly version: DataVersion,
   ) {
-    this.marketById = db.prepare(`SELECT ${marketColumns(db)} FROM markets WHERE market_id = ?`);
+    this.columns = marketColumns(db);
+    this.marketById = db.prepare(`SELECT ${this.columns} FROM markets WHERE market_id = ?`);
     this.rank = db.prepare('SELECT count(*) FROM markets WHERE coin = ? AND market_type = ? AND start_time > ?').pluck();
     this.nthNewestStart = db
       .prepare('SELECT start_time FROM markets WHERE coin = ? AND market_type = ? ORDER BY start_time DESC LIMIT 1 OFFSET ?')
@@ -42,7 +44,7 @@ export class MarketReads {
   }
 
   /** See Store.listMarkets. */
-  listMarkets(q: MarketQuery): { markets: Market[]; total: number } {
+  listMarkets(q: MarketQuery): { markets: ServedMarket[]; total: number } {
     const rowsPart = this.marketFilter(q, q.status);
     const rows = rowsPart.stmts.rows.all({ ...rowsPart.params, limit: q.limit, offset: q.offset }) as MarketRow[];
     let total: number;
@@ -58,7 +60,7 @@ export class MarketReads {
   }
 
   /** See Store.getMarket. */
-  getMarket(id: string, now: number): Market | undefined {
+  getMarket(id: string, now: number): ServedMarket | undefined {
     const row = this.marketById.get(id) as MarketRow | undefined;
     return row ? toMarket(row, now) : undefined;
   }
@@ -139,7 +141,7 @@ export class MarketReads {
     if (!stmts) {
       const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
       stmts = {
-        rows: this.db.prepare(`SELECT ${marketColumns(this.db)} FROM markets ${clause} ${ORDER_NEWEST} LIMIT @limit OFFSET @offset`),
+        rows: this.db.prepare(`SELECT ${this.columns} FROM markets ${clause} ${ORDER_NEWEST} LIMIT @limit OFFSET @offset`),
         count: this.db.prepare(`SELECT count(*) FROM markets ${clause}`).pluck(),
       };
       this.listStatements.set(shape, stmts);

@@ -1,9 +1,9 @@
 // A market as the markets table stores it, and how a stored row becomes the contract's Market.
 import type Database from 'better-sqlite3';
-import type { Coin, Market, MarketType } from '../../domain/market.js';
+import { MARKET_DETAIL_FIELDS, type Coin, type MarketDetails, type MarketType, type ServedMarket } from '../../domain/market.js';
 
-/** One row of the markets table, as every market read selects it (MARKET_COLUMNS). */
-export interface MarketRow {
+/** One row of the markets table, as every market read selects it (marketColumns); the detail columns carry the fields' own names. */
+export interface MarketRow extends MarketDetails {
   id: number;
   market_id: string;
   coin: string;
@@ -21,21 +21,27 @@ export interface MarketRow {
   id_exceptions: number;
 }
 
-/** The column list that fills a MarketRow on a migrated database: use in every SELECT of whole markets. */
-export const MARKET_COLUMNS =
-  'id, market_id, coin, market_type, start_time, end_time, price_start, price_end, winner, snapshot_count, dense, id_base, id_step, id_exceptions';
+const BASE_COLUMNS =
+  'id, market_id, coin, market_type, start_time, end_time, price_start, price_end, winner, snapshot_count, dense';
+const ID_COLUMNS = ['id_base', 'id_step', 'id_exceptions'];
 
-/** MARKET_COLUMNS for this connection: a read-only one to a database from before source ids reads msnap's own. */
+/**
+ * The column list that fills a MarketRow: use in every SELECT of whole markets. A database opened
+ * read-only before the details or the source-ids migration lacks those columns: details read as
+ * null there, ids as msnap's own.
+ */
 export function marketColumns(db: Database.Database): string {
-  const has = (db.prepare('PRAGMA table_info(markets)').all() as { name: string }[]).some((c) => c.name === 'id_base');
-  return has ? MARKET_COLUMNS : MARKET_COLUMNS.replace('id_base, id_step, id_exceptions', 'NULL AS id_base, NULL AS id_step, 0 AS id_exceptions');
+  const names = new Set((db.prepare('PRAGMA table_info(markets)').all() as { name: string }[]).map((c) => c.name));
+  const details = MARKET_DETAIL_FIELDS.map((c) => (names.has(c) ? c : `NULL AS ${c}`));
+  const ids = names.has('id_base') ? ID_COLUMNS : ['NULL AS id_base', 'NULL AS id_step', '0 AS id_exceptions'];
+  return [BASE_COLUMNS, ...details, ...ids].join(', ');
 }
 
 // A market the clock has resolved whose stored data stops before its final second (seed data
 // ends at the seed's `now`) keeps price_end and winner null: unknown, never guessed from the last
 // stored price. An import that brings the final second fills them in (BulkWriter.refreshMarkets).
 /** Use to answer with a stored market: its status (and what an active market hides) at `now`. */
-export function toMarket(r: MarketRow, now: number): Market {
+export function toMarket(r: MarketRow, now: number): ServedMarket {
   const active = r.start_time <= now && now < r.end_time;
   return {
     market_id: r.market_id,
@@ -49,5 +55,15 @@ export function toMarket(r: MarketRow, now: number): Market {
     price_end: active ? null : r.price_end,
     winner: active ? null : (r.winner as 'Up' | 'Down' | null),
     snapshot_count: r.snapshot_count,
+    event_id: r.event_id,
+    condition_id: r.condition_id,
+    clob_token_up: r.clob_token_up,
+    clob_token_down: r.clob_token_down,
+    // What is only known once a market has ended stays null while the clock says it is active.
+    final_volume: active ? null : r.final_volume,
+    final_liquidity: active ? null : r.final_liquidity,
+    resolved_at: active ? null : r.resolved_at,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
   };
 }

@@ -113,6 +113,28 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 4,
+    description: "markets: the hosted service's descriptive fields; orderbook levels as {price, size} objects",
+    sql: `
+      ALTER TABLE markets ADD COLUMN event_id TEXT;
+      ALTER TABLE markets ADD COLUMN condition_id TEXT;
+      ALTER TABLE markets ADD COLUMN clob_token_up TEXT;
+      ALTER TABLE markets ADD COLUMN clob_token_down TEXT;
+      ALTER TABLE markets ADD COLUMN final_volume REAL;
+      ALTER TABLE markets ADD COLUMN final_liquidity REAL;
+      ALTER TABLE markets ADD COLUMN resolved_at INTEGER;
+      ALTER TABLE markets ADD COLUMN created_at INTEGER;
+      ALTER TABLE markets ADD COLUMN updated_at INTEGER;
+
+      -- Stored depth is served as is, so it is rewritten once into the contract's level shape
+      -- ([p, s] -> {"price": p, "size": s}); text already in the new shape never holds "[[".
+      UPDATE orderbooks SET
+        up = ${levelsAsObjects('up')},
+        down = ${levelsAsObjects('down')}
+      WHERE instr(up, '[[') > 0 OR instr(down, '[[') > 0;
+    `,
+  },
+  {
+    version: 5,
     description: 'source snapshot ids (a per-market pattern plus exceptions) and where each pulled market came from',
     sql: `
       -- A market keeps the snapshot ids its source gave (an export, or a pulled service) without
@@ -139,3 +161,11 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
 ];
+
+/** SQL turning one orderbook column's [price, size] levels into {price, size} objects, best first as stored. */
+function levelsAsObjects(column: string): string {
+  const side = (name: string) =>
+    `json((SELECT json_group_array(json_object('price', json_extract(l.value, '$[0]'), 'size', json_extract(l.value, '$[1]')))
+      FROM json_each(${column}, '$.${name}') AS l))`;
+  return `json_object('bids', ${side('bids')}, 'asks', ${side('asks')})`;
+}

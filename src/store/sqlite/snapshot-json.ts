@@ -1,5 +1,6 @@
 // Serialises raw snapshot rows straight into a JSON array string: no intermediate objects and no
 // JSON.stringify per row, which is what makes pages of thousands of snapshots cheap to serve.
+import { V1_SNAPSHOT_FORMAT, type SnapshotFormat } from '../store.js';
 import { PRICE_SCALE } from './price-scale.js';
 import { idAt, pageIds, SNAPSHOT_ID_STRIDE, type PageIds } from './snapshot-ids.js';
 
@@ -97,9 +98,12 @@ export function snapshotRowsToJson(
   marketId: string,
   startTime: number,
   withOrderbook: boolean,
+  format: SnapshotFormat = V1_SNAPSHOT_FORMAT,
 ): string {
   if (rows.length === 0) return '[]';
   const text = new PageText(ids, marketId, startTime);
+  const iso = format.times === 'iso';
+  const priceKey = `,${JSON.stringify(format.priceKey)}:`;
   let out = '[';
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i]!;
@@ -108,8 +112,8 @@ export function snapshotRowsToJson(
       (i === 0 ? '{"id":' : ',{"id":') +
       text.id(t) +
       text.idToTime +
-      text.time(t) +
-      ',"price":' +
+      (iso ? `"${new Date(startTime + t).toISOString()}"` : text.time(t)) +
+      priceKey +
       priceText(r[1]) +
       ',"price_up":' +
       probabilityText(r[2]) +

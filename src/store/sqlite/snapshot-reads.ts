@@ -64,6 +64,7 @@ export class SnapshotReads {
   // Prepared on first use: only markets with stored ids need them, and a read-only database from
   // before the source-ids migration has no snapshot_ids table.
   private exceptionStmts: { range: Statement; at: Statement } | undefined;
+  private readonly orderbookAt: Statement;
 
   constructor(
     private readonly db: Database.Database,
@@ -77,6 +78,7 @@ export class SnapshotReads {
         : `SELECT t, price, price_up, price_down FROM snapshots
            WHERE market = ? AND t >= ? AND t < ? ORDER BY t LIMIT ? OFFSET ?`;
     this.marketById = db.prepare(`SELECT ${marketColumns(db)} FROM markets WHERE market_id = ?`);
+    this.orderbookAt = db.prepare('SELECT up, down FROM orderbooks WHERE market = ? AND t = ?').raw(true);
     this.pageRange = db.prepare(pageSql(false)).raw(true);
     this.pageRangeOb = db.prepare(pageSql(true)).raw(true);
     this.dense = prepareDenseColumns(db);
@@ -95,11 +97,11 @@ export class SnapshotReads {
     if (page.kind === 'empty') return { json: '[]', count: 0, total: page.total };
     const { m, ids } = page;
     if (page.kind === 'dense') {
-      const json = writeDensePage(page.prices, page.sides, page.firstT, ids, m.market_id, m.start_time);
+      const json = writeDensePage(page.prices, page.sides, page.firstT, ids, m.market_id, m.start_time, q.format);
       if (json !== undefined) return { json, count: page.prices.length, total: page.total };
     }
     const rows = page.kind === 'rows' ? page.rows : this.rowsOf(page, q);
-    return { json: snapshotRowsToJson(rows, ids, m.market_id, m.start_time, q.includeOrderbook), count: rows.length, total: page.total };
+    return { json: snapshotRowsToJson(rows, ids, m.market_id, m.start_time, q.includeOrderbook, q.format), count: rows.length, total: page.total };
   }
 
   /** The same page as snapshotPageJson, as the contract's records (local reads: no JSON in between). */
@@ -181,7 +183,7 @@ export class SnapshotReads {
   }
 
   /** See Store.nearestSnapshot. */
-  nearestSnapshot(marketId: string, ts: number): Snapshot | undefined {
+  nearestSnapshot(marketId: string, ts: number, includeOrderbook = false): Snapshot | undefined {
     const m = this.marketById.get(marketId) as MarketRow | undefined;
     if (!m || m.snapshot_count === 0) return undefined;
     const t = ts - m.start_time;
@@ -192,7 +194,7 @@ export class SnapshotReads {
     // The earlier one wins a tie, so `after` needs to be strictly closer.
     if (after && (!before || after[0] - t < t - before[0])) pick = after;
     if (!pick) return undefined;
-    return {
+    const snapshot: Snapshot = {
       id: (m.id_exceptions > 0 ? (this.exceptions().at.get(m.id, pick[0]) as number | undefined) : undefined) ?? idAt(ids.pattern, pick[0]),
       market_id: m.market_id,
       time: m.start_time + pick[0],
@@ -200,5 +202,11 @@ export class SnapshotReads {
       price_up: fromScaled(pick[2]),
       price_down: fromScaled(pick[3]),
     };
+    const depth = includeOrderbook ? (this.orderbookAt.get(m.id, pick[0]) as [string, string] | undefined) : undefined;
+    if (depth) {
+      snapshot.orderbook_up = JSON.parse(depth[0]) as Snapshot['orderbook_up'];
+      snapshot.orderbook_down = JSON.parse(depth[1]) as Snapshot['orderbook_down'];
+    }
+    return snapshot;
   }
 }

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MIGRATIONS } from './migrations.js';
 import { marketId, type Coin, type MarketType } from '../../domain/market.js';
 import { PLANS } from '../../domain/plans.js';
+import { MIGRATIONS } from './migrations.js';
 import { openSqliteStore } from './open.js';
 import type { SqliteStore } from './sqlite-store.js';
 import { openSql, openStoreWithSql } from './test-support/sql.js';
@@ -144,7 +144,7 @@ describe('snapshots', () => {
     const ref = addMarket('BTC', '5m', T0, 300_000);
     const times = dense ? [0, 125, 250, 375, 500] : [0, 125, 300, 1000, 1125];
     for (const t of times) store.bulk.insertSnapshot(ref.rowid, t, 97123.4512 + t, 0.53, 0.48);
-    store.bulk.insertOrderbook(ref.rowid, 125, '{"bids":[[0.52,10]],"asks":[[0.53,5]]}', '{"bids":[],"asks":[]}');
+    store.bulk.insertOrderbook(ref.rowid, 125, '{"bids":[{"price":0.52,"size":10}],"asks":[{"price":0.53,"size":5}]}', '{"bids":[],"asks":[]}');
     store.bulk.refreshMarkets([ref.rowid]);
     return { ref, times };
   }
@@ -172,7 +172,7 @@ describe('snapshots', () => {
       expect(past).toEqual({ json: '[]', count: 0, total: 5 });
       const ob = JSON.parse(store.snapshotPageJson(id, { limit: 2, offset: 0, includeOrderbook: true }).json);
       expect(ob[0].orderbook_up).toBeUndefined();
-      expect(ob[1].orderbook_up).toEqual({ bids: [[0.52, 10]], asks: [[0.53, 5]] });
+      expect(ob[1].orderbook_up).toEqual({ bids: [{ price: 0.52, size: 10 }], asks: [{ price: 0.53, size: 5 }] });
       expect(ob[1].orderbook_down).toEqual({ bids: [], asks: [] });
       expect(store.getMarket(id, T0 + 400_000)!.snapshot_count).toBe(5);
     });
@@ -188,6 +188,10 @@ describe('snapshots', () => {
     expect(store.nearestSnapshot(id, T0 - 5000)!.time).toBe(T0);
     expect(store.nearestSnapshot(id, T0 + 999_999)!.time).toBe(T0 + 1125);
     expect(store.nearestSnapshot(id, T0 + 1000)).toMatchObject({ price: 97123.4512 + 1000, price_up: 0.53 });
+    // Depth only when asked for, and only where stored.
+    expect(store.nearestSnapshot(id, T0 + 125)!.orderbook_up).toBeUndefined();
+    expect(store.nearestSnapshot(id, T0 + 125, true)!.orderbook_up).toEqual({ bids: [{ price: 0.52, size: 10 }], asks: [{ price: 0.53, size: 5 }] });
+    expect(store.nearestSnapshot(id, T0, true)!.orderbook_up).toBeUndefined();
   });
 
   it('serves a dense page exactly as the general path and JSON.stringify would write it', () => {
@@ -214,6 +218,19 @@ describe('snapshots', () => {
       expect(page.json).toBe(JSON.stringify(want));
       expect(page.json).toBe(snapshotRowsToJson(raw.slice(offset, offset + limit), ref.rowid, id, start, false));
       expect(page.json).toBe(store.snapshotPageJson(id, { limit, offset, includeOrderbook: true }).json);
+      // v2's and v4's spellings of the same rows: the coin's price key, ISO or ms times.
+      for (const format of [{ priceKey: 'eth_price', times: 'iso' as const }, { priceKey: 'eth_price', times: 'ms' as const }]) {
+        const other = store.snapshotPageJson(id, { limit, offset, includeOrderbook: false, format }).json;
+        const respelled = want.map(({ price, time, ...rest }) => ({
+          id: rest.id,
+          market_id: rest.market_id,
+          time: format.times === 'iso' ? new Date(time as number).toISOString() : time,
+          eth_price: price,
+          price_up: rest.price_up,
+          price_down: rest.price_down,
+        }));
+        expect(other).toBe(JSON.stringify(respelled));
+      }
     }
     // A probability the dense packing cannot hold (not written by msnap, but possible in a file
     // edited by hand) sends the page down the general path.
@@ -250,5 +267,54 @@ describe('accounts and keys', () => {
     expect(store.findKeyByHash('h1')).toMatchObject({ id: k1.id, revokedAt: 30 });
     expect(store.listKeys().map((k) => k.account.name)).toEqual(['x', 'x']);
     expect(() => store.createKey(a.id, 'h2', 'msk_cccc', 50)).toThrow();
+  });
+});
+
+describe('the details migration', () => {
+  it('rewrites stored [price, size] levels as {price, size} and adds the descriptive fields as null', () => {
+    const file = path.join(dir, 'v2.db');
+    const old = new Database(file);
+    // The schema just before the details migration (later ones, e.g. source ids, come after it).
+    const details = MIGRATIONS.find((m) => m.description.startsWith('markets: the hosted'))!;
+    const before = MIGRATIONS.filter((m) => m.version < details.version);
+    for (const m of before) old.exec(m.sql);
+    old.pragma(`user_version = ${before.at(-1)!.version}`);
+    old.exec(`INSERT INTO markets (id, market_id, coin, market_type, start_time, end_time, snapshot_count, dense)
+              VALUES (1, '${marketId('BTC', '5m', T0)}', 'BTC', '5m', ${T0}, ${T0 + 300_000}, 1, 1)`);
+    old.exec('INSERT INTO snapshots VALUES (1, 0, 10, 1, 2)');
+    old.exec(`INSERT INTO orderbooks VALUES (1, 0, '{"bids":[[0.52,120.5],[0.51,3]],"asks":[[0.53,7.25]]}', '{"bids":[],"asks":[[0.48,1]]}')`);
+    old.close();
+    const migrated = openSqliteStore(file);
+    try {
+      const page = JSON.parse(migrated.snapshotPageJson(marketId('BTC', '5m', T0), { limit: 1, offset: 0, includeOrderbook: true }).json);
+      expect(page[0].orderbook_up).toEqual({ bids: [{ price: 0.52, size: 120.5 }, { price: 0.51, size: 3 }], asks: [{ price: 0.53, size: 7.25 }] });
+      expect(page[0].orderbook_down).toEqual({ bids: [], asks: [{ price: 0.48, size: 1 }] });
+      const m = migrated.getMarket(marketId('BTC', '5m', T0), T0 + 400_000)!;
+      expect(m.event_id).toBeNull();
+      expect(m.resolved_at).toBeNull();
+      expect(m.winner).toBeNull();
+    } finally {
+      migrated.close();
+    }
+  });
+
+  it('stores imported details and keeps them when a later write leaves them out', () => {
+    const details = {
+      event_id: '1234567',
+      condition_id: `0x${'ab'.repeat(32)}`,
+      clob_token_up: '1'.repeat(72),
+      clob_token_down: '2'.repeat(72),
+      final_volume: 1500.5,
+      final_liquidity: 20,
+      resolved_at: T0 + 300_500,
+      created_at: T0 - H,
+      updated_at: T0 + 300_500,
+    };
+    const base = { marketId: marketId('SOL', '5m', T0), coin: 'SOL' as const, marketType: '5m' as const, startTime: T0, endTime: T0 + 300_000 };
+    store.bulk.upsertMarket({ ...base, priceStart: 1, priceEnd: 2, winner: 'Up', details });
+    store.bulk.upsertMarket({ ...base, priceStart: null, priceEnd: null, winner: null, details: { final_volume: 1600 } });
+    expect(store.getMarket(base.marketId, T0 + 400_000)).toMatchObject({ ...details, final_volume: 1600 });
+    // While the clock says the market is active, what only its end can tell stays null.
+    expect(store.getMarket(base.marketId, T0 + 1000)).toMatchObject({ event_id: '1234567', final_volume: null, resolved_at: null });
   });
 });

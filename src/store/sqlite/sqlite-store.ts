@@ -1,7 +1,7 @@
 // The SQLite implementation of Store (better-sqlite3): one connection shared by the market reads,
 // the snapshot reads, the account records and the bulk writer. openSqliteStore (open.ts) makes it.
 import type Database from 'better-sqlite3';
-import type { Market, Snapshot } from '../../domain/market.js';
+import type { Market, ServedMarket, Snapshot } from '../../domain/market.js';
 import type { Account, ApiKeyRecord, MarketQuery, SnapshotQuery, Store } from '../store.js';
 import { AccountRecords } from './accounts.js';
 import { BulkWriter } from './bulk-writer.js';
@@ -28,11 +28,11 @@ export class SqliteStore implements Store {
     this.bulk = new BulkWriter(db, blocks, version);
   }
 
-  listMarkets(q: MarketQuery): { markets: Market[]; total: number } {
+  listMarkets(q: MarketQuery): { markets: ServedMarket[]; total: number } {
     return this.markets.listMarkets(q);
   }
 
-  getMarket(id: string, now: number): Market | undefined {
+  getMarket(id: string, now: number): ServedMarket | undefined {
     return this.markets.getMarket(id, now);
   }
 
@@ -49,8 +49,8 @@ export class SqliteStore implements Store {
     return this.snapshots.snapshotPage(marketId, q);
   }
 
-  nearestSnapshot(marketId: string, ts: number): Snapshot | undefined {
-    return this.snapshots.nearestSnapshot(marketId, ts);
+  nearestSnapshot(marketId: string, ts: number, includeOrderbook?: boolean): Snapshot | undefined {
+    return this.snapshots.nearestSnapshot(marketId, ts, includeOrderbook);
   }
 
   getAccount(name: string): Account | undefined {
