@@ -4,8 +4,11 @@
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 
-/** Start a proxy to `upstreamUrl` on 127.0.0.1:0; resolves to `{ url, log, close() }`. */
-export function startRequestLogProxy(upstreamUrl) {
+/**
+ * Start a proxy to `upstreamUrl` on 127.0.0.1:0; resolves to `{ url, log, close() }`. `delayMs`
+ * holds each response that long before it is passed on (tests use it to interrupt a client mid-run).
+ */
+export function startRequestLogProxy(upstreamUrl, { delayMs = 0 } = {}) {
   const upstream = new URL(upstreamUrl);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   /** One entry per request: when it arrived, when its response ended, path, status. */
@@ -15,12 +18,12 @@ export function startRequestLogProxy(upstreamUrl) {
     log.push(entry);
     const forward = http.request(
       { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, agent },
-      (up) => {
+      (up) => setTimeout(() => {
         entry.status = up.statusCode ?? 0;
         res.writeHead(entry.status, up.headers);
         up.pipe(res);
         up.on('end', () => { entry.endMs = performance.now(); });
-      },
+      }, delayMs),
     );
     forward.on('error', (err) => {
       entry.status = 502;

@@ -19,6 +19,7 @@ import { exportFigures, MEMORY_TARGET_MB } from './figures/export-throughput.js'
 import { serverThroughputFigure, SERVER_MEMORY_TARGET_MB } from './figures/server-throughput.js';
 import { storageFigure } from './figures/storage-ingest.js';
 import { pointLookupFigure } from './figures/point-lookups.js';
+import { offlineMirrorFigure } from './figures/offline-mirror.js';
 import { dialectPagesFigure } from './figures/dialect-pages.js';
 import { parquetFigure } from './figures/parquet-export.js';
 import { liveLatencyFigure } from './figures/live-latency.js';
@@ -107,8 +108,8 @@ try {
 
   await measure(7, 'Parquet output', () => parquetFigure(ctx, cliMemory));
   await measure(8, 'Live ticks do not stall requests', () => liveLatencyFigure(ctx));
-
   await measure(9, 'Dialects: snapshot pages', () => dialectPagesFigure(ctx));
+  await measure(10, 'Offline mirror', () => offlineMirrorFigure(ctx));
 
   figures.sort((a, b) => a.id - b.id);
   const totalSeconds = (performance.now() - started) / 1000;

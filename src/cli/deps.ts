@@ -36,7 +36,7 @@ export interface ClientHooks {
 /** What a command's run function receives. */
 export interface CliDeps {
   now(): number;
-  /** The service client; an AuthError when no key is configured. */
+  /** The service client (or, with --db, the local store); an AuthError when no key is configured. */
   client(): Promise<MsnapApi>;
   keyStore(): Promise<KeyStore>;
   exporter(): Promise<Exporter>;
@@ -55,6 +55,8 @@ export interface CliDeps {
   finished(what: string): void;
   /** Read a secret from stdin (prompt without echo on a terminal). */
   readSecret(question: string): Promise<string>;
+  /** The base URL the service client talks to (pull records it as each market's origin). */
+  serviceUrl(): Promise<string>;
   /** The global --base-url flag as given (for `keys add`). */
   baseUrlFlag(): string | undefined;
   /** The global --api flag as given (for `keys add`). */
@@ -102,8 +104,14 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
     keyStore,
     baseUrlFlag: () => globals.baseUrl,
     apiFlag: () => globals.api,
+    serviceUrl: async () => (await connection()).baseUrl,
     async client() {
       if (client) return client;
+      if (globals.db !== undefined) {
+        const { openLocalApi } = await import('../client/local-api.js');
+        client = await openLocalApi(globals.db, ctx.now);
+        return client;
+      }
       const c = await connection();
       if (!c.apiKey) {
         throw new AuthError(

@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { EXIT, MsnapError } from '../errors.js';
 import type { CliContext } from './context.js';
 import { serveCommand } from './commands/serve.js';
+import { pullCommand } from './commands/pull.js';
 import { marketsCommand } from './commands/markets.js';
 import { snapshotsCommand } from './commands/snapshots.js';
 import { atCommand } from './commands/at.js';
@@ -25,6 +26,7 @@ export function buildProgram(ctx: CliContext): Command {
   program.addCommand(marketsCommand(ctx));
   program.addCommand(snapshotsCommand(ctx));
   program.addCommand(atCommand(ctx));
+  program.addCommand(pullCommand(ctx));
   program.addCommand(qualityCommand(ctx));
   program.addCommand(chartCommand(ctx));
   program.addCommand(limitsCommand(ctx));

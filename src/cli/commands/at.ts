@@ -1,5 +1,6 @@
 // `msnap at`: the snapshot nearest a time, in a market given by id or found from coin and type;
 // with --times, one lookup per line of a file (or stdin), in order, through the paced client.
+import { addLocalDbOption } from '../global-options.js';
 import { Command } from 'commander';
 import { isComingSoonCoin, marketId, marketStartCovering, parseCoin } from '../../domain/market.js';
 import { HttpError, NotFoundError, UsageError, WindowError } from '../../errors.js';
@@ -99,7 +100,7 @@ function errorRow(item: TimesLine, error: string): BatchAtRow {
 
 /** The `at` command. */
 export function atCommand(ctx: CliContext): Command {
-  return new Command('at')
+  return addLocalDbOption(new Command('at'))
     .description('The snapshot nearest a time (within 2 s), in a market or in the COIN TYPE market covering it')
     .usage('<market-id> <time> | <coin> <type> <time> | [<market-id> | <coin> <type>] --times FILE')
     .argument('[market-id|coin]', 'a market id, or a coin (BTC, ETH, SOL)')
@@ -119,7 +120,8 @@ Examples:
   $ msnap at BTC 15m 10m --json
   $ msnap at btc-updown-5m-1763769600 1763769612345
   $ msnap at BTC 5m --times times.txt --csv          # one TIME per line
-  $ msnap at --times lookups.csv -o answers.parquet  # market_id,time CSV`,
+  $ msnap at --times lookups.csv -o answers.parquet  # market_id,time CSV
+  $ msnap at BTC 5m 1763769612345 --db msnap.db          # a pulled store, offline`,
     )
     .action(async (first: string | undefined, second: string | undefined, third: string | undefined, flags: { times?: string }, cmd: Command) => {
       if (flags.times !== undefined) {

@@ -1,5 +1,6 @@
 // `msnap markets`: list markets (newest first), one page or --all, filtered by coin, type,
 // status and start-time range.
+import { addLocalDbOption } from '../global-options.js';
 import { Command } from 'commander';
 import type { Coin, MarketStatus, MarketType } from '../../domain/market.js';
 import { UsageError } from '../../errors.js';
@@ -88,7 +89,7 @@ async function* counting<T>(rows: AsyncIterable<T>, onCount: (n: number) => void
 
 /** The `markets` command. */
 export function marketsCommand(ctx: CliContext): Command {
-  return new Command('markets')
+  return addLocalDbOption(new Command('markets'))
     .description('List markets, newest first')
     .option('--coin <coin>', 'BTC, ETH or SOL')
     .option('--type <type>', 'market type: 5m, 15m, 1hr, 4hr, 24hr')
@@ -107,7 +108,8 @@ Examples:
   $ msnap markets --coin BTC --type 5m --limit 5
   $ msnap markets --coin ETH --status active --json
   $ msnap markets --coin SOL --type 1hr --from 2d --csv > sol-1hr.csv
-  $ msnap markets --all --ndjson | wc -l`,
+  $ msnap markets --all --ndjson | wc -l
+  $ msnap markets --coin BTC --type 5m --db msnap.db     # a pulled store, offline`,
     )
     .action(async (flags: RawFlags, cmd: Command) => {
       const opts = parseMarketsFlags(flags, ctx.now());

@@ -1,4 +1,4 @@
-// `msnap serve import`: loads a file written by `msnap markets|snapshots --ndjson|--csv`.
+// `msnap serve import`: loads a file written by `msnap markets|snapshots --ndjson|--csv|--json`.
 import { existsSync, statSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
@@ -18,7 +18,7 @@ export interface ImportCommandOptions {
 export async function runImport(opts: ImportCommandOptions, ctx: CliContext): Promise<ImportSummary> {
   // A directory opens like a file and fails only on the first read, deep in the import.
   if (opts.file !== '-' && existsSync(opts.file) && statSync(opts.file).isDirectory()) {
-    throw new UsageError(`${opts.file} is a directory; give a .ndjson or .csv file`);
+    throw new UsageError(`${opts.file} is a directory; give a .ndjson, .csv or .json file`);
   }
   const { importFile } = await import('../../store/import/import-file.js');
   return withStore(opts.db, { cacheMiB: 256 }, async (store) => {
@@ -41,8 +41,8 @@ export function parseImportFlags(
   env: NodeJS.ProcessEnv,
 ): ImportCommandOptions {
   const format = raw.format ?? globalFormat;
-  if (format !== undefined && format !== 'ndjson' && format !== 'csv') {
-    throw new UsageError(`--format for serve import must be ndjson or csv; got "${format}"`);
+  if (format !== undefined && format !== 'ndjson' && format !== 'csv' && format !== 'json') {
+    throw new UsageError(`--format for serve import must be ndjson, csv or json; got "${format}"`);
   }
   return { file, db: resolveDbPath(raw.db, env), format };
 }
@@ -53,7 +53,7 @@ export function serveImportCommand(ctx: CliContext): Command {
     .description('Load markets or snapshots exported by msnap (NDJSON or CSV) into the database')
     .argument('<file>', 'file to load, or - for standard input')
     .option('--db <file>', `SQLite database file (default: ${DEFAULT_DB_PATH_HELP})`)
-    .addOption(new Option('--format <format>', 'input format (default: from the extension, else sniffed)').choices(['ndjson', 'csv']))
+    .addOption(new Option('--format <format>', 'input format (default: from the extension, else sniffed)').choices(['ndjson', 'csv', 'json']))
     .addHelpText(
       'after',
       `
@@ -64,6 +64,7 @@ Snapshots of a market the database lacks create it from its market_id.
 Examples:
   $ msnap snapshots btc-updown-5m-1763769600 --ndjson > snaps.ndjson
   $ msnap serve import snaps.ndjson --db data.db
+  $ msnap snapshots BTC 5m --json > snaps.json && msnap serve import snaps.json --db data.db
   $ msnap markets --coin btc --csv | msnap serve import - --format csv --db data.db`,
     )
     .action(async (file: string, raw: { db?: string; format?: string }, cmd: Command) => {

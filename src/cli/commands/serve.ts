@@ -109,6 +109,7 @@ SIGINT/SIGTERM finish in-flight requests, close the database and exit 0.
 With --live the synthetic markets of a seeded database go on in real time, continuing the same
 seeded paths (a restart fills the pause, at most its last 2 hours of snapshots); imported markets
 are never changed.
+A store filled by msnap pull says on stderr where its markets came from.
 
 Examples:
   $ msnap serve --demo                     # seed ./msnap.db if empty, print demo keys, serve live on :8787
@@ -206,6 +207,12 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
   }
   ctx.stdout.write(`msnap serve listening on ${running.url}\n`);
   for (const line of demoLines) ctx.stdout.write(`${line}\n`);
+  // A pulled store says where its data came from (stderr: stdout's first line is the URL line).
+  for (const o of store.origins()) {
+    ctx.stderr.write(
+      `msnap serve: ${o.markets.toLocaleString('en-US')} market${o.markets === 1 ? '' : 's'} pulled from ${o.baseUrl} (${o.dialect}), last ${new Date(o.lastPulledAt).toISOString()}\n`,
+    );
+  }
   live?.start();
   deps.onListening?.(running);
   const signal = await deps.waitForStop();

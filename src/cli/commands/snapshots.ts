@@ -1,6 +1,7 @@
 // `msnap snapshots`: stream the snapshots of one market, of the latest N markets of a coin and
 // type, or of those overlapping a time range, oldest first, in constant memory.
 import { Command } from 'commander';
+import { addLocalDbOption } from '../global-options.js';
 import { MARKET_DURATION_MS, type Coin, type Market, type MarketType, type Snapshot } from '../../domain/market.js';
 import { NotFoundError, UsageError, WindowError } from '../../errors.js';
 import { coinArg, countArg, marketIdArg, checkMarketOrCoinType, marketTypeArg, timeRangeFlags } from '../arguments.js';
@@ -11,6 +12,7 @@ import type { MsnapApi, WindowEnd } from '../../client/types.js';
 import { BAR_SCHEMA, snapshotSchema } from '../output/record-schemas.js';
 import { RESAMPLE_INTERVALS, resampleInterval, resamplePages } from '../../analysis/bars.js';
 import { TIME_HELP } from '../time.js';
+import { dryRunText, planPull } from './pull-plan.js';
 
 /** Which markets to read: one by id, or a coin and type (latest N and/or a range). */
 export type SnapshotsTarget = { marketId: string } | { coin: Coin; marketType: MarketType };
@@ -23,6 +25,8 @@ export interface SnapshotsOptions {
   from?: number;
   to?: number;
   orderbook: boolean;
+  /** Say what the export would fetch (markets, rows, requests, time at the key's limits) and fetch no snapshot. */
+  dryRun?: boolean;
   /** Orderbook levels as flat columns (up_bid_px_0 …) in every format. */
   orderbookColumns?: boolean;
   /** Bars of this many ms instead of snapshots. */
@@ -36,6 +40,7 @@ interface RawFlags {
   from?: string;
   to?: string;
   orderbook?: boolean;
+  dryRun?: boolean;
   orderbookColumns?: boolean;
   resample?: string;
   fill?: boolean;
@@ -72,6 +77,7 @@ export function parseSnapshotsArgs(first: string, second: string | undefined, fl
     orderbook: flags.orderbook === true || flags.orderbookColumns === true,
     ...(flags.orderbookColumns ? { orderbookColumns: true } : {}),
     ...barFlags(flags),
+    ...(flags.dryRun === true ? { dryRun: true } : {}),
   };
 }
 
@@ -195,20 +201,35 @@ function rangeText(opts: Pick<SnapshotsOptions, 'from' | 'to'>): string {
   return ` between ${from} and ${to}`;
 }
 
+/** The COIN TYPE markets an export (or a pull) takes, oldest first, with the window explained; NotFoundError when none. */
+export async function chooseMarkets(
+  client: MsnapApi,
+  target: { coin: Coin; marketType: MarketType },
+  opts: SnapshotsOptions,
+  deps: CliDeps,
+): Promise<Market[]> {
+  const selection = await selectMarkets(client, target.coin, target.marketType, opts);
+  await explainSelection(selection, opts, target.coin, target.marketType, client, deps);
+  if (selection.markets.length === 0) {
+    throw new NotFoundError(`no ${target.coin} ${target.marketType} market with snapshots${rangeText(opts)}`);
+  }
+  return selection.markets;
+}
+
 /** Export the chosen snapshots to the exporter. */
 export async function runSnapshots(opts: SnapshotsOptions, deps: CliDeps): Promise<void> {
   const client = await deps.client();
+  if (opts.dryRun) {
+    const markets = 'marketId' in opts.target ? [await client.market(opts.target.marketId)] : await chooseMarkets(client, opts.target, opts, deps);
+    deps.info(dryRunText(planPull(markets, () => 0), await client.limits().catch(() => undefined), undefined));
+    return;
+  }
   let ids: string[];
   let knownTotal: number | undefined;
   if ('marketId' in opts.target) {
     ids = [opts.target.marketId];
   } else {
-    const selection = await selectMarkets(client, opts.target.coin, opts.target.marketType, opts);
-    await explainSelection(selection, opts, opts.target.coin, opts.target.marketType, client, deps);
-    const markets = selection.markets;
-    if (markets.length === 0) {
-      throw new NotFoundError(`no ${opts.target.coin} ${opts.target.marketType} market with snapshots${rangeText(opts)}`);
-    }
+    const markets = await chooseMarkets(client, opts.target, opts, deps);
     ids = markets.map((m) => m.market_id);
     knownTotal = opts.from === undefined && opts.to === undefined
       ? markets.reduce((sum, m) => sum + m.snapshot_count, 0)
@@ -260,7 +281,7 @@ async function* streamAll(
 
 /** The `snapshots` command. */
 export function snapshotsCommand(ctx: CliContext): Command {
-  return new Command('snapshots')
+  return addLocalDbOption(new Command('snapshots'))
     .description('Export snapshots (oldest first) of a market, or of the latest markets of a coin and type')
     .argument('<market-id|coin>', 'a market id (btc-updown-5m-1763769600), or a coin (BTC, ETH, SOL)')
     .argument('[type]', 'with a coin: the market type (5m, 15m, 1hr, 4hr, 24hr)')
@@ -271,6 +292,7 @@ export function snapshotsCommand(ctx: CliContext): Command {
     .option('--orderbook-columns', 'orderbook levels as flat columns up_bid_px_0 … down_ask_sz_7 (any format)')
     .option('--resample <interval>', `bars per market instead of snapshots: ${Object.keys(RESAMPLE_INTERVALS).join(', ')}`)
     .option('--fill', 'with --resample: carry empty buckets forward (count 0) instead of leaving them out')
+    .option('--dry-run', 'say which markets, rows and requests the export takes and how long at the key\'s limits; fetch no snapshot')
     .addHelpText(
       'after',
       `
@@ -287,7 +309,8 @@ Examples:
   $ msnap snapshots BTC 5m --orderbook -o book.parquet --compression gzip
   $ msnap snapshots BTC 5m --orderbook-columns --csv > book.csv
   $ msnap snapshots BTC 5m --last 12 --resample 1m --csv        # 1-minute bars
-  $ msnap snapshots ETH 1hr --resample 5s --fill -o eth-5s.parquet`,
+  $ msnap snapshots ETH 1hr --resample 5s --fill -o eth-5s.parquet
+  $ msnap snapshots BTC 5m --last 12 --csv --db msnap.db    # a pulled store, offline`,
     )
     .action(async (first: string, second: string | undefined, flags: RawFlags, cmd: Command) => {
       const opts = parseSnapshotsArgs(first, second, flags, ctx.now());

@@ -1,5 +1,6 @@
-// `msnap serve import`: loads what `msnap markets|snapshots --ndjson|--csv` wrote into the bulk.
-// The whole file is one transaction, so a bad line leaves the database exactly as it was.
+// `msnap serve import`: loads what `msnap markets|snapshots --ndjson|--csv|--json` wrote into the
+// bulk writer, keeping the snapshot ids the file carries. The whole file is one transaction, so a
+// bad line leaves the database exactly as it was.
 import { createReadStream } from 'node:fs';
 import { extname } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -13,7 +14,7 @@ import { readLineBatches } from './line-reader.js';
 import { csvColumns, PlainSnapshotParser, type CsvColumns } from './plain-row.js';
 
 /** Input formats `msnap` writes. */
-export type ImportFormat = 'ndjson' | 'csv';
+export type ImportFormat = 'ndjson' | 'csv' | 'json';
 
 /** Options for importFile; format is sniffed from the extension, else the first line, when absent. */
 export interface ImportOptions {
@@ -51,6 +52,7 @@ export async function importFile(
       const ext = extname(source).toLowerCase();
       if (!format && ext === '.csv') format = 'csv';
       if (!format && (ext === '.ndjson' || ext === '.jsonl')) format = 'ndjson';
+      if (!format && ext === '.json') format = 'json';
     }
   } else {
     input = source;
@@ -70,6 +72,7 @@ export async function importFile(
   const refs = new Map<string, MarketRef>();
   const touched = new Set<number>();
   const writer = bulk.snapshotWriter();
+  const ids = bulk.sourceIds();
   const plain = new PlainSnapshotParser();
   /** The market of the last snapshot line: the only one the fast path writes to. */
   let current: MarketRef | undefined;
@@ -111,6 +114,7 @@ export async function importFile(
     plain.setMarket(row.marketId, ref.startTime, ref.endTime);
     const t = row.time - ref.startTime;
     writer.add(ref.rowid, t, toScaled(row.price), toScaled(row.priceUp), toScaled(row.priceDown));
+    if (row.id !== null) ids.note(ref.rowid, t, row.id);
     if (row.orderbookUp !== null && row.orderbookDown !== null) {
       if (bulk.insertOrderbook(ref.rowid, t, row.orderbookUp, row.orderbookDown)) s.orderbooksAdded++;
     }
@@ -119,11 +123,16 @@ export async function importFile(
   const handle = (text: string): void => {
     if (text.trim() === '') return;
     if (!format) {
-      format = text.trimStart().startsWith('{') ? 'ndjson' : 'csv';
+      const head = text.trimStart();
+      format = head.startsWith('{') ? 'ndjson' : head.startsWith('[') ? 'json' : 'csv';
       s.format = format;
+      if (format === 'json') {
+        text = jsonArrayLine(text);
+        if (text === '') return;
+      }
     }
     let rec: Record<string, unknown>;
-    if (format === 'ndjson') {
+    if (format !== 'csv') {
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
@@ -159,10 +168,15 @@ export async function importFile(
       const lines = batch.lines;
       for (let i = 0; i < lines.length; i++) {
         let text = lines[i]!;
+        if (format === 'json') {
+          text = jsonArrayLine(text);
+          if (text === '') continue;
+        }
         // Most lines are snapshots of the market the line before named, in msnap's own shape.
         if (pending === undefined && current !== undefined) {
-          if (format === 'ndjson' ? plain.ndjson(text) : columns !== undefined && plain.csv(text, columns)) {
+          if (format !== 'csv' ? plain.ndjson(text) : columns !== undefined && plain.csv(text, columns)) {
             writer.add(current.rowid, plain.t, plain.price, plain.priceUp, plain.priceDown);
+            if (!Number.isNaN(plain.id)) ids.note(current.rowid, plain.t, plain.id);
             continue;
           }
         }
@@ -186,6 +200,7 @@ export async function importFile(
       throw new RowError('unterminated quoted field');
     }
     writer.flush();
+    ids.finish();
     s.snapshotsAdded = writer.added;
     s.snapshotsSkipped = writer.skipped;
     for (const id of writer.touched) touched.add(id);
@@ -203,6 +218,16 @@ export async function importFile(
   const rows = s.snapshotsAdded + s.snapshotsSkipped + s.marketsAdded + s.marketsUpdated;
   s.rowsPerSec = s.ms > 0 ? Math.round(rows / (s.ms / 1000)) : 0;
   return s;
+}
+
+/**
+ * A line of a JSON array as msnap --json writes it ('[', one object per line with a trailing
+ * comma, ']'): the object alone, or '' for a line that holds none.
+ */
+function jsonArrayLine(line: string): string {
+  const text = line.trim();
+  if (text === '[' || text === ']' || text === '[]' || text === '') return '';
+  return text.endsWith(',') ? text.slice(0, -1) : text;
 }
 
 async function openFile(path: string): Promise<Readable> {

@@ -19,6 +19,8 @@ export interface ImportedMarket extends MarketWrite {
 /** A snapshot line; orderbooks already normalised to the JSON text the store serves. */
 export interface ImportedSnapshot {
   kind: 'snapshot';
+  /** The source's snapshot id, kept by the store; null when the record has none. */
+  id: number | null;
   marketId: string;
   time: number;
   price: number;
@@ -66,8 +68,15 @@ function parseSnapshot(rec: Record<string, unknown>): ImportedSnapshot {
   const priceDown = probability(rec, 'price_down');
   const price = requireNumber(rec, 'price');
   if (!(price > 0)) throw new RowError(`"price" must be positive, got ${show(rec.price)}`);
+  let id: number | null = null;
+  if (present(rec.id)) {
+    const n = toNumber(rec.id);
+    if (n === undefined || !Number.isSafeInteger(n)) throw new RowError(`"id" must be an integer, got ${show(rec.id)}`);
+    id = n;
+  }
   return {
     kind: 'snapshot',
+    id,
     marketId,
     time: timeField(rec, 'time'),
     price,

@@ -114,12 +114,12 @@ describe('PlainSnapshotParser', () => {
 
   it('needs the snapshot columns once each in the header', () => {
     expect(csvColumns(['market_id', 'time', 'price', 'price_up', 'price_down'])).toEqual({
-      count: 5, marketId: 0, time: 1, price: 2, priceUp: 3, priceDown: 4, orderbookUp: -1, orderbookDown: -1,
+      count: 5, id: -1, marketId: 0, time: 1, price: 2, priceUp: 3, priceDown: 4, orderbookUp: -1, orderbookDown: -1,
     });
     expect(csvColumns(['market_id', 'time', 'price_up', 'price_down'])).toBeUndefined();
     expect(csvColumns(['market_id', 'time', 'price', 'price_up', 'price_down', 'price'])).toBeUndefined();
     expect(csvColumns(['btc_price', 'market_id', 'time', 'price_up', 'price_down'].map(canonicalField))).toEqual({
-      count: 5, marketId: 1, time: 2, price: 0, priceUp: 3, priceDown: 4, orderbookUp: -1, orderbookDown: -1,
+      count: 5, id: -1, marketId: 1, time: 2, price: 0, priceUp: 3, priceDown: 4, orderbookUp: -1, orderbookDown: -1,
     });
   });
 });

@@ -10,6 +10,8 @@ import { PRICE_SCALE } from '../sqlite/price-scale.js';
 /** Where the fields a snapshot needs sit in a CSV header; undefined fields mean no fast path. */
 export interface CsvColumns {
   count: number;
+  /** -1 when the file has no id column. */
+  id: number;
   marketId: number;
   time: number;
   price: number;
@@ -25,6 +27,7 @@ export function csvColumns(header: readonly string[]): CsvColumns | undefined {
   const at = (name: string) => header.indexOf(name);
   const cols = {
     count: header.length,
+    id: at('id'),
     marketId: at('market_id'),
     time: at('time'),
     price: at('price'),
@@ -46,7 +49,8 @@ const FRACTION_WEIGHTS = [1000, 100, 10, 1];
  * ndjson() or csv(); after a true answer `t`, `price`, `priceUp`, `priceDown` hold the row as stored.
  */
 export class PlainSnapshotParser {
-  /** The row of the last accepted line: offset in the market (ms) and scaled values. */
+  /** The row of the last accepted line: its source id (NaN when it has none), offset in the market (ms) and scaled values. */
+  id = NaN;
   t = 0;
   price = 0;
   priceUp = 0;
@@ -72,8 +76,10 @@ export class PlainSnapshotParser {
   /** `{"id":N,"market_id":"...","time":N,"price":N,"price_up":N,"price_down":N}` and nothing else. */
   ndjson(s: string): boolean {
     if (this.marketId === undefined || !s.startsWith('{"id":')) return false;
-    this.pos = s.charCodeAt(6) === 45 /* - */ ? 7 : 6;
-    if (this.integer(s, 20) < 0 || !this.literal(s, this.ndjsonMarket)) return false;
+    // A negative id is left to the general path.
+    this.pos = 6;
+    const id = this.integer(s, 15);
+    if (id < 0 || !this.literal(s, this.ndjsonMarket)) return false;
     const time = this.integer(s, 15);
     if (time < 0 || !this.literal(s, ',"price":')) return false;
     const price = this.scaled(s);
@@ -82,13 +88,13 @@ export class PlainSnapshotParser {
     if (up < 0 || up > PRICE_SCALE || !this.literal(s, ',"price_down":')) return false;
     const down = this.scaled(s);
     if (down < 0 || down > PRICE_SCALE || this.pos !== s.length - 1 || s.charCodeAt(this.pos) !== 125 /* } */) return false;
-    return this.accept(time, price, up, down);
+    return this.accept(id, time, price, up, down);
   }
 
   /** A CSV record without quotes whose fields are plain numbers, empty orderbook cells included. */
   csv(s: string, cols: CsvColumns): boolean {
-    const id = this.marketId;
-    if (id === undefined || s.includes('"')) return false;
+    const market = this.marketId;
+    if (market === undefined || s.includes('"')) return false;
     const { starts, ends } = this;
     let from = 0;
     for (let k = 0; k < cols.count; k++) {
@@ -100,7 +106,7 @@ export class PlainSnapshotParser {
       from = comma + 1;
     }
     const m = cols.marketId;
-    if (s.slice(starts[m], ends[m]) !== id) return false;
+    if (s.slice(starts[m], ends[m]) !== market) return false;
     if (cols.orderbookUp >= 0 && ends[cols.orderbookUp] !== starts[cols.orderbookUp]) return false;
     if (cols.orderbookDown >= 0 && ends[cols.orderbookDown] !== starts[cols.orderbookDown]) return false;
     this.pos = starts[cols.time]!;
@@ -115,12 +121,19 @@ export class PlainSnapshotParser {
     this.pos = starts[cols.priceDown]!;
     const down = this.scaled(s);
     if (down < 0 || down > PRICE_SCALE || this.pos !== ends[cols.priceDown]) return false;
-    return this.accept(time, price, up, down);
+    let id = NaN;
+    if (cols.id >= 0 && ends[cols.id] !== starts[cols.id]) {
+      this.pos = starts[cols.id]!;
+      id = this.integer(s, 15);
+      if (id < 0 || this.pos !== ends[cols.id]) return false;
+    }
+    return this.accept(id, time, price, up, down);
   }
 
-  private accept(time: number, price: number, up: number, down: number): boolean {
+  private accept(id: number, time: number, price: number, up: number, down: number): boolean {
     // Out of the market's range: the general path words the error.
     if (time < this.startTime || time >= this.endTime) return false;
+    this.id = id;
     this.t = time - this.startTime;
     this.price = price;
     this.priceUp = up;

@@ -8,6 +8,7 @@ import { BlockRuns, type BlockScan, type DenseBlocks } from './dense-blocks.js';
 import { marketColumns, type MarketRow } from './market-row.js';
 import { fromScaled, toScaled } from './price-scale.js';
 import { SnapshotBatchWriter } from './snapshot-batch.js';
+import { SourceIds } from './snapshot-ids.js';
 import type { RawSnapshotRow } from './snapshot-json.js';
 import { prepareDenseColumns, type DenseColumns } from './snapshot-reads.js';
 import { SyntheticWorldRecords } from './synthetic-world.js';
@@ -177,6 +178,11 @@ export class BulkWriter {
   /** A buffered writer for many snapshots (scaled values) inside one transaction; flush() before commit. */
   snapshotWriter(): SnapshotBatchWriter {
     return new SnapshotBatchWriter(this.db, new BlockRuns(this.blocks, this.scanBlock));
+  }
+
+  /** Keeps the snapshot ids a source gives (import, pull) inside one transaction; finish() before commit. */
+  sourceIds(): SourceIds {
+    return new SourceIds(this.db);
   }
 
   /** Stores one snapshot's depth as ready JSON text per side; false when it was already stored. */

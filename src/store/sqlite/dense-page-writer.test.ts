@@ -38,7 +38,9 @@ describe('writeDensePage', () => {
     expect(ok([-1], [pack(1, 1)])).toBeUndefined();
     expect(ok([1.5], [pack(1, 1)])).toBeUndefined();
     expect(ok([1], [-1])).toBeUndefined();
-    expect(ok([1], [pack(1, 1)], 0)).toBeUndefined();
+    // A base that is no multiple of 1e8 (rowid 0 here, or a source's own ids) prints ids plainly.
+    expect(ok([1, 2], [pack(1, 1), pack(1, 1)], 0)).toBe(snapshotRowsToJson([[0, 1, 1, 1], [125, 2, 1, 1]], 0, 'm', 1e12, false));
+    expect(ok([1], [pack(1, 1)], -1)).toBeUndefined();
     expect(ok([1], [pack(1, 1)], 1, 'é')).toBeUndefined();
     expect(writeDensePage([1], [pack(1, 1)], 100_000_000, 1, 'm', 1e12)).toBeUndefined();
     expect(writeDensePage([1], [pack(1, 1)], 0, 1, 'm', 99_999_999)).toBeUndefined();

@@ -4,7 +4,7 @@
 import { SNAPSHOT_INTERVAL_MS } from '../../domain/market.js';
 import type { SnapshotFormat } from '../store.js';
 import { PRICE_SCALE } from './price-scale.js';
-import { SNAPSHOT_ID_STRIDE } from './snapshot-json.js';
+import { idAt, pageIds, SNAPSHOT_ID_STRIDE, type PageIds } from './snapshot-ids.js';
 
 /** The dense page query packs both probabilities into one value: up * 2^14 + down, -1 if out of range. */
 export const SIDE_BITS = 14;
@@ -47,22 +47,28 @@ const DOWN_KEY = ascii(',"price_down":')!;
  * probabilities packed by SIDE_BITS (-1 where a probability is out of range), read from the
  * market's blocks or plucked from its rows. Gives the
  * text snapshotRowsToJson gives for the same rows, or undefined when a value is outside what this
- * writer prints (negative or fractional stored values, a non-ASCII market id, huge row ids,
- * times before 1970-01-02): the caller then takes the general path.
+ * writer prints (negative or fractional stored values, a non-ASCII market id, huge or negative
+ * ids, ids stored one by one, times before 1970-01-02): the caller then takes the general path.
  */
 export function writeDensePage(
   prices: ArrayLike<number>,
   sides: ArrayLike<number>,
   firstT: number,
-  marketRowid: number,
+  idsOrRowid: number | PageIds,
   marketId: string,
   startTime: number,
   format?: SnapshotFormat,
 ): string | undefined {
+  const ids = pageIds(idsOrRowid);
+  if (ids.exceptions && ids.exceptions.size > 0) return undefined;
+  const { base, step } = ids.pattern;
   const n = prices.length;
   if (n === 0) return '[]';
   const lastT = firstT + (n - 1) * SNAPSHOT_INTERVAL_MS;
-  if (!(Number.isSafeInteger(marketRowid) && marketRowid >= 1 && marketRowid < SNAPSHOT_ID_STRIDE)) return undefined;
+  if (!(Number.isSafeInteger(idAt(ids.pattern, firstT)) && idAt(ids.pattern, firstT) >= 0)) return undefined;
+  if (!(Number.isSafeInteger(idAt(ids.pattern, lastT)) && idAt(ids.pattern, lastT) >= 0)) return undefined;
+  // msnap's own ids (a per-ms pattern on a multiple of 1e8) print as a head plus 8 digits of t.
+  const headed = step === null && base >= SNAPSHOT_ID_STRIDE && base % SNAPSHOT_ID_STRIDE === 0 && base / SNAPSHOT_ID_STRIDE < SNAPSHOT_ID_STRIDE;
   // Times below 1e8 (1970-01-02) would print a leading zero after their empty head.
   if (!(Number.isSafeInteger(startTime) && startTime >= SNAPSHOT_ID_STRIDE && firstT >= 0 && lastT < SNAPSHOT_ID_STRIDE)) return undefined;
   if (!Number.isSafeInteger(startTime + lastT)) return undefined;
@@ -72,7 +78,8 @@ export function writeDensePage(
   if (!priceKey) return undefined;
   const iso = format?.times === 'iso';
   if (iso && startTime + lastT >= ISO_END_MS) return undefined;
-  const idHead = ascii(String(marketRowid))!;
+  const idHead = ascii(String(base / SNAPSHOT_ID_STRIDE))!;
+  const slotStep = step ?? 0;
   const need = 2 + n * (ROW_BYTES_BESIDES_ID + idToTime.length);
   if (scratch.length < need) scratch = Buffer.allocUnsafe(Math.max(need, scratch.length * 2));
   const buf = scratch;
@@ -94,8 +101,12 @@ export function writeDensePage(
     if (ud < 0 || !(price >= 0) || price !== Math.floor(price) || price > Number.MAX_SAFE_INTEGER) return undefined;
     if (i > 0) buf[pos++] = 44; // ,
     pos = copy(buf, pos, ROW_OPEN);
-    pos = copy(buf, pos, idHead);
-    pos = digits8(buf, pos, t);
+    if (headed) {
+      pos = copy(buf, pos, idHead);
+      pos = digits8(buf, pos, t);
+    } else {
+      pos = integer(buf, pos, step === null ? base + t : base + (t / SNAPSHOT_INTERVAL_MS) * slotStep);
+    }
     pos = copy(buf, pos, idToTime);
     if (iso) {
       pos = copy(buf, pos, datePart);

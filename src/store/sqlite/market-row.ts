@@ -15,17 +15,26 @@ export interface MarketRow extends MarketDetails {
   winner: string | null;
   snapshot_count: number;
   dense: number;
+  /** The market's snapshot id pattern (see snapshot-ids.ts); id_base null = msnap's own ids. */
+  id_base: number | null;
+  id_step: number | null;
+  id_exceptions: number;
 }
 
-const BASE_COLUMNS = 'id, market_id, coin, market_type, start_time, end_time, price_start, price_end, winner, snapshot_count, dense';
+const BASE_COLUMNS =
+  'id, market_id, coin, market_type, start_time, end_time, price_start, price_end, winner, snapshot_count, dense';
+const ID_COLUMNS = ['id_base', 'id_step', 'id_exceptions'];
 
 /**
  * The column list that fills a MarketRow: use in every SELECT of whole markets. A database opened
- * read-only before the details migration has no detail columns: they read as null there.
+ * read-only before the details or the source-ids migration lacks those columns: details read as
+ * null there, ids as msnap's own.
  */
 export function marketColumns(db: Database.Database): string {
-  const has = db.prepare("SELECT 1 FROM pragma_table_info('markets') WHERE name = 'event_id'").get() !== undefined;
-  return `${BASE_COLUMNS}, ${MARKET_DETAIL_FIELDS.map((c) => (has ? c : `NULL AS ${c}`)).join(', ')}`;
+  const names = new Set((db.prepare('PRAGMA table_info(markets)').all() as { name: string }[]).map((c) => c.name));
+  const details = MARKET_DETAIL_FIELDS.map((c) => (names.has(c) ? c : `NULL AS ${c}`));
+  const ids = names.has('id_base') ? ID_COLUMNS : ['NULL AS id_base', 'NULL AS id_step', '0 AS id_exceptions'];
+  return [BASE_COLUMNS, ...details, ...ids].join(', ');
 }
 
 // A market the clock has resolved whose stored data stops before its final second (seed data

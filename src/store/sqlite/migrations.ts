@@ -157,6 +157,33 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX sessions_expiry ON sessions (expires_at);
     `,
   },
+  {
+    version: 6,
+    description: 'source snapshot ids (a per-market pattern plus exceptions) and where each pulled market came from',
+    sql: `
+      -- A market keeps the snapshot ids its source gave (an export, or a pulled service) without
+      -- storing one per row: id = id_base + t (id_step NULL: one per ms of offset), or
+      -- id_base + (t / 125) * id_step (id_step per 125 ms slot). id_base NULL: msnap's own ids,
+      -- rowid * 1e8 + t. The few ids that follow neither sit in snapshot_ids; id_exceptions counts them.
+      ALTER TABLE markets ADD COLUMN id_base INTEGER;
+      ALTER TABLE markets ADD COLUMN id_step INTEGER;
+      ALTER TABLE markets ADD COLUMN id_exceptions INTEGER NOT NULL DEFAULT 0;
+      CREATE TABLE snapshot_ids (
+        market INTEGER NOT NULL,
+        t      INTEGER NOT NULL,
+        id     INTEGER NOT NULL,
+        PRIMARY KEY (market, t)
+      ) WITHOUT ROWID;
+
+      -- msnap pull: the service a market was copied from, in which dialect, and when last.
+      CREATE TABLE market_origin (
+        market           INTEGER PRIMARY KEY REFERENCES markets (id),
+        origin_base_url  TEXT    NOT NULL,
+        origin_dialect   TEXT    NOT NULL,
+        origin_pulled_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];
 
 /** SQL turning one orderbook column's [price, size] levels into {price, size} objects, best first as stored. */

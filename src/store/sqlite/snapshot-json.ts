@@ -2,6 +2,9 @@
 // JSON.stringify per row, which is what makes pages of thousands of snapshots cheap to serve.
 import { V1_SNAPSHOT_FORMAT, type SnapshotFormat } from '../store.js';
 import { PRICE_SCALE } from './price-scale.js';
+import { idAt, pageIds, SNAPSHOT_ID_STRIDE, type PageIds } from './snapshot-ids.js';
+
+export { SNAPSHOT_ID_STRIDE };
 
 // Number-to-string of a double is the costly step per row; the fractional part of a scaled value
 // and every probability (0..1 in steps of 1e-4) come from tables built once instead.
@@ -17,9 +20,6 @@ export function scaledToJson(v: number): string {
 /** A raw row as the page query returns it: t, price, price_up, price_down[, orderbook up, orderbook down]. */
 export type RawSnapshotRow = [number, number, number, number, (string | null)?, (string | null)?];
 
-/** Snapshot ids are derived, never stored: unique because t < 100,000,000 ms (a 24hr market is 86,400,000). */
-export const SNAPSHOT_ID_STRIDE = 100_000_000;
-
 /** Use to derive the public id of the snapshot at offset `t` ms of market row `marketRowid`. */
 export function snapshotId(marketRowid: number, t: number): number {
   return marketRowid * SNAPSHOT_ID_STRIDE + t;
@@ -28,7 +28,8 @@ export function snapshotId(marketRowid: number, t: number): number {
 /**
  * Ids and times are 11-13 digit integers, above V8's small-integer range: printing one goes
  * through a slow double-to-string conversion. Both are written instead as a fixed head plus
- * 8 zero-padded low digits, each a small integer (ids are rowid * 1e8 + t with t < 1e8).
+ * 8 zero-padded low digits, each a small integer (msnap's own ids are rowid * 1e8 + t with t < 1e8;
+ * any other pattern, and ids stored one by one, print plainly).
  * This holds the per-page pieces; three times faster pages than String(idBase + t).
  */
 class PageText {
@@ -41,16 +42,22 @@ class PageText {
   /** False when a value falls outside what the split printing assumes; plain printing then. */
   private readonly split: boolean;
 
+  private readonly ids: PageIds;
+  /** Ids print as a head plus 8 digits of t only for a per-ms pattern whose base is a multiple of 1e8. */
+  private readonly splitId: boolean;
+
   constructor(
-    private readonly marketRowid: number,
+    ids: number | PageIds,
     marketId: string,
     private readonly startTime: number,
   ) {
+    this.ids = pageIds(ids);
+    const { base, step } = this.ids.pattern;
     // A start below 1e8 (1970-01-02) has an empty head: the low digits would print a leading zero.
-    this.split =
-      Number.isSafeInteger(marketRowid) && marketRowid >= 1 && Number.isSafeInteger(startTime) && startTime >= SNAPSHOT_ID_STRIDE;
+    this.split = Number.isSafeInteger(startTime) && startTime >= SNAPSHOT_ID_STRIDE;
+    this.splitId = step === null && Number.isSafeInteger(base) && base >= SNAPSHOT_ID_STRIDE && base % SNAPSHOT_ID_STRIDE === 0;
     const hi = Math.floor(startTime / SNAPSHOT_ID_STRIDE);
-    this.idHead = String(marketRowid);
+    this.idHead = String(base / SNAPSHOT_ID_STRIDE);
     this.timeLow = startTime - hi * SNAPSHOT_ID_STRIDE;
     this.timeHead = String(hi);
     this.timeHeadNext = String(hi + 1);
@@ -59,7 +66,9 @@ class PageText {
 
   /** The snapshot id at offset t (0 <= t < 1e8), as JSON. */
   id(t: number): string {
-    if (!this.split || !(t >= 0 && t < SNAPSHOT_ID_STRIDE)) return String(this.marketRowid * SNAPSHOT_ID_STRIDE + t);
+    const exception = this.ids.exceptions?.get(t);
+    if (exception !== undefined) return String(exception);
+    if (!this.splitId || !(t >= 0 && t < SNAPSHOT_ID_STRIDE)) return String(idAt(this.ids.pattern, t));
     return this.idHead + String(SNAPSHOT_ID_STRIDE + t).slice(1);
   }
 
@@ -82,17 +91,17 @@ function probabilityText(v: number): string {
   return PROBABILITIES[v] ?? String(v / PRICE_SCALE);
 }
 
-/** Use to turn a page of raw rows of one market into the contract's JSON array of snapshots. */
+/** Use to turn a page of raw rows of one market into the contract's JSON array of snapshots (ids: a rowid for msnap's own). */
 export function snapshotRowsToJson(
   rows: readonly RawSnapshotRow[],
-  marketRowid: number,
+  ids: number | PageIds,
   marketId: string,
   startTime: number,
   withOrderbook: boolean,
   format: SnapshotFormat = V1_SNAPSHOT_FORMAT,
 ): string {
   if (rows.length === 0) return '[]';
-  const text = new PageText(marketRowid, marketId, startTime);
+  const text = new PageText(ids, marketId, startTime);
   const iso = format.times === 'iso';
   const priceKey = `,${JSON.stringify(format.priceKey)}:`;
   let out = '[';

@@ -8,7 +8,27 @@ import type { DenseBlocks } from './dense-blocks.js';
 import { SIDE_BITS, writeDensePage } from './dense-page-writer.js';
 import { marketColumns, type MarketRow } from './market-row.js';
 import { fromScaled, PRICE_SCALE } from './price-scale.js';
-import { snapshotId, snapshotRowsToJson, type RawSnapshotRow } from './snapshot-json.js';
+import { idAt, patternOf, type PageIds } from './snapshot-ids.js';
+import { snapshotRowsToJson, type RawSnapshotRow } from './snapshot-json.js';
+import { denseToSnapshots, packable, rowsToSnapshots } from './snapshot-objects.js';
+
+interface DensePage {
+  kind: 'dense';
+  m: MarketRow;
+  ids: PageIds;
+  total: number;
+  firstT: number;
+  prices: ArrayLike<number>;
+  sides: ArrayLike<number>;
+  /** The offsets [from, to) the page covers. */
+  range: [number, number];
+}
+
+/** One page of a market's snapshots before it is written out as JSON or records. */
+type PageSource =
+  | { kind: 'empty'; total: number }
+  | DensePage
+  | { kind: 'rows'; m: MarketRow; ids: PageIds; total: number; rows: RawSnapshotRow[] };
 
 /** A dense market's rows [lo, hi) as two plucked columns: prices, and both probabilities packed. */
 export interface DenseColumns {
@@ -41,10 +61,13 @@ export class SnapshotReads {
   private readonly countRange: Statement;
   private readonly atOrBefore: Statement;
   private readonly after: Statement;
+  // Prepared on first use: only markets with stored ids need them, and a read-only database from
+  // before the source-ids migration has no snapshot_ids table.
+  private exceptionStmts: { range: Statement; at: Statement } | undefined;
   private readonly orderbookAt: Statement;
 
   constructor(
-    db: Database.Database,
+    private readonly db: Database.Database,
     private readonly blocks: DenseBlocks,
   ) {
     const pageSql = (ob: boolean) =>
@@ -70,28 +93,54 @@ export class SnapshotReads {
 
   /** See Store.snapshotPageJson. */
   snapshotPageJson(marketId: string, q: SnapshotQuery): { json: string; count: number; total: number } {
+    const page = this.page(marketId, q);
+    if (page.kind === 'empty') return { json: '[]', count: 0, total: page.total };
+    const { m, ids } = page;
+    if (page.kind === 'dense') {
+      const json = writeDensePage(page.prices, page.sides, page.firstT, ids, m.market_id, m.start_time, q.format);
+      if (json !== undefined) return { json, count: page.prices.length, total: page.total };
+    }
+    const rows = page.kind === 'rows' ? page.rows : this.rowsOf(page, q);
+    return { json: snapshotRowsToJson(rows, ids, m.market_id, m.start_time, q.includeOrderbook, q.format), count: rows.length, total: page.total };
+  }
+
+  /** The same page as snapshotPageJson, as the contract's records (local reads: no JSON in between). */
+  snapshotPage(marketId: string, q: SnapshotQuery): { snapshots: Snapshot[]; total: number } {
+    const page = this.page(marketId, q);
+    if (page.kind === 'empty') return { snapshots: [], total: page.total };
+    const { m, ids } = page;
+    if (page.kind === 'dense') {
+      return { snapshots: denseToSnapshots(page.prices, page.sides, page.firstT, ids, m.market_id, m.start_time), total: page.total };
+    }
+    return { snapshots: rowsToSnapshots(page.rows, ids, m.market_id, m.start_time, q.includeOrderbook), total: page.total };
+  }
+
+  /**
+   * Where a page's values come from: a dense market's blocks or two plucked columns (values only,
+   * times follow from the grid), else the rows themselves.
+   */
+  private page(marketId: string, q: SnapshotQuery): PageSource {
     const m = this.marketById.get(marketId) as MarketRow | undefined;
-    if (!m) return { json: '[]', count: 0, total: 0 };
+    if (!m) return { kind: 'empty', total: 0 };
     const duration = m.end_time - m.start_time;
     // Offsets within the market; times outside [start, end) hold no snapshots.
     const lo = q.from === undefined ? 0 : Math.max(0, q.from - m.start_time);
     const hi = q.before === undefined ? duration : Math.min(duration, q.before - m.start_time);
-    if (hi <= lo || m.snapshot_count === 0) return { json: '[]', count: 0, total: 0 };
-
-    let rows: RawSnapshotRow[];
-    let total: number;
+    if (hi <= lo || m.snapshot_count === 0) return { kind: 'empty', total: 0 };
     const stmt = q.includeOrderbook ? this.pageRangeOb : this.pageRange;
+    const ids: PageIds = { pattern: patternOf(m) };
+    if (m.id_exceptions > 0) ids.exceptions = this.exceptionsIn(m.id, lo, hi);
     if (m.dense === 1) {
       // Rows are exactly k * 125 for k < snapshot_count: the page is a key range, no OFFSET walk.
       const kLo = Math.ceil(lo / SNAPSHOT_INTERVAL_MS);
       const kHi = Math.min(m.snapshot_count, Math.ceil(hi / SNAPSHOT_INTERVAL_MS));
-      total = Math.max(0, kHi - kLo);
+      const total = Math.max(0, kHi - kLo);
       const first = kLo + q.offset;
       const last = Math.min(kHi, first + q.limit);
-      if (last <= first) return { json: '[]', count: 0, total };
+      if (last <= first) return { kind: 'empty', total };
       const from = first * SNAPSHOT_INTERVAL_MS;
       const to = last * SNAPSHOT_INTERVAL_MS;
-      if (!q.includeOrderbook) {
+      if (!q.includeOrderbook && !ids.exceptions) {
         // Each row's t follows from its position, so it is not fetched. Stored rows are never
         // updated or deleted, so the two reads agree whenever both hold every row of the range
         // (a writer elsewhere may have changed the market since it was read: general path then).
@@ -99,26 +148,38 @@ export class SnapshotReads {
         // built yet, or a value they cannot pack), two plucked columns.
         const n = last - first;
         const packed = this.blocks.read(m.id, first, last);
-        if (packed) {
-          const json = writeDensePage(packed.prices, packed.sides, from, m.id, m.market_id, m.start_time, q.format);
-          if (json !== undefined) return { json, count: n, total };
+        if (packed && packable(packed.prices, packed.sides)) {
+          return { kind: 'dense', m, ids, total, firstT: from, prices: packed.prices, sides: packed.sides, range: [from, to] };
         }
         const prices = this.dense.prices.all(m.id, from, to) as number[];
         const sides = this.dense.sides.all(m.id, from, to) as number[];
-        const json =
-          prices.length === n && sides.length === n
-            ? writeDensePage(prices, sides, from, m.id, m.market_id, m.start_time, q.format)
-            : undefined;
-        if (json !== undefined) return { json, count: n, total };
+        if (prices.length === n && sides.length === n && packable(prices, sides)) {
+          return { kind: 'dense', m, ids, total, firstT: from, prices, sides, range: [from, to] };
+        }
       }
-      rows = stmt.all(m.id, from, to, q.limit, 0) as RawSnapshotRow[];
-    } else {
-      total =
-        q.from === undefined && q.before === undefined ? m.snapshot_count : (this.countRange.get(m.id, lo, hi) as number);
-      rows = stmt.all(m.id, lo, hi, q.limit, q.offset) as RawSnapshotRow[];
+      return { kind: 'rows', m, ids, total, rows: stmt.all(m.id, from, to, q.limit, 0) as RawSnapshotRow[] };
     }
-    const json = snapshotRowsToJson(rows, m.id, m.market_id, m.start_time, q.includeOrderbook, q.format);
-    return { json, count: rows.length, total };
+    const total =
+      q.from === undefined && q.before === undefined ? m.snapshot_count : (this.countRange.get(m.id, lo, hi) as number);
+    return { kind: 'rows', m, ids, total, rows: stmt.all(m.id, lo, hi, q.limit, q.offset) as RawSnapshotRow[] };
+  }
+
+  /** A dense page the page writer declined after all: its rows. */
+  private rowsOf(page: DensePage, q: SnapshotQuery): RawSnapshotRow[] {
+    const stmt = q.includeOrderbook ? this.pageRangeOb : this.pageRange;
+    return stmt.all(page.m.id, page.range[0], page.range[1], page.prices.length, 0) as RawSnapshotRow[];
+  }
+
+  private exceptions(): { range: Statement; at: Statement } {
+    return (this.exceptionStmts ??= {
+      range: this.db.prepare('SELECT t, id FROM snapshot_ids WHERE market = ? AND t >= ? AND t < ?').raw(true),
+      at: this.db.prepare('SELECT id FROM snapshot_ids WHERE market = ? AND t = ?').pluck(),
+    });
+  }
+
+  private exceptionsIn(market: number, lo: number, hi: number): Map<number, number> | undefined {
+    const rows = this.exceptions().range.all(market, lo, hi) as [number, number][];
+    return rows.length === 0 ? undefined : new Map(rows);
   }
 
   /** See Store.nearestSnapshot. */
@@ -126,6 +187,7 @@ export class SnapshotReads {
     const m = this.marketById.get(marketId) as MarketRow | undefined;
     if (!m || m.snapshot_count === 0) return undefined;
     const t = ts - m.start_time;
+    const ids: PageIds = { pattern: patternOf(m) };
     const before = this.atOrBefore.get(m.id, t) as RawSnapshotRow | undefined;
     const after = this.after.get(m.id, t) as RawSnapshotRow | undefined;
     let pick = before;
@@ -133,7 +195,7 @@ export class SnapshotReads {
     if (after && (!before || after[0] - t < t - before[0])) pick = after;
     if (!pick) return undefined;
     const snapshot: Snapshot = {
-      id: snapshotId(m.id, pick[0]),
+      id: (m.id_exceptions > 0 ? (this.exceptions().at.get(m.id, pick[0]) as number | undefined) : undefined) ?? idAt(ids.pattern, pick[0]),
       market_id: m.market_id,
       time: m.start_time + pick[0],
       price: fromScaled(pick[1]),

@@ -274,6 +274,7 @@ describe('the details migration', () => {
   it('rewrites stored [price, size] levels as {price, size} and adds the descriptive fields as null', () => {
     const file = path.join(dir, 'v2.db');
     const old = new Database(file);
+    // The schema just before the details migration (later ones, e.g. source ids, come after it).
     const details = MIGRATIONS.find((m) => m.description.startsWith('markets: the hosted'))!;
     const before = MIGRATIONS.filter((m) => m.version < details.version);
     for (const m of before) old.exec(m.sql);

@@ -10,6 +10,7 @@ import { DataVersion } from './data-version.js';
 import { DenseBlocks } from './dense-blocks.js';
 import { MarketReads } from './market-reads.js';
 import { SnapshotReads } from './snapshot-reads.js';
+import { MirrorWriter, originSummary, type Origin, type OriginSummary } from '../mirror/mirror-writer.js';
 
 /** The store the server and the `serve` subcommands use; `bulk` is what seed and import write through. */
 export class SqliteStore implements Store {
@@ -45,6 +46,11 @@ export class SqliteStore implements Store {
 
   snapshotPageJson(marketId: string, q: SnapshotQuery): { json: string; count: number; total: number } {
     return this.snapshots.snapshotPageJson(marketId, q);
+  }
+
+  /** A page as snapshotPageJson gives it, as records: for local reads (msnap --db), which skip JSON. */
+  snapshotPage(marketId: string, q: SnapshotQuery): { snapshots: Snapshot[]; total: number } {
+    return this.snapshots.snapshotPage(marketId, q);
   }
 
   nearestSnapshot(marketId: string, ts: number, includeOrderbook?: boolean): Snapshot | undefined {
@@ -85,6 +91,21 @@ export class SqliteStore implements Store {
 
   transaction<T>(fn: () => T): T {
     return this.bulk.transaction(fn);
+  }
+
+  /** The writer msnap pull stores a service's markets and snapshots through, each page committed. */
+  mirrorWriter(origin: Origin): MirrorWriter {
+    return new MirrorWriter(this.db, this.bulk, origin);
+  }
+
+  /** How many snapshots of a market the store holds (0 when it does not know the market). */
+  storedSnapshots(marketId: string): number {
+    return this.markets.getMarket(marketId, 0)?.snapshot_count ?? 0;
+  }
+
+  /** Where pulled markets came from, per source (empty for a store nothing was pulled into). */
+  origins(): OriginSummary[] {
+    return originSummary(this.db);
   }
 
   /** The schema version (number of migrations applied). */

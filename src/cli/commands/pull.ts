@@ -1,0 +1,176 @@
+// `msnap pull`: copy markets and their snapshots from the service into a local store that
+// `msnap serve` and `--db` reads use. A re-run fetches only what is missing: a market already
+// complete costs no snapshot request, one cut off continues after its newest stored snapshot.
+import { existsSync } from 'node:fs';
+import { Command } from 'commander';
+import type { Market } from '../../domain/market.js';
+import type { MsnapApi } from '../../client/types.js';
+import type { MirrorWriter } from '../../store/mirror/mirror-writer.js';
+import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/sqlite/db-path.js';
+import type { CliContext } from '../context.js';
+import { readGlobals } from '../global-options.js';
+import { runWithGlobals, type CliDeps } from '../deps.js';
+import { TIME_HELP } from '../time.js';
+import { explainBusy, openServeStore } from './serve-store.js';
+import { chooseMarkets, parseSnapshotsArgs, type SnapshotsOptions } from './snapshots.js';
+import { planPull, dryRunText } from './pull-plan.js';
+
+/** The checked arguments and flags of `msnap pull`. */
+export interface PullOptions extends SnapshotsOptions {
+  db: string;
+  dryRun: boolean;
+}
+
+/** What one pull did, for its summary. */
+export interface PullSummary {
+  added: number;
+  updated: number;
+  skipped: number;
+  rows: number;
+  snapshotRequests: number;
+  ms: number;
+}
+
+/** The markets a pull covers, oldest first: one by id, or as `snapshots` picks them. */
+export async function pullTargets(client: MsnapApi, opts: SnapshotsOptions, deps: CliDeps): Promise<Market[]> {
+  if ('marketId' in opts.target) return [await client.market(opts.target.marketId)];
+  return chooseMarkets(client, opts.target, opts, deps);
+}
+
+/** Pull every target into the store: each page its own committed transaction. */
+export async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSummary> {
+  const started = performance.now();
+  const client = await deps.client();
+  const markets = await pullTargets(client, opts, deps);
+  if (opts.dryRun) {
+    // A dry run writes nothing, not even a new empty store.
+    const store = existsSync(opts.db) ? await openServeStore(opts.db, { readonly: true }) : undefined;
+    try {
+      const plan = planPull(markets, (id) => store?.storedSnapshots(id) ?? 0);
+      deps.info(dryRunText(plan, await client.limits().catch(() => undefined), opts.db));
+    } finally {
+      store?.close();
+    }
+    return { added: 0, updated: 0, skipped: 0, rows: 0, snapshotRequests: 0, ms: performance.now() - started };
+  }
+  const store = await openServeStore(opts.db, { cacheMiB: 128 });
+  try {
+    const writer = store.mirrorWriter({ baseUrl: await deps.serviceUrl(), dialect: client.dialect ?? 'v1', pulledAt: deps.now() });
+    const s: PullSummary = { added: 0, updated: 0, skipped: 0, rows: 0, snapshotRequests: 0, ms: 0 };
+    const progress = await deps.progress('pull');
+    const total = markets.reduce((n, m) => n + m.snapshot_count, 0);
+    let done = 0;
+    try {
+      for (const m of markets) {
+        const before = writer.local(m.market_id);
+        const fresh = before.ref === undefined;
+        // Progress counts what the store holds, so a resumed pull shows how far along it is.
+        done += Math.min(before.count, m.snapshot_count);
+        const rows = await pullMarket(client, writer, m, opts, before.lastTime, before.count, (pageRows) => {
+          s.snapshotRequests++;
+          done += pageRows;
+          progress.update({ pages: s.snapshotRequests, rows: done, total });
+        });
+        if (rows < 0) {
+          s.skipped++;
+        } else {
+          s.rows += rows;
+          if (fresh) s.added++;
+          else s.updated++;
+        }
+      }
+    } finally {
+      progress.stop();
+    }
+    s.ms = performance.now() - started;
+    deps.info(summaryText(s, markets.length, opts.db));
+    return s;
+  } catch (err) {
+    throw explainBusy(err, opts.db);
+  } finally {
+    store.close();
+  }
+}
+
+/**
+ * One market: nothing to fetch when the store already holds `snapshot_count` rows (-1 then);
+ * else from after the newest stored snapshot (a range: the whole range), and once more from the
+ * start if rows are still missing (the store held a range that was not a prefix). Returns the rows added.
+ */
+async function pullMarket(
+  client: MsnapApi,
+  writer: MirrorWriter,
+  m: Market,
+  opts: SnapshotsOptions,
+  lastTime: number | undefined,
+  count: number,
+  onPage: (rows: number) => void,
+): Promise<number> {
+  const ranged = opts.from !== undefined || opts.to !== undefined;
+  // Every snapshot stored: nothing in any range can be missing.
+  if (count === m.snapshot_count && count > 0) {
+    writer.market(m);
+    return -1;
+  }
+  writer.market(m);
+  let added = 0;
+  const fetch = async (from: number | undefined): Promise<void> => {
+    for await (const page of client.snapshotPages(m.market_id, {
+      ...(from !== undefined ? { from } : {}),
+      ...(opts.to !== undefined ? { to: opts.to } : {}),
+      includeOrderbook: opts.orderbook,
+    })) {
+      added += writer.page(m, page);
+      onPage(page.length);
+    }
+  };
+  // Unranged, the stored rows are a prefix (pages are written oldest first): continue after them.
+  // A range may sit beside rows of another range, so it is fetched whole (stored rows are ignored).
+  const resumeFrom = !ranged && lastTime !== undefined ? lastTime + 1 : opts.from;
+  await fetch(resumeFrom);
+  if (!ranged && resumeFrom !== undefined && writer.local(m.market_id).count < m.snapshot_count) await fetch(undefined);
+  return added;
+}
+
+function summaryText(s: PullSummary, markets: number, db: string): string {
+  const n = (v: number) => v.toLocaleString('en-US');
+  return (
+    `pulled ${n(markets)} market${markets === 1 ? '' : 's'} into ${db}: ${n(s.added)} new, ${n(s.updated)} updated, ` +
+    `${n(s.skipped)} already complete; ${n(s.rows)} snapshots added in ${n(s.snapshotRequests)} snapshot request` +
+    `${s.snapshotRequests === 1 ? '' : 's'}, ${(s.ms / 1000).toFixed(1)} s`
+  );
+}
+
+/** The `pull` command. */
+export function pullCommand(ctx: CliContext): Command {
+  return new Command('pull')
+    .description('Copy markets and their snapshots into a local store (resumable; re-runs fetch only what is missing)')
+    .argument('<market-id|coin>', 'a market id (btc-updown-5m-1763769600), or a coin (BTC, ETH, SOL)')
+    .argument('[type]', 'with a coin: the market type (5m, 15m, 1hr, 4hr, 24hr)')
+    .option('--last <n>', 'with COIN TYPE: the latest N markets that have snapshots (default 1; all in a --from/--to range)')
+    .option('--from <time>', 'snapshots at or after TIME (with COIN TYPE: markets overlapping the range)')
+    .option('--to <time>', 'snapshots before TIME')
+    .option('--orderbook', 'include orderbook depth')
+    .option('--db <file>', `the local store to fill (${DEFAULT_DB_PATH_HELP})`)
+    .option('--dry-run', 'say which markets, rows and requests it would take, and how long at the key\'s limits; fetch no snapshot')
+    .addHelpText(
+      'after',
+      `
+${TIME_HELP}
+Interrupt it at any moment (Ctrl-C, kill, a network cut): every page already stored stays, and
+the next run continues from there. Then read the store offline with --db, or serve it.
+
+Examples:
+  $ msnap pull BTC 5m --last 12 --db btc.db
+  $ msnap pull btc-updown-5m-1763769600 --orderbook
+  $ msnap pull ETH 1hr --from 2d --dry-run
+  $ msnap snapshots BTC 5m --last 12 --csv --db btc.db      # offline, at disk speed
+  $ msnap serve --db btc.db                                  # the same data as a service`,
+    )
+    .action(async (first: string, second: string | undefined, flags: Record<string, string | boolean | undefined>, cmd: Command) => {
+      const base = parseSnapshotsArgs(first, second, flags as Parameters<typeof parseSnapshotsArgs>[2], ctx.now());
+      const opts: PullOptions = { ...base, db: resolveDbPath(flags.db as string | undefined, ctx.env), dryRun: flags.dryRun === true };
+      // --db names the store to fill here, not a store to read instead of the service.
+      await runWithGlobals(ctx, { ...readGlobals(cmd), db: undefined }, async (deps) => void (await runPull(opts, deps)));
+    });
+}

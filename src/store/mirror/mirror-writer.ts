@@ -1,0 +1,115 @@
+// The write side of `msnap pull`: markets and pages of snapshots as a service sent them, each page
+// in its own transaction (so an interrupted pull keeps every page it finished and nothing half),
+// with the source's snapshot ids and each market's origin.
+import type { Market, Snapshot } from '../../domain/market.js';
+import type { BulkWriter, MarketRef } from '../sqlite/bulk-writer.js';
+import { toScaled } from '../sqlite/price-scale.js';
+import type Database from 'better-sqlite3';
+import type { Statement } from 'better-sqlite3';
+
+/** Where the pulled data came from, stored per market (market_origin). */
+export interface Origin {
+  baseUrl: string;
+  dialect: string;
+  pulledAt: number;
+}
+
+/** What the store already holds of a market: its row count and the time of its newest snapshot. */
+export interface LocalMarketState {
+  ref: MarketRef | undefined;
+  count: number;
+  lastTime: number | undefined;
+}
+
+/** Use in `msnap pull` (one per run): every write is a committed transaction of its own. */
+export class MirrorWriter {
+  private readonly state: Statement;
+  private readonly setOrigin: Statement;
+
+  constructor(
+    db: Database.Database,
+    private readonly bulk: BulkWriter,
+    private readonly origin: Origin,
+  ) {
+    this.state = db.prepare(
+      `SELECT m.id, m.snapshot_count AS count, (SELECT max(t) FROM snapshots s WHERE s.market = m.id) AS last_t, m.start_time
+       FROM markets m WHERE m.market_id = ?`,
+    );
+    this.setOrigin = db.prepare(
+      `INSERT INTO market_origin (market, origin_base_url, origin_dialect, origin_pulled_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (market) DO UPDATE SET origin_base_url = excluded.origin_base_url,
+         origin_dialect = excluded.origin_dialect, origin_pulled_at = excluded.origin_pulled_at`,
+    );
+  }
+
+  /** The market as stored now. */
+  local(marketId: string): LocalMarketState {
+    const r = this.state.get(marketId) as { id: number; count: number; last_t: number | null; start_time: number } | undefined;
+    if (!r) return { ref: undefined, count: 0, lastTime: undefined };
+    const ref = this.bulk.marketRef(marketId);
+    return { ref, count: r.count, lastTime: r.last_t === null ? undefined : r.start_time + r.last_t };
+  }
+
+  /** Stores (or fills in) the market's metadata and origin; true when it was new. */
+  market(m: Market): boolean {
+    return this.bulk.transaction(() => this.upsert(m).created);
+  }
+
+  /** Stores one page of the market's snapshots (orderbooks too when they came) in one transaction; returns rows new to the store. */
+  page(m: Market, snapshots: readonly Snapshot[]): number {
+    return this.bulk.transaction(() => {
+      const { ref } = this.upsert(m);
+      const writer = this.bulk.snapshotWriter();
+      const ids = this.bulk.sourceIds();
+      for (const s of snapshots) {
+        const t = s.time - ref.startTime;
+        // A snapshot outside its market cannot be stored under it; the service never sends one.
+        if (t < 0 || s.time >= ref.endTime) continue;
+        writer.add(ref.rowid, t, toScaled(s.price), toScaled(s.price_up), toScaled(s.price_down));
+        if (Number.isSafeInteger(s.id)) ids.note(ref.rowid, t, s.id);
+        if (s.orderbook_up && s.orderbook_down) {
+          this.bulk.insertOrderbook(ref.rowid, t, JSON.stringify(s.orderbook_up), JSON.stringify(s.orderbook_down));
+        }
+      }
+      writer.flush();
+      ids.finish();
+      this.bulk.refreshMarkets([ref.rowid], writer);
+      return writer.added;
+    });
+  }
+
+  private upsert(m: Market): { ref: MarketRef; created: boolean } {
+    const out = this.bulk.upsertMarket({
+      marketId: m.market_id,
+      coin: m.coin,
+      marketType: m.market_type,
+      startTime: m.start_time,
+      endTime: m.end_time,
+      priceStart: m.price_start,
+      priceEnd: m.price_end,
+      winner: m.winner,
+    });
+    this.setOrigin.run(out.ref.rowid, this.origin.baseUrl, this.origin.dialect, this.origin.pulledAt);
+    return out;
+  }
+}
+
+/** Markets pulled from one source in one dialect, and the last time one was pulled. */
+export interface OriginSummary {
+  baseUrl: string;
+  dialect: string;
+  markets: number;
+  lastPulledAt: number;
+}
+
+/** Use to show what a store mirrors (serve prints it); empty when nothing was pulled or the schema predates pull. */
+export function originSummary(db: Database.Database): OriginSummary[] {
+  const has = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'market_origin'").get() !== undefined;
+  if (!has) return [];
+  return db
+    .prepare(
+      `SELECT origin_base_url AS baseUrl, origin_dialect AS dialect, count(*) AS markets, max(origin_pulled_at) AS lastPulledAt
+       FROM market_origin GROUP BY origin_base_url, origin_dialect ORDER BY lastPulledAt DESC`,
+    )
+    .all() as OriginSummary[];
+}
