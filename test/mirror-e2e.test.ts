@@ -32,7 +32,8 @@ beforeAll(async () => {
   source = await startServe(db);
   // Each answer held 150 ms, so a pull lasts long enough to be killed between pages.
   proxy = (await startRequestLogProxy(source.url, { delayMs: 150 })) as Proxy;
-  env = { MSNAP_API_KEY: key, MSNAP_BASE_URL: proxy.url };
+  // v1: the request counts below are v1's (v4 adds a count request per market and pages of 1,000).
+  env = { MSNAP_API_KEY: key, MSNAP_BASE_URL: proxy.url, MSNAP_API: 'v1' };
 }, 180_000);
 
 afterAll(async () => {
@@ -202,7 +203,7 @@ describe('export -> serve import -> export', () => {
     const key = await createKey(copy, 'rt', 'pro');
     const served = await startServe(copy);
     try {
-      const r = await msnap(['snapshots', 'ETH', '5m', '--last', '2', '--orderbook', '--json'], { env: { MSNAP_API_KEY: key, MSNAP_BASE_URL: served.url }, cwd: dir, keepFinalNewline: true });
+      const r = await msnap(['snapshots', 'ETH', '5m', '--last', '2', '--orderbook', '--json'], { env: { MSNAP_API_KEY: key, MSNAP_BASE_URL: served.url, MSNAP_API: 'v1' }, cwd: dir, keepFinalNewline: true });
       expect(r.stdout === readFileSync(path.join(dir, 'export.json'), 'utf8')).toBe(true);
     } finally {
       await served.stop();

@@ -43,8 +43,6 @@ export interface ClientOptions extends TransportOptions {
 
 /** Use one per process and key: every command's requests go through it. */
 export class MsnapClient implements MsnapApi {
-  /** The contract's v1 paths are the only ones this client speaks. */
-  readonly dialect = 'v1';
   private readonly transport: Transport;
   private readonly warned = new Set<string>();
   private dialectOnce: Promise<Dialect> | undefined;

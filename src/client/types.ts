@@ -108,8 +108,8 @@ export interface SnapshotsPage {
 
 /** Use wherever a command needs the service: `MsnapClient` implements it, command tests fake it. */
 export interface MsnapApi {
-  /** The API dialect spoken (`v1`, ...), when it talks to a service; pull records it as a market's origin. */
-  readonly dialect?: string;
+  /** The API dialect spoken (`v1`, `v4`), when it talks to a service; pull records it as a market's origin. */
+  api?(): Promise<string>;
   health(): Promise<Health>;
   limits(): Promise<Limits>;
   markets(q: MarketsListingQuery): AsyncIterable<Market>;

@@ -55,7 +55,7 @@ export async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSum
   }
   const store = await openServeStore(opts.db, { cacheMiB: 128 });
   try {
-    const writer = store.mirrorWriter({ baseUrl: await deps.serviceUrl(), dialect: client.dialect ?? 'v1', pulledAt: deps.now() });
+    const writer = store.mirrorWriter({ baseUrl: await deps.serviceUrl(), dialect: (await client.api?.()) ?? 'v1', pulledAt: deps.now() });
     const s: PullSummary = { added: 0, updated: 0, skipped: 0, rows: 0, snapshotRequests: 0, ms: 0 };
     const progress = await deps.progress('pull');
     const total = markets.reduce((n, m) => n + m.snapshot_count, 0);
