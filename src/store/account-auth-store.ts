@@ -25,17 +25,17 @@ export interface PlanChange {
 /** Use for everything the dashboard and `serve accounts` persist that the API never reads. */
 export interface AccountAuthStore {
   /** The account's scrypt hash (see accounts/password.ts), or undefined when it cannot sign in. */
-  passwordHash(accountId: number): string | undefined;
+  passwordHash(accountId: number): Promise<string | undefined>;
   /** Sets or replaces the hash; existing sessions of the account are ended. */
-  setPasswordHash(accountId: number, hash: string, now: number): void;
-  createSession(s: SessionRecord): void;
+  setPasswordHash(accountId: number, hash: string, now: number): Promise<void>;
+  createSession(s: SessionRecord): Promise<void>;
   /** The session with this token hash, or undefined when unknown or expired at `now` (expired ones are removed). */
-  findSession(tokenHash: string, now: number): SessionRecord | undefined;
-  deleteSession(tokenHash: string): void;
+  findSession(tokenHash: string, now: number): Promise<SessionRecord | undefined>;
+  deleteSession(tokenHash: string): Promise<void>;
   /** Changes an account's plan; undefined when there is no such account. */
-  setPlan(accountId: number, change: PlanChange): Account | undefined;
+  setPlan(accountId: number, change: PlanChange): Promise<Account | undefined>;
   /** The account's keys, oldest first. */
-  keysOf(accountId: number): ApiKeyRecord[];
+  keysOf(accountId: number): Promise<ApiKeyRecord[]>;
   /** Every account, by name, with whether it can sign in. */
-  listAccounts(): (Account & { hasPassword: boolean })[];
+  listAccounts(): Promise<(Account & { hasPassword: boolean })[]>;
 }

@@ -3,6 +3,7 @@
 import type { TimeStyle } from '../domain/dialect-records.js';
 import type { Coin, Market, MarketStatus, MarketType, ServedMarket, Snapshot } from '../domain/market.js';
 import type { DataWindow, PlanName } from '../domain/plans.js';
+import type { AccountAuthStore } from './account-auth-store.js';
 
 export interface MarketQuery {
   coin?: Coin;
@@ -64,30 +65,51 @@ export interface ApiKeyRecord {
   keyHash?: string;
 }
 
+/**
+ * The storage interface the server, the dashboard and the `serve` subcommands use. Asynchronous so
+ * a network database fits: SQLite (sqlite/sqlite-store.ts) answers at once, PostgreSQL
+ * (postgres/pg-store.ts) over its pool. A store that cannot reach its database throws
+ * StoreUnavailableError; the server answers 503 and goes on.
+ */
 export interface Store {
   /** Markets matching the query, newest start_time first (ties: market_id descending), and how many match. */
-  listMarkets(q: MarketQuery): { markets: ServedMarket[]; total: number };
+  listMarkets(q: MarketQuery): Promise<{ markets: ServedMarket[]; total: number }>;
   /** One market by id, status computed at `now`; undefined when unknown. */
-  getMarket(id: string, now: number): ServedMarket | undefined;
+  getMarket(id: string, now: number): Promise<ServedMarket | undefined>;
   /** 0 for the newest market of its coin and type, 1 for the next, ... (for the data window). */
-  marketRank(market: Pick<Market, 'coin' | 'market_type' | 'start_time'>): number;
+  marketRank(market: Pick<Market, 'coin' | 'market_type' | 'start_time'>): Promise<number>;
   /** A page of a market's snapshots, oldest first, already serialised as a JSON array; `total` counts the whole range. */
-  snapshotPageJson(marketId: string, q: SnapshotQuery): { json: string; count: number; total: number };
+  snapshotPageJson(marketId: string, q: SnapshotQuery): Promise<{ json: string; count: number; total: number }>;
   /** The snapshot nearest `ts` (earlier wins a tie), or undefined when the market has none; depth when asked and stored. */
-  nearestSnapshot(marketId: string, ts: number, includeOrderbook?: boolean): Snapshot | undefined;
+  nearestSnapshot(marketId: string, ts: number, includeOrderbook?: boolean): Promise<Snapshot | undefined>;
 
   /** Accounts and keys. Keys are stored only as hashes. */
-  getAccount(name: string): Account | undefined;
-  getAccountById(id: number): Account | undefined;
-  createAccount(a: Omit<Account, 'id'>): Account;
-  createKey(accountId: number, keyHash: string, prefix: string, now: number): ApiKeyRecord;
-  findKeyByHash(keyHash: string): ApiKeyRecord | undefined;
-  listKeys(): (ApiKeyRecord & { account: Account })[];
-  revokeKey(id: number, now: number): boolean;
-  countActiveKeys(accountId: number, now: number): number;
+  getAccount(name: string): Promise<Account | undefined>;
+  getAccountById(id: number): Promise<Account | undefined>;
+  createAccount(a: Omit<Account, 'id'>): Promise<Account>;
+  createKey(accountId: number, keyHash: string, prefix: string, now: number): Promise<ApiKeyRecord>;
+  findKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  listKeys(): Promise<(ApiKeyRecord & { account: Account })[]>;
+  revokeKey(id: number, now: number): Promise<boolean>;
+  countActiveKeys(accountId: number, now: number): Promise<number>;
 
-  /** Runs fn as one atomic write (all or nothing, no other writer in between), e.g. check-then-create. */
-  transaction<T>(fn: () => T): T;
+  /** The dashboard's passwords and sessions, in the same database (sign-up writes both in one transaction). */
+  readonly accountAuth: AccountAuthStore;
 
-  close(): void;
+  /**
+   * Runs fn as one atomic write (all or nothing, no other writer in between), e.g. check-then-create.
+   * fn must use `tx` (and `tx.accountAuth`), not the store, and await nothing but them (SQLite runs it on its one
+   * connection without yielding to other requests; PostgreSQL on one pooled connection).
+   */
+  transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
+
+  close(): Promise<void>;
+}
+
+/** Thrown when the store's database cannot be reached (a PostgreSQL restart): the server answers 503 and retries on the next request. */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, readonly retryAfterSec = 1) {
+    super(message);
+    this.name = 'StoreUnavailableError';
+  }
 }
