@@ -26,10 +26,10 @@ beforeAll(async () => {
   const now = Date.now() - 3_600_000;
   const store = openSqliteStore(db);
   seedDatabase(store.bulk, { now, days: 16, seed: 5, fullMarkets: { '5m': 3, '15m': 1, '1hr': 0, '4hr': 0, '24hr': 0 } });
-  keys.pro = createApiKey(store, { account: 'p', plan: 'pro', now }).key;
-  keys.limitsV1 = createApiKey(store, { account: 'p', plan: 'pro', now }).key;
-  keys.limitsV4 = createApiKey(store, { account: 'p', plan: 'pro', now }).key;
-  keys.builder = createApiKey(store, { account: 'b', plan: 'builder', now }).key;
+  keys.pro = (await createApiKey(store, { account: 'p', plan: 'pro', now })).key;
+  keys.limitsV1 = (await createApiKey(store, { account: 'p', plan: 'pro', now })).key;
+  keys.limitsV4 = (await createApiKey(store, { account: 'p', plan: 'pro', now })).key;
+  keys.builder = (await createApiKey(store, { account: 'b', plan: 'builder', now })).key;
   store.close();
   server = await startServe(db);
 

@@ -26,11 +26,11 @@ beforeAll(async () => {
   const store = openSqliteStore(db);
   // 15 days: more than builder's 4,100 5m markets, so the oldest ones are outside its window.
   seedDatabase(store.bulk, { now, days: 15, seed: 3, fullMarkets: { '5m': 20, '15m': 1, '1hr': 0, '4hr': 0, '24hr': 0 } });
-  keys.builder = createApiKey(store, { account: 'b', plan: 'builder', now }).key;
-  keys.pro = createApiKey(store, { account: 'p', plan: 'pro', now }).key;
-  const all = store.listMarkets({ coin: 'BTC', marketType: '5m', limit: 1, offset: 0, window: null, now });
+  keys.builder = (await createApiKey(store, { account: 'b', plan: 'builder', now })).key;
+  keys.pro = (await createApiKey(store, { account: 'p', plan: 'pro', now })).key;
+  const all = await store.listMarkets({ coin: 'BTC', marketType: '5m', limit: 1, offset: 0, window: null, now });
   expect(all.total).toBeGreaterThan(4100);
-  outsideWindow5m = store.listMarkets({ coin: 'BTC', marketType: '5m', limit: 1, offset: all.total - 1, window: null, now })
+  outsideWindow5m = (await store.listMarkets({ coin: 'BTC', marketType: '5m', limit: 1, offset: all.total - 1, window: null, now }))
     .markets[0]!.market_id;
   store.close();
 

@@ -202,7 +202,7 @@ describe('the dashboard in a browser', { timeout: 60_000 }, () => {
     await context.close();
   });
 
-  it('logged no console error and no Content-Security-Policy violation on any page', () => {
+  it('logged no console error and no Content-Security-Policy violation on any page', async () => {
     expect(problems).toEqual([]);
   });
 });

@@ -119,7 +119,7 @@ describe('msnap serve --live across a market boundary', () => {
     const store = openSqliteStore(later);
     try {
       // The CLI shows the contract's fields; the served market's descriptive fields match too.
-      const seeded = store.getMarket(ended.market_id, served())!;
+      const seeded = (await store.getMarket(ended.market_id, served()))!;
       expect(seeded).toMatchObject(ended);
       const res = await fetch(`${env.MSNAP_BASE_URL}/v1/markets/${ended.market_id}`, { headers: { 'X-API-Key': env.MSNAP_API_KEY! } });
       const servedMarket = (await res.json()) as Record<string, unknown>;
@@ -127,7 +127,7 @@ describe('msnap serve --live across a market boundary', () => {
       expect(seeded.resolved_at).not.toBeNull();
       const values = (list: { time: number; price: number; price_up: number; price_down: number }[]) =>
         list.map((x) => [x.time, x.price, x.price_up, x.price_down]);
-      const seededRows = JSON.parse(store.snapshotPageJson(ended.market_id, { limit: 5000, offset: 0, includeOrderbook: false }).json);
+      const seededRows = JSON.parse((await store.snapshotPageJson(ended.market_id, { limit: 5000, offset: 0, includeOrderbook: false })).json);
       const servedRows = await json<{ time: number; price: number; price_up: number; price_down: number }[]>(['snapshots', ended.market_id]);
       expect(servedRows).toHaveLength(2400);
       expect(values(servedRows)).toEqual(values(seededRows));

@@ -74,20 +74,20 @@ beforeAll(async () => {
   const now = Date.now();
   const store = openSqliteStore(db);
   seedDatabase(store.bulk, { now, days: 15, seed: 7, fullMarkets: { '5m': 1, '15m': 1, '1hr': 1, '4hr': 0, '24hr': 0 } });
-  keys.builder = createApiKey(store, { account: 'b', plan: 'builder', now }).key;
-  keys.pro = createApiKey(store, { account: 'p', plan: 'pro', now }).key;
-  keys.ended = createApiKey(store, { account: 't', trial: true, now: now - TRIAL_LENGTH_MS - DAY }).key;
-  const revoked = createApiKey(store, { account: 'b', now });
+  keys.builder = (await createApiKey(store, { account: 'b', plan: 'builder', now })).key;
+  keys.pro = (await createApiKey(store, { account: 'p', plan: 'pro', now })).key;
+  keys.ended = (await createApiKey(store, { account: 't', trial: true, now: now - TRIAL_LENGTH_MS - DAY })).key;
+  const revoked = await createApiKey(store, { account: 'b', now });
   keys.revoked = revoked.key;
-  store.revokeKey(revoked.record.id, now);
-  const list = store.listMarkets({ coin: 'BTC', marketType: '24hr', limit: 100, offset: 0, window: null, now });
+  await store.revokeKey(revoked.record.id, now);
+  const list = await store.listMarkets({ coin: 'BTC', marketType: '24hr', limit: 100, offset: 0, window: null, now });
   newest24hr = list.markets[0]!.market_id;
   oldest24hr = list.markets.at(-1)!.market_id;
   expect(list.total).toBeGreaterThan(14);
   store.close();
 }, 60_000);
 
-afterAll(() => {
+afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -31,19 +31,19 @@ export class KeyLimitError extends UsageError {
 }
 
 /** Use to create a key, creating its account on first use; throws UsageError for any rule it breaks. */
-export function createApiKey(store: Store, opts: CreateKeyOptions): CreatedKey {
+export function createApiKey(store: Store, opts: CreateKeyOptions): Promise<CreatedKey> {
   // Count-then-insert must not interleave with another process creating keys for the account.
-  return store.transaction(() => createInTransaction(store, opts));
+  return store.transaction((tx) => createInTransaction(tx, opts));
 }
 
-function createInTransaction(store: Store, opts: CreateKeyOptions): CreatedKey {
+async function createInTransaction(store: Store, opts: CreateKeyOptions): Promise<CreatedKey> {
   const name = opts.account.trim();
   if (name === '') throw new UsageError('--account must not be empty');
   if (opts.trial && opts.plan !== undefined && opts.plan !== 'builder') {
     throw new UsageError(`--trial gives builder rights; it cannot be combined with --plan ${opts.plan}`);
   }
   const wantsLimits = opts.rpm !== undefined || opts.burst !== undefined;
-  let account = store.getAccount(name);
+  let account = await store.getAccount(name);
   let accountCreated = false;
   if (!account) {
     if (opts.plan === undefined && !opts.trial) {
@@ -54,7 +54,7 @@ function createInTransaction(store: Store, opts: CreateKeyOptions): CreatedKey {
       throw new UsageError(`--rpm and --burst are set per account only on the enterprise plan (not ${plan})`);
     }
     const enterprise = plan === 'enterprise';
-    account = store.createAccount({
+    account = await store.createAccount({
       name,
       plan,
       trialEndsAt: opts.trial ? opts.now + TRIAL_LENGTH_MS : null,
@@ -77,12 +77,12 @@ function createInTransaction(store: Store, opts: CreateKeyOptions): CreatedKey {
   }
   const max = PLANS[account.plan].maxActiveKeys;
   if (max !== null) {
-    const active = store.countActiveKeys(account.id, opts.now);
+    const active = await store.countActiveKeys(account.id, opts.now);
     if (active >= max) {
       throw new KeyLimitError(`account "${name}" already has ${active} active keys, the most the ${account.plan} plan allows (${max})`);
     }
   }
   const key = generateApiKey();
-  const record = store.createKey(account.id, hashApiKey(key), keyPrefix(key), opts.now);
+  const record = await store.createKey(account.id, hashApiKey(key), keyPrefix(key), opts.now);
   return { key, record, account, accountCreated };
 }

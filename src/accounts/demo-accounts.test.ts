@@ -11,35 +11,35 @@ const NOW = Date.UTC(2025, 10, 22, 12);
 let dir: string;
 let store: SqliteStore;
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'msnap-demo-'));
   store = openSqliteStore(path.join(dir, 'd.db'));
 });
-afterEach(() => {
+afterEach(async () => {
   store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 describe('ensureDemoKeys', () => {
-  it('gives each demo account one working key, and none while it still has an active one', () => {
-    const first = ensureDemoKeys(store, NOW);
+  it('gives each demo account one working key, and none while it still has an active one', async () => {
+    const first = await ensureDemoKeys(store, NOW);
     expect(first.map((d) => [d.account, d.plan])).toEqual([
       ['demo-builder', 'builder'],
       ['demo-pro', 'pro'],
     ]);
     for (const d of first) {
       expect(d.key).toMatch(/^msk_[0-9A-Za-z]{40}$/);
-      const record = store.findKeyByHash(hashApiKey(d.key!));
-      expect(store.getAccountById(record!.accountId)).toMatchObject({ name: d.account, plan: d.plan, trialEndsAt: null });
+      const record = await store.findKeyByHash(hashApiKey(d.key!));
+      expect((await store.getAccountById(record!.accountId))).toMatchObject({ name: d.account, plan: d.plan, trialEndsAt: null });
     }
-    expect(ensureDemoKeys(store, NOW + 1)).toEqual(DEMO_ACCOUNTS.map((a) => ({ ...a, key: undefined })));
+    expect((await ensureDemoKeys(store, NOW + 1))).toEqual(DEMO_ACCOUNTS.map((a) => ({ ...a, key: undefined })));
     // Once its key is revoked, the account gets a new one; the other keeps what it has.
-    const pro = store.listKeys().find((k) => k.account.name === 'demo-pro')!;
-    store.revokeKey(pro.id, NOW + 2);
-    const third = ensureDemoKeys(store, NOW + 3);
+    const pro = (await store.listKeys()).find((k) => k.account.name === 'demo-pro')!;
+    await store.revokeKey(pro.id, NOW + 2);
+    const third = await ensureDemoKeys(store, NOW + 3);
     expect(third[0]!.key).toBeUndefined();
     expect(third[1]!.key).toMatch(/^msk_[0-9A-Za-z]{40}$/);
     expect(third[1]!.key).not.toBe(first[1]!.key);
-    expect(store.listKeys()).toHaveLength(3);
+    expect((await store.listKeys())).toHaveLength(3);
   });
 });

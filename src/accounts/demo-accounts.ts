@@ -18,10 +18,12 @@ export interface DemoKey {
 }
 
 /** Use for `serve --demo`: creates each demo account's key unless it has an active one, in DEMO_ACCOUNTS order. */
-export function ensureDemoKeys(store: Store, now: number): DemoKey[] {
-  return DEMO_ACCOUNTS.map(({ account, plan }) => {
-    const existing = store.getAccount(account);
-    if (existing && store.countActiveKeys(existing.id, now) > 0) return { account, plan, key: undefined };
-    return { account, plan, key: createApiKey(store, { account, plan, now }).key };
-  });
+export async function ensureDemoKeys(store: Store, now: number): Promise<DemoKey[]> {
+  const made: DemoKey[] = [];
+  for (const { account, plan } of DEMO_ACCOUNTS) {
+    const existing = await store.getAccount(account);
+    if (existing && (await store.countActiveKeys(existing.id, now)) > 0) made.push({ account, plan, key: undefined });
+    else made.push({ account, plan, key: (await createApiKey(store, { account, plan, now })).key });
+  }
+  return made;
 }

@@ -1,7 +1,6 @@
 // Self-service accounts: the name rule and sign-up itself, which starts the 3-day builder trial
 // (the specification's "a 3-day free trial can be started in the dashboard").
 import { TRIAL_LENGTH_MS } from '../domain/plans.js';
-import type { AccountAuthStore } from '../store/account-auth-store.js';
 import type { Account, Store } from '../store/store.js';
 
 /** Names people choose: 3-40 letters, digits, '.', '_' or '-', starting with a letter or digit. */
@@ -20,10 +19,10 @@ export type SignUpResult = { account: Account } | { problem: string };
  * Use for the dashboard's sign-up: a builder account whose trial ends 3 days from `now`, with
  * the given (already hashed) password, in one transaction so two sign-ups cannot share a name.
  */
-export function signUp(store: Store, auth: AccountAuthStore, opts: { name: string; passwordHash: string; now: number }): SignUpResult {
-  return store.transaction(() => {
-    if (store.getAccount(opts.name)) return { problem: `The account name "${opts.name}" is taken; choose another.` };
-    const account = store.createAccount({
+export function signUp(store: Store, opts: { name: string; passwordHash: string; now: number }): Promise<SignUpResult> {
+  return store.transaction(async (tx): Promise<SignUpResult> => {
+    if (await tx.getAccount(opts.name)) return { problem: `The account name "${opts.name}" is taken; choose another.` };
+    const account = await tx.createAccount({
       name: opts.name,
       plan: 'builder',
       trialEndsAt: opts.now + TRIAL_LENGTH_MS,
@@ -31,7 +30,7 @@ export function signUp(store: Store, auth: AccountAuthStore, opts: { name: strin
       burstPerSecond: null,
       createdAt: opts.now,
     });
-    auth.setPasswordHash(account.id, opts.passwordHash, opts.now);
+    await tx.accountAuth.setPasswordHash(account.id, opts.passwordHash, opts.now);
     return { account };
   });
 }

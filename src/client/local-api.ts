@@ -53,16 +53,16 @@ export class LocalApi implements MsnapApi {
 
   markets(q: MarketsListingQuery): AsyncGenerator<Market> {
     return listMarkets(q, {
-      page: (pq) => Promise.resolve(this.marketsPage(pq)),
+      page: (pq) => this.marketsPage(pq),
       beforeManyRequests: () => Promise.resolve(),
       windowEnd: () => undefined,
     });
   }
 
-  private marketsPage(q: MarketsListingQuery): MarketsPage {
+  private async marketsPage(q: MarketsListingQuery): Promise<MarketsPage> {
     const limit = Math.min(q.limit ?? 100, MARKETS_MAX);
     const offset = q.offset ?? 0;
-    const { markets, total } = this.store.listMarkets({
+    const { markets, total } = await this.store.listMarkets({
       ...(q.coin !== undefined ? { coin: q.coin } : {}),
       ...(q.marketType !== undefined ? { marketType: q.marketType } : {}),
       ...(q.status !== undefined ? { status: q.status } : {}),
@@ -81,7 +81,7 @@ export class LocalApi implements MsnapApi {
   }
 
   async *snapshotPages(id: string, q: SnapshotsStreamQuery): AsyncGenerator<Snapshot[]> {
-    const market = this.lookup(id);
+    const market = await this.lookup(id);
     const withOrderbook = q.includeOrderbook === true;
     yield* pageSnapshots((pq) => {
       const limit = Math.min(pq.limit ?? 1000, SNAPSHOTS_MAX);
@@ -99,8 +99,8 @@ export class LocalApi implements MsnapApi {
   }
 
   async at(marketId: string, ts: number): Promise<AtResult> {
-    const market = this.lookup(marketId);
-    const snapshot = this.store.nearestSnapshot(market.market_id, ts);
+    const market = await this.lookup(marketId);
+    const snapshot = await this.store.nearestSnapshot(market.market_id, ts);
     if (!snapshot || Math.abs(snapshot.time - ts) > AT_TOLERANCE_MS) {
       throw new NotFoundError(`No snapshot of market ${market.market_id} lies within 2,000 ms of ts ${ts}.`);
     }
@@ -108,12 +108,11 @@ export class LocalApi implements MsnapApi {
   }
 
   close(): Promise<void> {
-    this.store.close();
-    return Promise.resolve();
+    return this.store.close();
   }
 
-  private lookup(id: string): Market {
-    const market = parseMarketId(id) ? this.store.getMarket(id, this.now()) : undefined;
+  private async lookup(id: string): Promise<Market> {
+    const market = parseMarketId(id) ? await this.store.getMarket(id, this.now()) : undefined;
     if (!market) throw new NotFoundError(`No market with id ${JSON.stringify(id)}.`);
     return market;
   }

@@ -19,14 +19,14 @@ async function signIn(call: PageCall): Promise<PageResponse> {
   const password = call.form.get('password') ?? '';
   const refused = call.limits.takeAttempt(call.req.remoteAddress, name, call.now);
   if (refused) return tooMany(call, refused, name);
-  const account = name === '' ? undefined : call.store.getAccount(name);
-  const stored = account && call.auth.passwordHash(account.id);
+  const account = name === '' ? undefined : await call.store.getAccount(name);
+  const stored = account && (await call.auth.passwordHash(account.id));
   const ok = stored ? await verifyPassword(password, stored) : await burnPasswordCheck(password, call.scryptCost);
   if (!ok || !account) {
     const error = 'Wrong account name or password.';
     return htmlAnswer(401, signInPage({ visitor: call.visitor, error, name, signupOpen: call.signupOpen }));
   }
-  return redirect('/', { cookies: startSession(call.auth, account.id, call.now) });
+  return redirect('/', { cookies: await startSession(call.auth, account.id, call.now) });
 }
 
 async function signUpRoute(call: PageCall): Promise<PageResponse> {
@@ -40,9 +40,9 @@ async function signUpRoute(call: PageCall): Promise<PageResponse> {
   const problem = accountNameProblem(name) ?? passwordProblem(password);
   if (problem) return again(400, problem);
   const passwordHash = await hashPassword(password, call.scryptCost);
-  const result = signUp(call.store, call.auth, { name, passwordHash, now: call.now });
+  const result = await signUp(call.store, { name, passwordHash, now: call.now });
   if ('problem' in result) return again(409, result.problem);
-  return redirect('/', { cookies: startSession(call.auth, result.account.id, call.now) });
+  return redirect('/', { cookies: await startSession(call.auth, result.account.id, call.now) });
 }
 
 /** The routes of an anonymous visitor, and sign-out. */
@@ -63,5 +63,5 @@ export const accountRoutes: readonly PageRoute[] = [
       call.visitor.account ? redirect('/') : htmlAnswer(call.signupOpen ? 200 : 403, signUpPage({ visitor: call.visitor, signupOpen: call.signupOpen })),
   },
   { method: 'POST', pattern: '/signup', signedIn: false, handle: signUpRoute },
-  { method: 'POST', pattern: '/signout', signedIn: false, handle: (call) => redirect('/signin', { cookies: endSession(call.auth, call.visitor) }) },
+  { method: 'POST', pattern: '/signout', signedIn: false, handle: async (call) => redirect('/signin', { cookies: await endSession(call.auth, call.visitor) }) },
 ];

@@ -16,7 +16,7 @@ export interface DashboardServices {
   signupOpen: boolean;
   limits: DashboardLimits;
   /** A key's requests in the current minute, from the API's own limiter. */
-  keyUsage: (keyId: number, account: Account, now: number) => KeyUsage;
+  keyUsage: (keyId: number, account: Account, now: number) => Promise<KeyUsage>;
   scryptCost?: ScryptCost;
 }
 

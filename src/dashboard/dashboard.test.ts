@@ -31,7 +31,7 @@ function dashboard(signupOpen = true): Dashboard {
     auth,
     now: () => now,
     signupOpen,
-    keyUsage: () => ({ used: 0, limit: 250 }),
+    keyUsage: () => Promise.resolve({ used: 0, limit: 250 }),
     assets: new Map([['dashboard.css', { type: 'text/css; charset=utf-8', body: 'body{}' }]]),
     log: (line) => logged.push(line),
     scryptCost: CHEAP,
@@ -68,14 +68,14 @@ class Browser {
   }
 }
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'msnap-dash-'));
   ({ store, sql } = openStoreWithSql(path.join(dir, 'd.db')));
   auth = store.accountAuth;
   now = START;
   logged = [];
 });
-afterEach(() => {
+afterEach(async () => {
   store.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -88,7 +88,7 @@ describe('dashboard accounts', () => {
     expect(res.headers.Location).toBe('/');
     const set = (res.headers['Set-Cookie'] as string[]).find((c) => c.startsWith('msnap_session='))!;
     expect(set).toMatch(/^msnap_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=43200$/);
-    expect(store.getAccount('alice')).toMatchObject({ plan: 'builder', trialEndsAt: START + TRIAL_LENGTH_MS });
+    expect((await store.getAccount('alice'))).toMatchObject({ plan: 'builder', trialEndsAt: START + TRIAL_LENGTH_MS });
     // The database holds the token's hash only.
     const token = b.cookies.get('msnap_session')!;
     expect(JSON.stringify(sql.prepare('SELECT * FROM sessions').all())).not.toContain(token);
@@ -110,12 +110,12 @@ describe('dashboard accounts', () => {
     expect((await other.submit('/signup', '/signup', { account: 'alice', password: PASSWORD })).status).toBe(409);
     expect((await other.submit('/signup', '/signup', { account: '<b>x', password: PASSWORD })).body).toContain('3 to 40 letters');
     expect((await other.submit('/signup', '/signup', { account: 'bobby', password: 'short' })).body).toContain('at least 10 characters');
-    expect(auth.listAccounts().map((a) => a.name)).toEqual(['alice']);
+    expect((await auth.listAccounts()).map((a) => a.name)).toEqual(['alice']);
   });
 
   it('signs in with the right password only, and sign-out ends the session on the server', async () => {
-    const account = store.createAccount({ name: 'carol', plan: 'pro', trialEndsAt: null, requestsPerMinute: null, burstPerSecond: null, createdAt: START });
-    auth.setPasswordHash(account.id, await hashPassword(PASSWORD, CHEAP), START);
+    const account = await store.createAccount({ name: 'carol', plan: 'pro', trialEndsAt: null, requestsPerMinute: null, burstPerSecond: null, createdAt: START });
+    await auth.setPasswordHash(account.id, await hashPassword(PASSWORD, CHEAP), START);
     const b = new Browser(dashboard());
     const wrong = await b.submit('/signin', '/signin', { account: 'carol', password: 'not the password' });
     expect(wrong.status).toBe(401);
@@ -133,8 +133,8 @@ describe('dashboard accounts', () => {
 
   it(`limits sign-in attempts to ${ACCOUNT_ATTEMPTS.burst} per account and ${ADDRESS_ATTEMPTS.burst} per address in a burst, until time passes`, async () => {
     const d = dashboard();
-    const account = store.createAccount({ name: 'dave', plan: 'pro', trialEndsAt: null, requestsPerMinute: null, burstPerSecond: null, createdAt: START });
-    auth.setPasswordHash(account.id, await hashPassword(PASSWORD, CHEAP), START);
+    const account = await store.createAccount({ name: 'dave', plan: 'pro', trialEndsAt: null, requestsPerMinute: null, burstPerSecond: null, createdAt: START });
+    await auth.setPasswordHash(account.id, await hashPassword(PASSWORD, CHEAP), START);
     // From many addresses, one account: the account limit holds (even the right password waits).
     for (let i = 0; i < ACCOUNT_ATTEMPTS.burst; i++) {
       expect((await new Browser(d, `10.1.0.${i}`).submit('/signin', '/signin', { account: 'dave', password: 'guess' + i })).status).toBe(401);
@@ -158,7 +158,7 @@ describe('dashboard accounts', () => {
     const csrf = /name="csrf" value="([^"]+)"/.exec((await b.get('/signin')).body)![1]!;
     const res = await b.request('POST', '/signup', new URLSearchParams({ csrf, account: 'eve', password: PASSWORD }).toString());
     expect(res.status).toBe(403);
-    expect(store.getAccount('eve')).toBeUndefined();
+    expect((await store.getAccount('eve'))).toBeUndefined();
   });
 });
 
@@ -179,9 +179,9 @@ describe('dashboard forms and keys', () => {
     const tokenOfA = /name="csrf" value="([^"]+)"/.exec((await a.get('/')).body)![1]!;
     expect((await a.request('POST', '/keys', `csrf=${tokenOfA}`, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
     expect((await a.request('POST', '/keys', `csrf=${tokenOfA}`, { origin: 'http://evil.example' })).status).toBe(403);
-    expect(auth.keysOf(store.getAccount('alice')!.id)).toEqual([]);
+    expect((await auth.keysOf((await store.getAccount('alice'))!.id))).toEqual([]);
     expect((await a.request('POST', '/keys', `csrf=${tokenOfA}`, { origin: 'http://h' })).status).toBe(200);
-    expect(auth.keysOf(store.getAccount('alice')!.id)).toHaveLength(1);
+    expect((await auth.keysOf((await store.getAccount('alice'))!.id))).toHaveLength(1);
   });
 
   it("refuses a key past the plan's active-key count with the plan's message; revoking one makes room", async () => {
@@ -191,7 +191,7 @@ describe('dashboard forms and keys', () => {
     expect(refused.status).toBe(409);
     expect(refused.body).toContain('account &quot;alice&quot; already has 3 active keys, the most the builder plan allows (3); revoke one to create another.');
     expect(refused.body).not.toContain('new-key');
-    const [first] = auth.keysOf(store.getAccount('alice')!.id);
+    const [first] = await auth.keysOf((await store.getAccount('alice'))!.id);
     expect((await b.submit('/', '/keys/revoke', { id: String(first!.id) })).status).toBe(303);
     expect((await b.submit('/', '/keys', {})).status).toBe(200);
   });
@@ -199,10 +199,10 @@ describe('dashboard forms and keys', () => {
   it("cannot revoke another account's key, and an ended trial creates no key", async () => {
     const d = dashboard();
     const a = await signedIn(d, 'alice');
-    const other = createApiKey(store, { account: 'ops', plan: 'pro', now });
+    const other = await createApiKey(store, { account: 'ops', plan: 'pro', now });
     const res = await a.submit('/', '/keys/revoke', { id: String(other.record.id) });
     expect(res.status).toBe(404);
-    expect(store.findKeyByHash(sql.prepare('SELECT key_hash FROM api_keys WHERE id = ?').pluck().get(other.record.id) as string)!.revokedAt).toBeNull();
+    expect((await store.findKeyByHash(sql.prepare('SELECT key_hash FROM api_keys WHERE id = ?').pluck().get(other.record.id) as string))!.revokedAt).toBeNull();
     now = START + TRIAL_LENGTH_MS;
     // Sessions last 12 hours: sign in again on the day the trial ends.
     expect((await a.submit('/signin', '/signin', { account: 'alice', password: PASSWORD })).status).toBe(303);
@@ -227,7 +227,7 @@ describe('dashboard forms and keys', () => {
     expect((await a.get('/markets')).status).toBe(200);
   });
 
-  it('claims only its own paths: every API path stays the API\'s', () => {
+  it('claims only its own paths: every API path stays the API\'s', async () => {
     const d = dashboard();
     for (const url of ['/', '/signin', '/signup?x=1', '/signout', '/keys', '/keys/revoke', '/markets', '/markets/btc-updown-5m-1', '/markets/x/series', '/assets/dashboard.css', '/assets/page/main.js']) {
       expect(d.claims(url), url).toBe(true);

@@ -4,6 +4,7 @@
 // session where one is needed -> the handler; an HttpException from a shared check (bad query 400,
 // data window 403, unknown market 404) becomes a page with that status.
 import type { ScryptCost } from '../accounts/password.js';
+import { unavailableError } from '../server/unavailable.js';
 import { HttpException } from '../server/http-error.js';
 import type { AccountAuthStore } from '../store/account-auth-store.js';
 import type { Account, Store } from '../store/store.js';
@@ -27,7 +28,7 @@ export interface DashboardOptions {
   now: () => number;
   /** false = `serve --no-signup`: only the operator makes accounts. */
   signupOpen: boolean;
-  keyUsage: (keyId: number, account: Account, now: number) => KeyUsage;
+  keyUsage: (keyId: number, account: Account, now: number) => Promise<KeyUsage>;
   assets: ReadonlyMap<string, Asset>;
   /** Where unexpected errors are reported: method and path only, never a form, cookie or key. */
   log?: (line: string) => void;
@@ -113,7 +114,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       return { ...r, headers: { ...r.headers, 'Set-Cookie': [...visitor.cookies, ...(set === undefined ? [] : Array.isArray(set) ? set : [set])] } };
     };
     try {
-      visitor = visitorOf(req, options.store, options.auth, now);
+      visitor = await visitorOf(req, options.store, options.auth, now);
       if (!hit) {
         const allow = [...new Set(found.map((f) => f.route.method))].map((m) => (m === 'GET' ? 'GET, HEAD' : m)).join(', ');
         return htmlAnswer(405, messagePage(visitor, 'Method not allowed', `This page answers ${allow} only.`), { headers: { Allow: allow } });
@@ -127,7 +128,9 @@ export function createDashboard(options: DashboardOptions): Dashboard {
       if (hit.route.signedIn && !visitor.account) return withCookies(redirect('/signin'));
       const call: PageCall = { ...services, req, now, visitor, params: hit.params, form };
       return withCookies(await hit.route.handle(call));
-    } catch (err) {
+    } catch (thrown) {
+      // An unreachable database (a PostgreSQL restart) is a 503 page, as it is a 503 in the API.
+      const err = unavailableError(thrown) ?? thrown;
       if (err instanceof HttpException) {
         return withCookies(htmlAnswer(err.status, messagePage(visitor, titleOf(err.status), err.message), { headers: err.headers }));
       }

@@ -7,21 +7,21 @@ import type { PageRoute, SignedInCall } from './context.js';
 import { accountPage, type KeyUsage } from './pages/account-page.js';
 import { htmlAnswer, redirect, type PageResponse } from './respond.js';
 
-function page(call: SignedInCall, status: number, extra: { newKey?: string; error?: string } = {}): PageResponse {
+async function page(call: SignedInCall, status: number, extra: { newKey?: string; error?: string } = {}): Promise<PageResponse> {
   const account = call.visitor.account;
-  const keys = call.auth.keysOf(account.id);
+  const keys = await call.auth.keysOf(account.id);
   const usage = new Map<number, KeyUsage>();
-  for (const k of keys) if (keyStatus(k, account, call.now) === 'active') usage.set(k.id, call.keyUsage(k.id, account, call.now));
+  for (const k of keys) if (keyStatus(k, account, call.now) === 'active') usage.set(k.id, await call.keyUsage(k.id, account, call.now));
   return htmlAnswer(status, accountPage({ visitor: call.visitor, now: call.now, limits: limitsFor(account), keys, usage, ...extra }));
 }
 
-function createKey(call: SignedInCall): PageResponse {
+async function createKey(call: SignedInCall): Promise<PageResponse> {
   const account = call.visitor.account;
   if (account.trialEndsAt !== null && account.trialEndsAt <= call.now) {
     return page(call, 403, { error: 'The trial of this account has ended: a new key would be refused. Ask the operator to set a plan.' });
   }
   try {
-    const created = createApiKey(call.store, { account: account.name, now: call.now });
+    const created = await createApiKey(call.store, { account: account.name, now: call.now });
     return page(call, 200, { newKey: created.key });
   } catch (err) {
     if (err instanceof KeyLimitError) return page(call, 409, { error: `${err.planMessage}; revoke one to create another.` });
@@ -29,12 +29,12 @@ function createKey(call: SignedInCall): PageResponse {
   }
 }
 
-function revokeKey(call: SignedInCall): PageResponse {
+async function revokeKey(call: SignedInCall): Promise<PageResponse> {
   const id = Number(call.form.get('id'));
-  const key = Number.isSafeInteger(id) ? call.auth.keysOf(call.visitor.account.id).find((k) => k.id === id) : undefined;
+  const key = Number.isSafeInteger(id) ? (await call.auth.keysOf(call.visitor.account.id)).find((k) => k.id === id) : undefined;
   // Another account's key id reads the same as no key: ids say nothing about other accounts.
   if (!key) return page(call, 404, { error: 'No such key on this account.' });
-  if (!call.store.revokeKey(key.id, call.now)) return page(call, 409, { error: `Key ${key.prefix}… is already revoked.` });
+  if (!(await call.store.revokeKey(key.id, call.now))) return page(call, 409, { error: `Key ${key.prefix}… is already revoked.` });
   return redirect('/');
 }
 

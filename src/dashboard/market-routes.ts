@@ -37,13 +37,13 @@ function windowNote(call: SignedInCall): string | undefined {
   return `Your ${plan} plan includes the most recent ${caps} markets of each coin; older ones are not listed.`;
 }
 
-function listMarkets(call: SignedInCall): PageResponse {
+async function listMarkets(call: SignedInCall): Promise<PageResponse> {
   assertMayRead(call);
   const q = filterQuery(call);
   const filters = { coin: q.coin('coin'), marketType: q.marketType('market_type'), status: q.status() };
   const pageRaw = q.raw('page') ?? '1';
   const page = /^\d{1,6}$/.test(pageRaw) && Number(pageRaw) >= 1 ? Number(pageRaw) : 1;
-  const { markets, total } = call.store.listMarkets({
+  const { markets, total } = await call.store.listMarkets({
     ...filters,
     limit: MARKETS_PAGE_SIZE,
     offset: (page - 1) * MARKETS_PAGE_SIZE,
@@ -54,29 +54,29 @@ function listMarkets(call: SignedInCall): PageResponse {
 }
 
 /** The market named by the path, readable by this account: 404 when unknown, 403 outside the window. */
-function readable(call: SignedInCall): Market {
+async function readable(call: SignedInCall): Promise<Market> {
   assertMayRead(call);
   const id = call.params.id!;
-  const market = parseMarketId(id) ? call.store.getMarket(id, call.now) : undefined;
+  const market = parseMarketId(id) ? await call.store.getMarket(id, call.now) : undefined;
   if (!market) throw new HttpException(404, `No market with id ${quote(id)}.`);
-  assertInWindow(call.store, market, call.visitor.account.plan);
+  await assertInWindow(call.store, market, call.visitor.account.plan);
   return market;
 }
 
 /** The snapshot nearest `at` with its orderbook when one was recorded; undefined beyond 2 s. */
-function snapshotAt(call: SignedInCall, market: Market, at: number): Snapshot | undefined {
-  const near = call.store.nearestSnapshot(market.market_id, at);
+async function snapshotAt(call: SignedInCall, market: Market, at: number): Promise<Snapshot | undefined> {
+  const near = await call.store.nearestSnapshot(market.market_id, at);
   if (!near || Math.abs(near.time - at) > AT_TIMESTAMP_TOLERANCE_MS) return undefined;
-  const page = call.store.snapshotPageJson(market.market_id, { limit: 1, offset: 0, from: near.time, before: near.time + 1, includeOrderbook: true });
+  const page = await call.store.snapshotPageJson(market.market_id, { limit: 1, offset: 0, from: near.time, before: near.time + 1, includeOrderbook: true });
   return (JSON.parse(page.json) as Snapshot[])[0] ?? near;
 }
 
-function showMarket(call: SignedInCall): PageResponse {
-  const market = readable(call);
+async function showMarket(call: SignedInCall): Promise<PageResponse> {
+  const market = await readable(call);
   const asked = new QueryReader(queryOf(call.req.url)).time('at');
   // By default the newest snapshot: where depth is most likely recorded.
-  const at = asked ?? call.store.nearestSnapshot(market.market_id, market.end_time)?.time ?? market.start_time;
-  return htmlAnswer(200, marketPage({ visitor: call.visitor, market, at, snapshot: snapshotAt(call, market, at) }));
+  const at = asked ?? (await call.store.nearestSnapshot(market.market_id, market.end_time))?.time ?? market.start_time;
+  return htmlAnswer(200, marketPage({ visitor: call.visitor, market, at, snapshot: await snapshotAt(call, market, at) }));
 }
 
 /** The markets list, a market's page, and its chart data. */
@@ -87,6 +87,6 @@ export const marketRoutes: readonly PageRoute[] = [
     method: 'GET',
     pattern: '/markets/:id/series',
     signedIn: true,
-    handle: (call) => jsonAnswer(200, marketSeries(call.store, readable(call as SignedInCall))),
+    handle: async (call) => jsonAnswer(200, await marketSeries(call.store, await readable(call as SignedInCall))),
   },
 ];

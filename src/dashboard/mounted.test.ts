@@ -19,7 +19,7 @@ let dir: string;
 let stores: SqliteStore[];
 let servers: RunningServer[];
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'msnap-mounted-'));
   stores = [];
   servers = [];
@@ -44,7 +44,7 @@ describe('the dashboard beside the API', () => {
     const file = path.join(dir, 'm.db');
     const setup = openSqliteStore(file);
     seedDatabase(setup.bulk, { now: NOW, days: 1, fullMarkets: { '5m': 1, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } });
-    const key = createApiKey(setup, { account: 'b', plan: 'builder', now: NOW }).key;
+    const key = (await createApiKey(setup, { account: 'b', plan: 'builder', now: NOW })).key;
     setup.close();
     const [plain, mounted] = [await serve(file, false), await serve(file, true)];
     const cases: [string, string, Record<string, string>][] = [

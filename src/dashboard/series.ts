@@ -15,7 +15,7 @@ export interface Series {
 }
 
 /** Use for /markets/ID/series: the market's snapshots, all of them or sampled, oldest first. */
-export function marketSeries(store: Store, market: Market, maxPoints = MAX_CHART_POINTS): Series {
+export async function marketSeries(store: Store, market: Market, maxPoints = MAX_CHART_POINTS): Promise<Series> {
   const out: Series = { t: [], price: [], up: [], down: [] };
   const push = (s: Pick<Snapshot, 'time' | 'price' | 'price_up' | 'price_down'>) => {
     if (out.t.length && out.t[out.t.length - 1]! >= s.time) return;
@@ -25,14 +25,15 @@ export function marketSeries(store: Store, market: Market, maxPoints = MAX_CHART
     out.down.push(s.price_down);
   };
   if (market.snapshot_count <= maxPoints) {
-    const page = store.snapshotPageJson(market.market_id, { limit: maxPoints, offset: 0, includeOrderbook: false });
+    const page = await store.snapshotPageJson(market.market_id, { limit: maxPoints, offset: 0, includeOrderbook: false });
     for (const s of JSON.parse(page.json) as Snapshot[]) push(s);
     return out;
   }
   const step = (market.end_time - market.start_time) / maxPoints;
-  for (let i = 0; i < maxPoints; i++) {
-    const s = store.nearestSnapshot(market.market_id, Math.round(market.start_time + i * step));
-    if (s) push(s);
-  }
+  // All lookups at once: a network store pipelines them instead of paying one round trip each.
+  const points = await Promise.all(
+    Array.from({ length: maxPoints }, (_, i) => store.nearestSnapshot(market.market_id, Math.round(market.start_time + i * step))),
+  );
+  for (const s of points) if (s) push(s);
   return out;
 }

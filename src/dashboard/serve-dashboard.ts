@@ -1,12 +1,12 @@
-// The dashboard as `msnap serve` runs it: over the server's SQLite store and the API app's own
+// The dashboard as `msnap serve` runs it: over the server's store and the API app's own
 // rate limiter (for "this minute's usage"), with the assets read from the installed package.
 import type { App } from '../server/app.js';
-import type { SqliteStore } from '../store/sqlite/sqlite-store.js';
+import type { Store } from '../store/store.js';
 import { loadAssets } from './assets.js';
 import { createDashboard, type Dashboard } from './dashboard.js';
 
 /** Use in runServe, once the app exists. */
-export function serveDashboard(store: SqliteStore, app: App, opts: { now: () => number; signupOpen: boolean; log: (line: string) => void }): Dashboard {
+export function serveDashboard(store: Store, app: App, opts: { now: () => number; signupOpen: boolean; log: (line: string) => void }): Dashboard {
   return createDashboard({
     store,
     auth: store.accountAuth,

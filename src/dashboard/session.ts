@@ -34,12 +34,12 @@ function tokenHash(token: string): string {
 }
 
 /** Use first on every dashboard request: who it is and which CSRF token their forms carry. */
-export function visitorOf(req: DashboardRequest, store: Store, auth: AccountAuthStore, now: number): Visitor {
+export async function visitorOf(req: DashboardRequest, store: Store, auth: AccountAuthStore, now: number): Promise<Visitor> {
   const cookies = cookiesOf(req);
   const token = cookies.get(SESSION_COOKIE);
   if (token !== undefined && TOKEN.test(token)) {
-    const session = auth.findSession(tokenHash(token), now);
-    const account = session && store.getAccountById(session.accountId);
+    const session = await auth.findSession(tokenHash(token), now);
+    const account = session && (await store.getAccountById(session.accountId));
     if (session && account) return { account, session, csrf: session.csrf, cookies: [] };
   }
   const anonymous = cookies.get(CSRF_COOKIE);
@@ -73,14 +73,14 @@ function hostOf(origin: string): string | undefined {
 }
 
 /** Use after a successful sign-in or sign-up: a new session (a fresh token, never one the visitor had). */
-export function startSession(auth: AccountAuthStore, accountId: number, now: number): string[] {
+export async function startSession(auth: AccountAuthStore, accountId: number, now: number): Promise<string[]> {
   const token = newToken();
-  auth.createSession({ tokenHash: tokenHash(token), accountId, csrf: newToken(), createdAt: now, expiresAt: now + SESSION_LIFETIME_MS });
+  await auth.createSession({ tokenHash: tokenHash(token), accountId, csrf: newToken(), createdAt: now, expiresAt: now + SESSION_LIFETIME_MS });
   return [cookie(SESSION_COOKIE, token, SESSION_LIFETIME_MS / 1000), cookie(CSRF_COOKIE, '', 0)];
 }
 
 /** Use for sign-out: the session is deleted and the browser told to drop its cookie. */
-export function endSession(auth: AccountAuthStore, visitor: Visitor): string[] {
-  if (visitor.session) auth.deleteSession(visitor.session.tokenHash);
+export async function endSession(auth: AccountAuthStore, visitor: Visitor): Promise<string[]> {
+  if (visitor.session) await auth.deleteSession(visitor.session.tokenHash);
   return [cookie(SESSION_COOKIE, '', 0)];
 }

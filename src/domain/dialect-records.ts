@@ -34,7 +34,7 @@ export function dialectTime(style: TimeStyle, ms: number | null): number | strin
   return style === 'ms' ? ms : new Date(ms).toISOString();
 }
 
-/** The v4 error `code`s msnap serve sends; the hosted service also sends HISTORY_LIMIT_EXCEEDED, COIN_NOT_IN_PLAN, ENDPOINT_NOT_IN_PLAN (403), UPSTREAM_UNAVAILABLE (502) and DATABASE_UNAVAILABLE (503). */
+/** The v4 error `code`s msnap serve sends (DATABASE_UNAVAILABLE only on a scaled-out serve whose PostgreSQL or Redis is down); the hosted service also sends HISTORY_LIMIT_EXCEEDED, COIN_NOT_IN_PLAN, ENDPOINT_NOT_IN_PLAN (403) and UPSTREAM_UNAVAILABLE (502). */
 export type V4ErrorCode =
   | 'INVALID_PARAMETER'
   | 'INVALID_COIN'
@@ -49,6 +49,7 @@ export type V4ErrorCode =
   | 'MARKET_NOT_FOUND'
   | 'SNAPSHOT_NOT_FOUND'
   | 'PLAN_UPGRADE_REQUIRED'
+  | 'DATABASE_UNAVAILABLE'
   | 'INTERNAL_ERROR';
 
 /** v4's list envelope fields (beside `markets`, or `market` and `snapshots`). */

@@ -25,7 +25,7 @@ function fresh(): { store: SqliteStore; sql: Database.Database } {
   open.push(s);
   return s;
 }
-afterEach(() => {
+afterEach(async () => {
   for (const s of open.splice(0)) {
     s.sql.close();
     s.store.close();
@@ -79,7 +79,7 @@ function common(a: Map<string, unknown[][]>, b: Map<string, unknown[][]>) {
 }
 
 describe('synthetic data is a function of the seed and the market alone', () => {
-  it('two seeds run seconds or minutes apart agree on every market and snapshot both hold', () => {
+  it('two seeds run seconds or minutes apart agree on every market and snapshot both hold', async () => {
     const full = { '5m': 12, '15m': 5, '1hr': 1, '4hr': 0, '24hr': 0 };
     const a = dump(seeded(NOW, { fullMarkets: full }).sql);
     const b = dump(seeded(NOW + 47 * MIN + 375, { fullMarkets: full }).sql);
@@ -102,7 +102,7 @@ describe('synthetic data is a function of the seed and the market alone', () => 
     expect(books.right).toEqual(books.left);
   });
 
-  it('two seeds run days apart agree on the markets both hold; another seed does not', () => {
+  it('two seeds run days apart agree on the markets both hold; another seed does not', async () => {
     const none = { '5m': 0, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 };
     const a = dump(seeded(NOW, { days: 3, fullMarkets: none }).sql).markets;
     const b = dump(seeded(NOW + 2 * 86_400_000 + 13 * MIN, { days: 3, fullMarkets: none }).sql).markets;
@@ -115,7 +115,7 @@ describe('synthetic data is a function of the seed and the market alone', () => 
 });
 
 describe('LiveWorld', () => {
-  it('appends what a seed made later holds: snapshots, orderbooks, new markets and resolutions', () => {
+  it('appends what a seed made later holds: snapshots, orderbooks, new markets and resolutions', async () => {
     const live = seeded(NOW);
     const world = new LiveWorld(live.store.bulk);
     // Uneven steps across the 13:10 boundary of the 5m markets, as a ticker under load makes them.
@@ -135,12 +135,12 @@ describe('LiveWorld', () => {
     const books = [...got.books].filter(([id]) => !want.books.has(id) && want.snapshots.has(id));
     expect(books).toEqual([]);
     // The 13:05 market ended and carries its end; 13:10 is active with snapshots.
-    const ended = live.store.getMarket(marketId('BTC', '5m', Date.UTC(2025, 10, 22, 13, 5)), now)!;
+    const ended = (await live.store.getMarket(marketId('BTC', '5m', Date.UTC(2025, 10, 22, 13, 5)), now))!;
     expect(ended.status).toBe('resolved');
     expect(ended.price_end).not.toBeNull();
     expect(ended.winner).toBe(ended.price_end! >= ended.price_start! ? 'Up' : 'Down');
     expect(ended.snapshot_count).toBe(2400);
-    const next = live.store.getMarket(marketId('BTC', '5m', Date.UTC(2025, 10, 22, 13, 10)), now)!;
+    const next = (await live.store.getMarket(marketId('BTC', '5m', Date.UTC(2025, 10, 22, 13, 10)), now))!;
     expect(next.status).toBe('active');
     expect(next.snapshot_count).toBe(Math.floor((now - next.start_time) / 125) + 1);
     // Stored blocks hold exactly the rows' values (a short last block is a valid prefix), and
@@ -161,11 +161,11 @@ describe('LiveWorld', () => {
     const ended5m = live.store.bulk.marketRef(ended.market_id)!.rowid;
     expect(blobs.filter(([m, , d]) => m === ended5m && d.byteLength === 8192).map(([, b]) => b)).toEqual([0, 1]);
     // Pages come from the blocks and from the rows alike.
-    const page = JSON.parse(live.store.snapshotPageJson(next.market_id, { limit: 5000, offset: 0, includeOrderbook: false }).json);
+    const page = JSON.parse((await live.store.snapshotPageJson(next.market_id, { limit: 5000, offset: 0, includeOrderbook: false })).json);
     expect(page.map((s: { price: number }) => s.price)).toEqual(want.snapshots.get(next.market_id)!.map((r) => (r[1] as number) / 1e4));
   });
 
-  it('catches up after a pause: markets in the gap open and resolve, snapshots only within the bound', () => {
+  it('catches up after a pause: markets in the gap open and resolve, snapshots only within the bound', async () => {
     const live = seeded(NOW);
     const world = new LiveWorld(live.store.bulk, { catchUpMs: 10 * MIN });
     const later = NOW + 5 * 60 * MIN + 4321;
@@ -193,7 +193,7 @@ describe('LiveWorld', () => {
     expect(compared).toBeGreaterThan(3 * 4 * 1000);
   });
 
-  it('never touches a market it does not own, and does nothing when the clock goes back', () => {
+  it('never touches a market it does not own, and does nothing when the clock goes back', async () => {
     const live = seeded(NOW);
     const next = Date.UTC(2025, 10, 22, 13, 10);
     const foreign = marketId('SOL', '5m', next);
@@ -201,18 +201,18 @@ describe('LiveWorld', () => {
     // An import adding data to a seeded market releases it.
     const released = live.store.bulk.marketRef(marketId('ETH', '5m', Date.UTC(2025, 10, 22, 13, 5)))!;
     live.store.bulk.world.release([released.rowid]);
-    const before = live.store.getMarket(marketId('ETH', '5m', Date.UTC(2025, 10, 22, 13, 5)), NOW)!;
+    const before = (await live.store.getMarket(marketId('ETH', '5m', Date.UTC(2025, 10, 22, 13, 5)), NOW))!;
     const world = new LiveWorld(live.store.bulk);
     expect(world.advance(NOW - 5000)!.snapshots).toBe(0);
     world.advance(NOW + 4 * MIN);
     const after = NOW + 4 * MIN;
-    expect(live.store.getMarket(foreign, after)).toMatchObject({ price_start: 1, snapshot_count: 0 });
+    expect((await live.store.getMarket(foreign, after))).toMatchObject({ price_start: 1, snapshot_count: 0 });
     expect(live.store.bulk.world.owns(live.store.bulk.marketRef(foreign)!.rowid)).toBe(false);
-    expect(live.store.getMarket(before.market_id, after)).toEqual({ ...before, status: 'resolved' });
-    expect(live.store.getMarket(marketId('BTC', '5m', next), after)!.snapshot_count).toBe((after - next) / 125 + 1);
+    expect((await live.store.getMarket(before.market_id, after))).toEqual({ ...before, status: 'resolved' });
+    expect((await live.store.getMarket(marketId('BTC', '5m', next), after))!.snapshot_count).toBe((after - next) / 125 + 1);
   });
 
-  it('says there is no world in a database no seed made', () => {
+  it('says there is no world in a database no seed made', async () => {
     const s = fresh();
     const world = new LiveWorld(s.store.bulk);
     expect(world.state()).toBeUndefined();

@@ -11,7 +11,9 @@ import { authenticate, type Caller, type KeyHasher } from './auth.js';
 import { selectDialect } from './dialects/select.js';
 import { errorBody, HttpException } from './http-error.js';
 import { QueryReader } from './query.js';
-import { rateLimitHeaders, RateLimits, tooManyRequests } from './rate-limit.js';
+import { ANONYMOUS_CONFIG, limitsFor, rateLimitHeaders, RateLimits, tooManyRequests } from './rate-limit.js';
+import { backendsDown, OutageLog, unavailableError, unknownDecision } from './unavailable.js';
+import type { SharedLimiter } from '../ratelimit/shared-limiter.js';
 import { ALLOWED_METHODS, type RouteMatch } from './routes.js';
 
 /** What the core needs to know about a request. */
@@ -34,6 +36,8 @@ export interface AppResponse {
 /** Options of `createApp`; only `store` is required. */
 export interface AppOptions {
   store: Store;
+  /** Where requests are charged: in-process by default, or shared by every instance (Redis). */
+  limiter?: SharedLimiter;
   /** Epoch ms; tests move it by hand. */
   now?: () => number;
   version: string;
@@ -46,10 +50,10 @@ export interface AppOptions {
 
 /** The app: `handle` answers one request; `reject` answers a request the listener refused early. */
 export interface App {
-  handle(req: AppRequest): AppResponse;
-  reject(status: number, message: string, remoteAddress: string): AppResponse;
+  handle(req: AppRequest): Promise<AppResponse>;
+  reject(status: number, message: string, remoteAddress: string): Promise<AppResponse>;
   /** A key's requests in the current minute, as the limiter counts them (charges nothing). */
-  keyUsage(keyId: number, account: Account, now: number): { used: number; limit: number };
+  keyUsage(keyId: number, account: Account, now: number): Promise<{ used: number; limit: number }>;
 }
 
 /** Default limit on the request target. */
@@ -64,7 +68,8 @@ export function createApp(options: AppOptions): App {
   const maxUrlLength = options.maxUrlLength ?? MAX_URL_LENGTH;
   const hashKey = options.hashKey ?? hashApiKey;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const limits = new RateLimits();
+  const limits = new RateLimits(options.limiter);
+  const outage = new OutageLog(log);
 
   function respond(status: number, body: string, decision: Decision, at: number, extra?: Record<string, string>): AppResponse {
     return {
@@ -80,37 +85,43 @@ export function createApp(options: AppOptions): App {
     };
   }
 
-  function handle(req: AppRequest): AppResponse {
+  async function handle(req: AppRequest): Promise<AppResponse> {
     const at = now();
     let decision: Decision | undefined;
+    let caller: Caller | undefined;
     const queryAt = req.url.indexOf('?');
     const path = queryAt < 0 ? req.url : req.url.slice(0, queryAt);
     const dialect = selectDialect(path);
     const scope = dialect.start();
     try {
       if (req.url.length > maxUrlLength) {
-        decision = limits.takeAddress(req.remoteAddress, at);
+        decision = await limits.takeAddress(req.remoteAddress, at);
         throw new HttpException(414, `The request URL is longer than ${maxUrlLength} characters.`);
       }
 
       const publicRoute = dialect.publicRoutes[path];
-      let caller: Caller | undefined;
       let found: RouteMatch | undefined;
+      let unavailable: string[] = [];
       if (publicRoute) {
-        // No key is read or checked; the address pays, as for requests without a valid key.
-        decision = limits.takeAddress(req.remoteAddress, at);
-        if (!decision.admitted) throw tooManyRequests(decision, 'requests without an API key from this address');
+        // No key is read or checked; the address pays, as for requests without a valid key. A
+        // limiter that is down cannot charge it: health then answers anyway, saying so.
+        unavailable = await backendsDown(store, limits);
+        if (!unavailable.includes('limiter')) {
+          decision = await limits.takeAddress(req.remoteAddress, at);
+          if (!decision.admitted) throw tooManyRequests(decision, 'requests without an API key from this address');
+        }
         found = { route: publicRoute, params: {} };
       } else {
         try {
-          caller = authenticate(req.headers, store, at, hashKey);
+          caller = await authenticate(req.headers, store, at, hashKey);
         } catch (err) {
+          if (!(err instanceof HttpException)) throw err;
           // Failed credentials are charged to the address, and a flood of them turns into 429s.
-          decision = limits.takeAddress(req.remoteAddress, at);
+          decision = await limits.takeAddress(req.remoteAddress, at);
           if (!decision.admitted) throw tooManyRequests(decision, 'requests without a valid API key from this address');
           throw err;
         }
-        decision = limits.takeKey(caller.key.id, caller.account, at);
+        decision = await limits.takeKey(caller.key.id, caller.account, at);
         if (!decision.admitted) throw tooManyRequests(decision, 'this API key');
         found = dialect.match(path);
       }
@@ -122,14 +133,19 @@ export function createApp(options: AppOptions): App {
 
       const reader = new QueryReader(new URLSearchParams(queryAt < 0 ? '' : req.url.slice(queryAt + 1)), dialect.rules);
       const run = found.route.prepare(reader, found.params);
-      const body = run({ store, now: at, version, caller, decision });
-      return respond(200, body, decision, at, scope.headers);
+      const shown = decision ?? unknownDecision(ANONYMOUS_CONFIG, at);
+      const body = await run({ store, now: at, version, caller, decision: shown, unavailable });
+      outage.recovered();
+      return respond(unavailable.length ? 503 : 200, body, shown, at, unavailable.length ? { ...scope.headers, 'Retry-After': '1' } : scope.headers);
     } catch (err) {
-      decision ??= limits.peekAddress(req.remoteAddress, at);
-      if (err instanceof HttpException) {
-        const answer = scope.error(err);
-        return respond(answer.status, answer.body, decision, at, { ...scope.headers, ...err.headers });
+      const refusal = err instanceof HttpException ? err : unavailableError(err);
+      if (refusal) {
+        if (refusal.status === 503) outage.failed(err);
+        decision ??= await peekHeaders(req.remoteAddress, at, caller);
+        const answer = scope.error(refusal);
+        return respond(answer.status, answer.body, decision, at, { ...scope.headers, ...refusal.headers });
       }
+      decision ??= await peekHeaders(req.remoteAddress, at, caller);
       // Method and path only: the query and headers may carry a key.
       log(`msnap serve: 500 on ${req.method} ${path.slice(0, 200)}: ${err instanceof Error ? err.message : String(err)}`);
       const answer = scope.error(
@@ -139,9 +155,24 @@ export function createApp(options: AppOptions): App {
     }
   }
 
-  function reject(status: number, message: string, remoteAddress: string): AppResponse {
+  /** The headers of an answer that charged nothing: the address's limiter, or a closed window when it is down. */
+  async function peekHeaders(remoteAddress: string, at: number, caller: Caller | undefined): Promise<Decision> {
+    try {
+      return await limits.peekAddress(remoteAddress, at);
+    } catch {
+      return unknownDecision(caller ? limitsFor(caller.account) : ANONYMOUS_CONFIG, at);
+    }
+  }
+
+  async function reject(status: number, message: string, remoteAddress: string): Promise<AppResponse> {
     const at = now();
-    return respond(status, errorBody(status, message), limits.takeAddress(remoteAddress, at), at);
+    let decision: Decision;
+    try {
+      decision = await limits.takeAddress(remoteAddress, at);
+    } catch {
+      decision = unknownDecision(ANONYMOUS_CONFIG, at);
+    }
+    return respond(status, errorBody(status, message), decision, at);
   }
 
   return { handle, reject, keyUsage: (keyId, account, at) => limits.keyUsage(keyId, account, at) };

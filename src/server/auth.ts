@@ -47,13 +47,13 @@ function iso(ms: number): string {
 }
 
 /** Use first on every request: the caller behind the key, or a 400/401 HttpException saying why not. */
-export function authenticate(headers: IncomingHttpHeaders, store: Store, now: number, hash: KeyHasher = hashApiKey): Caller {
+export async function authenticate(headers: IncomingHttpHeaders, store: Store, now: number, hash: KeyHasher = hashApiKey): Promise<Caller> {
   const key = presentedKey(headers);
   if (key === undefined) {
     throw unauthorized('An API key is required: send X-API-Key: <key> or Authorization: Bearer <key>.', 'auth_missing', 'Bearer');
   }
   const keyHash = hash(key);
-  const record = store.findKeyByHash(keyHash);
+  const record = await store.findKeyByHash(keyHash);
   // The lookup is by a uniform hash, so its timing says nothing about the key; when the store
   // hands the hash back we still compare it in constant time rather than trust the index alone.
   if (!record || (record.keyHash !== undefined && !sameHash(record.keyHash, keyHash))) {
@@ -65,7 +65,7 @@ export function authenticate(headers: IncomingHttpHeaders, store: Store, now: nu
   if (record.expiresAt !== null && record.expiresAt <= now) {
     throw unauthorized(`This API key expired on ${iso(record.expiresAt)}.`, 'auth_expired');
   }
-  const account = store.getAccountById(record.accountId);
+  const account = await store.getAccountById(record.accountId);
   if (!account) throw unauthorized('Invalid API key.');
   if (account.trialEndsAt !== null && account.trialEndsAt <= now) {
     throw unauthorized(`The free trial of this account ended on ${iso(account.trialEndsAt)}; upgrade to keep access.`, 'auth_expired');

@@ -21,9 +21,9 @@ export function outsideWindow(plan: PlanName, type: MarketType, cap: number): Ht
 }
 
 /** Use before serving one market or its snapshots: 403 when it lies outside the plan's window. */
-export function assertInWindow(store: Store, market: Market, plan: PlanName): void {
+export async function assertInWindow(store: Store, market: Market, plan: PlanName): Promise<void> {
   const window = windowOf(plan);
   if (!window) return;
   const cap = window[market.market_type];
-  if (store.marketRank(market) >= cap) throw outsideWindow(plan, market.market_type, cap);
+  if ((await store.marketRank(market)) >= cap) throw outsideWindow(plan, market.market_type, cap);
 }

@@ -18,6 +18,8 @@ export type ErrorKind =
   | 'data_window'
   /** Any other refusal with its own status (414). */
   | 'request'
+  /** The store or the shared limiter cannot be reached (503): nothing was served, nothing admitted. */
+  | 'unavailable'
   | 'internal';
 
 /** One bad parameter: where it was, what kind of value it wanted, and a sentence naming it. */

@@ -76,11 +76,12 @@ export async function startServer(options: ListenOptions): Promise<RunningServer
         .then(send, (err: unknown) => {
           if (!(err instanceof BodyTooLarge)) return void res.destroy();
           res.setHeader('Connection', 'close');
-          send(app.reject(413, 'The form is too large.', request.remoteAddress));
+          void app.reject(413, 'The form is too large.', request.remoteAddress).then(send);
         });
       return;
     }
-    send(app.handle(request));
+    // handle never rejects: every failure is already an answer (a 503 or a logged 500).
+    void app.handle(request).then(send);
   });
   server.headersTimeout = headersTimeout;
   server.requestTimeout = requestTimeout;
@@ -94,11 +95,13 @@ export async function startServer(options: ListenOptions): Promise<RunningServer
       return;
     }
     const [status, message] = clientErrorStatus(err.code);
-    const response = app.reject(status, message, socket.remoteAddress ?? 'unknown');
-    const head = [`HTTP/1.1 ${status} ${reasonPhrase(status)}`];
-    for (const [name, value] of Object.entries(response.headers)) head.push(`${name}: ${value}`);
-    head.push(`Content-Length: ${Buffer.byteLength(response.body)}`, 'Connection: close', '', '');
-    socket.end(head.join('\r\n') + response.body);
+    void app.reject(status, message, socket.remoteAddress ?? 'unknown').then((response) => {
+      if (!socket.writable) return void socket.destroy();
+      const head = [`HTTP/1.1 ${status} ${reasonPhrase(status)}`];
+      for (const [name, value] of Object.entries(response.headers)) head.push(`${name}: ${value}`);
+      head.push(`Content-Length: ${Buffer.byteLength(response.body)}`, 'Connection: close', '', '');
+      socket.end(head.join('\r\n') + response.body);
+    });
   });
 
   await new Promise<void>((resolve, reject) => {

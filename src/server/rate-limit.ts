@@ -1,7 +1,8 @@
-// Rate-limit middleware: one KeyLimiter per key id (the account's plan limits) and one per client
-// address for requests without a valid key; every response carries the decision as headers.
+// Rate-limit middleware: one limit per key id (the account's plan limits) and one per client
+// address for requests without a valid key, in-process or shared through Redis; every response carries the decision as headers.
 import { ANONYMOUS_LIMITS, ENTERPRISE_DEFAULT_LIMITS, PLANS } from '../domain/plans.js';
-import { LimiterRegistry, type Decision, type LimitConfig } from '../ratelimit/key-limiter.js';
+import type { Decision, LimitConfig } from '../ratelimit/key-limiter.js';
+import { LocalLimiter, type SharedLimiter } from '../ratelimit/shared-limiter.js';
 import type { Account } from '../store/store.js';
 import { HttpException } from './http-error.js';
 
@@ -20,31 +21,35 @@ export const ANONYMOUS_CONFIG: LimitConfig = {
   burst: ANONYMOUS_LIMITS.burstPerSecond,
 };
 
-/** Use one per app: the limiters of keys and of anonymous addresses. */
+/** Use one per app: the limits of keys and of anonymous addresses, over one (local or shared) limiter. */
 export class RateLimits {
-  private readonly keys = new LimiterRegistry<number>();
-  private readonly addresses = new LimiterRegistry<string>();
+  constructor(private readonly limiter: SharedLimiter = new LocalLimiter()) {}
 
   /** Check and charge one request of `account`'s key `keyId`. */
-  takeKey(keyId: number, account: Account, now: number): Decision {
-    return this.keys.get(keyId, limitsFor(account), now).take(now);
+  takeKey(keyId: number, account: Account, now: number): Promise<Decision> {
+    return this.limiter.take(`k:${keyId}`, limitsFor(account), now);
   }
 
   /** Check and charge one request without a valid key from `address`. */
-  takeAddress(address: string, now: number): Decision {
-    return this.addresses.get(address, ANONYMOUS_CONFIG, now).take(now);
+  takeAddress(address: string, now: number): Promise<Decision> {
+    return this.limiter.take(`a:${address}`, ANONYMOUS_CONFIG, now);
   }
 
   /** Requests of key `keyId` in the current sliding minute, without charging (the dashboard shows it). */
-  keyUsage(keyId: number, account: Account, now: number): { used: number; limit: number } {
-    const d = this.keys.get(keyId, limitsFor(account), now).peek(now);
+  async keyUsage(keyId: number, account: Account, now: number): Promise<{ used: number; limit: number }> {
+    const d = await this.limiter.peek(`k:${keyId}`, limitsFor(account), now);
     // peek's `remaining` already counts the request it would admit.
     return { used: d.limit - d.remaining - (d.admitted ? 1 : 0), limit: d.limit };
   }
 
   /** The headers of `address`'s limiter without charging (for answers that charge nothing). */
-  peekAddress(address: string, now: number): Decision {
-    return this.addresses.get(address, ANONYMOUS_CONFIG, now).peek(now);
+  peekAddress(address: string, now: number): Promise<Decision> {
+    return this.limiter.peek(`a:${address}`, ANONYMOUS_CONFIG, now);
+  }
+
+  /** False while a shared limiter cannot reach its backend (requests are refused meanwhile). */
+  get healthy(): boolean {
+    return this.limiter.healthy;
   }
 }
 

@@ -15,6 +15,8 @@ export interface RouteContext {
   caller: Caller | undefined;
   /** This request's rate-limit decision (the limits endpoints report it). */
   decision: Decision;
+  /** Public routes only: the backends that cannot be reached now (`store`, `limiter`); empty when all answer. */
+  unavailable: readonly string[];
 }
 
 /** What a keyed handler may use: the caller is known. */
@@ -23,14 +25,14 @@ export type KeyedContext = RouteContext & { caller: Caller };
 /** The dialect-free half of an endpoint: `query` reads parameters (path ones in `params`), `handle` computes. */
 export interface CoreRoute<Q, R> {
   query(q: QueryReader, params: Readonly<Record<string, string>>): Q;
-  handle(ctx: KeyedContext, query: Q): R;
+  handle(ctx: KeyedContext, query: Q): R | Promise<R>;
 }
 
 /** An endpoint of one dialect after type erasure: `prepare` checks parameters and returns the handler. */
 export interface Route {
   /** Path after the dialect's prefix, e.g. `markets/:id/snapshots`. */
   pattern: string;
-  prepare(query: QueryReader, params: Readonly<Record<string, string>>): (ctx: RouteContext) => string;
+  prepare(query: QueryReader, params: Readonly<Record<string, string>>): (ctx: RouteContext) => Promise<string>;
 }
 
 /** Use in a dialect's route table: the path, the core endpoint, and how this dialect prints its result. */
@@ -40,17 +42,17 @@ export function defineRoute<Q, R>(pattern: string, core: CoreRoute<Q, R>, render
     prepare(reader, params) {
       const query = core.query(reader, params);
       reader.check();
-      return (ctx) => {
+      return async (ctx) => {
         if (!ctx.caller) throw new Error(`route ${pattern} needs a caller`);
-        return render(core.handle(ctx as KeyedContext, query));
+        return render(await core.handle(ctx as KeyedContext, query));
       };
     },
   };
 }
 
-/** Use for a route that takes no key and no parameters (health for load balancers). */
-export function definePublicRoute(pattern: string, body: (now: number) => string): Route {
-  return { pattern, prepare: () => (ctx) => body(ctx.now) };
+/** Use for a route that takes no key and no parameters (health for load balancers); `unavailable` names what is down. */
+export function definePublicRoute(pattern: string, body: (now: number, unavailable: readonly string[]) => string): Route {
+  return { pattern, prepare: () => (ctx) => Promise.resolve(body(ctx.now, ctx.unavailable)) };
 }
 
 /** Use for routes that take no query parameters (any given are ignored). */

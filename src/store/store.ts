@@ -103,6 +103,9 @@ export interface Store {
    */
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
 
+  /** Resolves when the database answers; rejects with StoreUnavailableError when not (health uses it). Absent: always reachable. */
+  ping?(): Promise<void>;
+
   close(): Promise<void>;
 }
 

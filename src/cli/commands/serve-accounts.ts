@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { PLAN_NAMES, parsePlanName, TRIAL_LENGTH_MS, type PlanName } from '../../domain/plans.js';
 import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/sqlite/db-path.js';
-import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
+import type { Store } from '../../store/store.js';
 import type { CliContext } from '../context.js';
 import { createExporter } from '../output/exporter.js';
 import type { RecordSchema } from '../output/schema.js';
@@ -55,17 +55,17 @@ export async function runAccountsPassword(
   const problem = passwordProblem(opts.password);
   if (problem) throw new UsageError(problem.replace(/^The password/, 'the password').replace(/\.$/, ''));
   const hash = await hashPassword(opts.password);
-  await withStore(opts.db, {}, (store) => {
+  await withStore(opts.db, {}, async (store) => {
     const now = ctx.now();
-    let account = store.getAccount(opts.name);
+    let account = await store.getAccount(opts.name);
     if (!account) {
       if (opts.plan === undefined && !opts.trial) {
         throw new UsageError(`account "${opts.name}" does not exist yet: give --plan builder|pro|enterprise or --trial to create it`);
       }
       const change = planChange(opts.trial ? 'builder' : opts.plan!);
-      account = store.createAccount({ name: opts.name, ...change, trialEndsAt: opts.trial ? now + TRIAL_LENGTH_MS : null, createdAt: now });
+      account = await store.createAccount({ name: opts.name, ...change, trialEndsAt: opts.trial ? now + TRIAL_LENGTH_MS : null, createdAt: now });
     }
-    store.accountAuth.setPasswordHash(account.id, hash, now);
+    await store.accountAuth.setPasswordHash(account.id, hash, now);
     ctx.stderr.write(`password set for account "${account.name}" (${account.plan}); it can sign in at the dashboard (serve's URL)\n`);
   });
 }
@@ -74,24 +74,22 @@ export async function runAccountsPassword(
 export async function runAccountsPlan(opts: { db: string; name: string; plan: PlanName; rpm?: number; burst?: number }, ctx: CliContext): Promise<void> {
   const { planChange } = await import('../../accounts/plan-change.js');
   const change = planChange(opts.plan, opts);
-  await withStore(opts.db, { mustExist: true }, (store) => {
-    const account = store.getAccount(opts.name);
+  await withStore(opts.db, { mustExist: true }, async (store) => {
+    const account = await store.getAccount(opts.name);
     if (!account) throw new UsageError(`no account "${opts.name}" (see msnap serve accounts list)`);
-    const updated = store.accountAuth.setPlan(account.id, change)!;
+    const updated = (await store.accountAuth.setPlan(account.id, change))!;
     const limits = updated.requestsPerMinute !== null ? `, ${updated.requestsPerMinute} req/min, burst ${updated.burstPerSecond}/s` : '';
     ctx.stderr.write(`account "${updated.name}" is now on the ${updated.plan} plan${limits}${account.trialEndsAt !== null ? ' (trial ended)' : ''}\n`);
   });
 }
 
 /** The records `accounts list` shows. */
-export function accountListRecords(store: SqliteStore, now: number): AccountListRecord[] {
-  return store.accountAuth.listAccounts().map((a) => ({
-    name: a.name,
-    plan: a.plan,
-    trial_ends_at: a.trialEndsAt,
-    can_sign_in: a.hasPassword,
-    active_keys: store.countActiveKeys(a.id, now),
-  }));
+export async function accountListRecords(store: Store, now: number): Promise<AccountListRecord[]> {
+  const records: AccountListRecord[] = [];
+  for (const a of await store.accountAuth.listAccounts()) {
+    records.push({ name: a.name, plan: a.plan, trial_ends_at: a.trialEndsAt, can_sign_in: a.hasPassword, active_keys: await store.countActiveKeys(a.id, now) });
+  }
+  return records;
 }
 
 /** Writes every account's record through the exporter: aligned columns, or `--json`. */

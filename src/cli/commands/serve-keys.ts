@@ -81,8 +81,8 @@ export function parseKeysCreateFlags(
 export async function runKeysCreate(opts: KeysCreateOptions, ctx: CliContext): Promise<CreatedKey> {
   const { createApiKey } = await import('../../accounts/create-key.js');
   const { db, ...keyOptions } = opts;
-  return withStore(db, {}, (store) => {
-    const created = createApiKey(store, { ...keyOptions, now: ctx.now() });
+  return withStore(db, {}, async (store) => {
+    const created = await createApiKey(store, { ...keyOptions, now: ctx.now() });
     const a = created.account;
     const trial = a.trialEndsAt !== null ? `, trial until ${new Date(a.trialEndsAt).toISOString()}` : '';
     const limits = a.requestsPerMinute !== null ? `, ${a.requestsPerMinute} req/min, burst ${a.burstPerSecond}/s` : '';
@@ -96,8 +96,8 @@ export async function runKeysCreate(opts: KeysCreateOptions, ctx: CliContext): P
 }
 
 /** The records `keys list` shows, at `now`. */
-export function keyListRecords(store: Store, now: number): KeyListRecord[] {
-  return store.listKeys().map((k) => ({
+export async function keyListRecords(store: Store, now: number): Promise<KeyListRecord[]> {
+  return (await store.listKeys()).map((k) => ({
     id: k.id,
     account: k.account.name,
     plan: k.account.plan,
@@ -119,10 +119,10 @@ export async function runKeysList(opts: { db: string; json: boolean }, ctx: CliC
 
 /** Revokes key `id` at `now`; NotFoundError when there is no such key, UsageError when already revoked. */
 export async function runKeysRevoke(opts: { db: string; id: number }, ctx: CliContext): Promise<void> {
-  await withStore(opts.db, { mustExist: true }, (store) => {
-    const key = store.listKeys().find((k) => k.id === opts.id);
+  await withStore(opts.db, { mustExist: true }, async (store) => {
+    const key = (await store.listKeys()).find((k) => k.id === opts.id);
     if (!key) throw new NotFoundError(`no key with id ${opts.id} (see msnap serve keys list)`);
-    if (!store.revokeKey(opts.id, ctx.now())) throw new UsageError(`key ${opts.id} is already revoked`);
+    if (!(await store.revokeKey(opts.id, ctx.now()))) throw new UsageError(`key ${opts.id} is already revoked`);
     ctx.stderr.write(`revoked key #${opts.id} (${key.prefix}...) of account "${key.account.name}"\n`);
   });
 }

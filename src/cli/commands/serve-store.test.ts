@@ -21,7 +21,7 @@ describe('explainBusy', () => {
     try {
       let caught: unknown;
       try {
-        other.transaction(() => undefined);
+        await other.transaction(async () => undefined);
       } catch (err) {
         caught = explainBusy(err, db);
       }
@@ -36,7 +36,7 @@ describe('explainBusy', () => {
     }
   });
 
-  it('passes every other error through unchanged', () => {
+  it('passes every other error through unchanged', async () => {
     const err = new Error('disk I/O error');
     expect(explainBusy(err, 'x.db')).toBe(err);
   });
@@ -47,13 +47,13 @@ describe('withStore', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'msnap-with-'));
     const db = path.join(dir, 'w.db');
     try {
-      expect(await withStore(db, {}, (store) => store.listKeys().length)).toBe(0);
+      expect(await withStore(db, {}, async (store) => (await store.listKeys()).length)).toBe(0);
       // The last connection closing removes the WAL file: nothing was left open.
       expect(existsSync(`${db}-wal`)).toBe(false);
       const holder = new Database(db);
       holder.exec('BEGIN IMMEDIATE');
       try {
-        await expect(withStore(db, { busyTimeoutMs: 0 }, (store) => store.transaction(() => 1))).rejects.toThrow(
+        await expect(withStore(db, { busyTimeoutMs: 0 }, (store) => store.transaction(async () => 1))).rejects.toThrow(
           new DatabaseBusyError(BUSY(db)),
         );
       } finally {

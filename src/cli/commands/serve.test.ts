@@ -14,7 +14,7 @@ const NOW = Date.UTC(2025, 10, 22, 13, 7, 30);
 let dir: string;
 let db: string;
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'msnap-serve-'));
   db = path.join(dir, 's.db');
 });
@@ -93,7 +93,7 @@ describe('runServe', () => {
       let market: unknown;
       const r = await serve({ MSNAP_DB: db }, false, async () => {
         const check = openSqliteStore(db);
-        market = check.getMarket(current, later);
+        market = await check.getMarket(current, later);
         check.close();
       }, later, live);
       return { market, err: r.err };

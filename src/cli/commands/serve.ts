@@ -171,7 +171,7 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
   const created = !existsSync(options.db);
   const store = await openServeStore(options.db);
   if (!options.demo) {
-    const { total } = store.listMarkets({ limit: 1, offset: 0, window: null, now: ctx.now() });
+    const { total } = await store.listMarkets({ limit: 1, offset: 0, window: null, now: ctx.now() });
     if (created) {
       ctx.stderr.write(
         `msnap serve: ${options.db} did not exist: created an empty database (no markets, no keys); fill it with msnap serve seed --db ${options.db} or msnap serve import, or use --demo\n`,
@@ -233,7 +233,7 @@ async function prepareDemo(store: SqliteStore, ctx: CliContext, db: string): Pro
   ]);
   const now = ctx.now();
   try {
-    const { total } = store.listMarkets({ limit: 1, offset: 0, window: null, now });
+    const { total } = await store.listMarkets({ limit: 1, offset: 0, window: null, now });
     if (total === 0) {
       ctx.stderr.write('msnap serve: seeding the demo database (15 days of markets)...\n');
       const summary = seedDatabase(store.bulk, { now });
@@ -242,7 +242,7 @@ async function prepareDemo(store: SqliteStore, ctx: CliContext, db: string): Pro
       );
     }
     const lines: string[] = [];
-    for (const demo of ensureDemoKeys(store, now)) {
+    for (const demo of await ensureDemoKeys(store, now)) {
       if (demo.key === undefined) {
         ctx.stderr.write(
           `msnap serve: ${demo.account} already has a key (printed when it was made); \`msnap serve keys create --account ${demo.account}\` makes another\n`,

@@ -45,7 +45,9 @@ export const v1: Dialect = {
   rules: V1_RULES,
   match: createMatcher(routes, ['/api/v1/', '/v1/'], { '/api/health': 'health' }),
   publicRoutes: {
-    '/health': definePublicRoute('/health', (now) => JSON.stringify({ status: 'ok', timestamp: new Date(now).toISOString() })),
+    '/health': definePublicRoute('/health', (now, down) =>
+      JSON.stringify({ status: down.length === 0 ? 'ok' : 'degraded', timestamp: new Date(now).toISOString(), ...(down.length ? { unavailable: down } : {}) }),
+    ),
   },
   noRouteMessage: 'No such endpoint; see /api/v1/markets, /api/v1/limits, /api/health.',
   start: () => ({

@@ -89,6 +89,8 @@ function classify(err: HttpException): { status: number; code: V4ErrorCode; deta
     }
     case 'internal':
       return { status: 500, code: 'INTERNAL_ERROR', details: null };
+    case 'unavailable':
+      return { status: 503, code: 'DATABASE_UNAVAILABLE', details: null };
     case 'request':
       return { status: err.status, ...invalid('url', err.message) };
   }
@@ -105,7 +107,9 @@ export const v4: Dialect = {
   rules: RULES,
   match: createMatcher(routes, ['/v4/']),
   publicRoutes: {
-    '/v4/health': definePublicRoute('/v4/health', () => '{"status":"ok","service":"msnap"}'),
+    '/v4/health': definePublicRoute('/v4/health', (_now, down) =>
+      down.length === 0 ? '{"status":"ok","service":"msnap"}' : JSON.stringify({ status: 'degraded', service: 'msnap', unavailable: down }),
+    ),
   },
   noRouteMessage: 'No such endpoint; see /v4/markets and /v4/billing/plan-limits.',
   start: () => {

@@ -9,8 +9,8 @@ import { readableMarket } from './market-lookup.js';
 export const AT_TIMESTAMP_TOLERANCE_MS = 2000;
 
 /** Use for every "snapshot at a time" endpoint: the nearest (earlier on a tie), 404 when none lies within the tolerance. */
-export function nearestWithin(ctx: KeyedContext, market: ServedMarket, ts: number, includeOrderbook: boolean): Snapshot {
-  const snapshot = ctx.store.nearestSnapshot(market.market_id, ts, includeOrderbook);
+export async function nearestWithin(ctx: KeyedContext, market: ServedMarket, ts: number, includeOrderbook: boolean): Promise<Snapshot> {
+  const snapshot = await ctx.store.nearestSnapshot(market.market_id, ts, includeOrderbook);
   if (!snapshot || Math.abs(snapshot.time - ts) > AT_TIMESTAMP_TOLERANCE_MS) {
     throw new HttpException(
       404,
@@ -44,9 +44,9 @@ export const atTimestampCore: CoreRoute<{ market: string | undefined; ts: number
     }
     return { market, ts: at };
   },
-  handle: (ctx, q) => {
-    const market = readableMarket(ctx, q.market!);
-    const snapshot = nearestWithin(ctx, market, q.ts!, false);
+  handle: async (ctx, q) => {
+    const market = await readableMarket(ctx, q.market!);
+    const snapshot = await nearestWithin(ctx, market, q.ts!, false);
     return { market_id: market.market_id, ts: q.ts!, delta_ms: snapshot.time - q.ts!, snapshot };
   },
 };

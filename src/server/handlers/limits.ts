@@ -6,7 +6,7 @@ import { noQuery, type CoreRoute } from '../route.js';
 /** The limits body; `usage` reflects this very request. */
 export const limitsCore: CoreRoute<undefined, Record<string, unknown>> = {
   query: noQuery,
-  handle: ({ store, now, caller, decision }) => {
+  handle: async ({ store, now, caller, decision }) => {
     const { account } = caller;
     const plan = PLANS[account.plan];
     const limits = limitsFor(account);
@@ -15,7 +15,7 @@ export const limitsCore: CoreRoute<undefined, Record<string, unknown>> = {
       trial: account.trialEndsAt === null ? null : { active: account.trialEndsAt > now, ends_at: account.trialEndsAt },
       rate_limit: { requests_per_minute: limits.perMinute, burst_per_second: limits.burst },
       data_window: plan.dataWindow,
-      api_keys: { active: store.countActiveKeys(account.id, now), max: plan.maxActiveKeys },
+      api_keys: { active: await store.countActiveKeys(account.id, now), max: plan.maxActiveKeys },
       usage: { remaining: decision.remaining, reset: decision.resetSec },
     };
   },

@@ -27,7 +27,7 @@ function readQuery(q: QueryReader) {
 export function marketsCore(limits: ListLimits): CoreRoute<ReturnType<typeof readQuery>, MarketsResult> {
   return {
     query: readQuery,
-    handle: ({ store, now, caller }, q) => {
+    handle: async ({ store, now, caller }, q) => {
       const plan = caller.account.plan;
       const window = windowOf(plan);
       const offset = q.offset ?? 0;
@@ -44,7 +44,7 @@ export function marketsCore(limits: ListLimits): CoreRoute<ReturnType<typeof rea
         }
       }
       if (!Number.isSafeInteger(offset + limit)) throw badParameter('offset', 'Parameter offset is too large.');
-      const { markets, total } = store.listMarkets({
+      const { markets, total } = await store.listMarkets({
         coin: q.coin,
         marketType: q.marketType,
         status: q.status,

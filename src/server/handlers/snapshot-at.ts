@@ -22,8 +22,8 @@ export const snapshotAtCore: CoreRoute<
     coin: q.scopeCoin(),
     includeOrderbook: q.flag('include_orderbook') ?? false,
   }),
-  handle: (ctx, q) => {
-    const market = readableMarket(ctx, q.id, q.coin);
-    return { market, snapshot: nearestWithin(ctx, market, q.time!, q.includeOrderbook) };
+  handle: async (ctx, q) => {
+    const market = await readableMarket(ctx, q.id, q.coin);
+    return { market, snapshot: await nearestWithin(ctx, market, q.time!, q.includeOrderbook) };
   },
 };

@@ -30,12 +30,12 @@ function readQuery(q: QueryReader, params: Readonly<Record<string, string>>) {
 export function snapshotsCore(limits: ListLimits, format: (coin: Coin) => SnapshotFormat): CoreRoute<ReturnType<typeof readQuery>, SnapshotsResult> {
   return {
     query: readQuery,
-    handle: (ctx, q) => {
-      const market = readableMarket(ctx, q.id, q.coin);
+    handle: async (ctx, q) => {
+      const market = await readableMarket(ctx, q.id, q.coin);
       const offset = q.offset ?? 0;
       const { limit, warnings } = clampToMax(q.limit, limits);
       if (!Number.isSafeInteger(offset + limit)) throw badParameter('offset', 'Parameter offset is too large.');
-      const page = ctx.store.snapshotPageJson(market.market_id, {
+      const page = await ctx.store.snapshotPageJson(market.market_id, {
         limit,
         offset,
         from: q.from,

@@ -11,6 +11,7 @@ import {
   type ServedMarket,
   type Snapshot,
 } from '../../domain/market.js';
+import type { AccountAuthStore, PlanChange, SessionRecord } from '../../store/account-auth-store.js';
 import { V1_SNAPSHOT_FORMAT, type Account, type ApiKeyRecord, type MarketQuery, type SnapshotQuery, type Store } from '../../store/store.js';
 
 type StoredMarket = Omit<ServedMarket, 'status'>;
@@ -24,6 +25,11 @@ export class MemoryStore implements Store {
   private readonly startsByGroup = new Map<string, number[]>();
   private nextSnapshotId = 1;
   closed = false;
+  /** Passwords and sessions in memory, over this store's accounts and keys. */
+  readonly accountAuth: AccountAuthStore = new MemoryAccountAuth(
+    () => this.accounts,
+    () => this.keys,
+  );
 
   /** `count` consecutive markets of `coin`/`type`, the newest starting at `newestStart`, each with `snapshotsEach` snapshots. */
   addMarkets(coin: Coin, type: MarketType, newestStart: number, count: number, snapshotsEach = 0): ServedMarket[] {
@@ -60,8 +66,8 @@ export class MemoryStore implements Store {
   /** An account (created when new) and one key for it; returns the key in clear. */
   addAccountWithKey(a: Partial<Omit<Account, 'id'>> & { name: string }, key: string, now = 0): { account: Account; record: ApiKeyRecord } {
     const account =
-      this.getAccount(a.name) ??
-      this.createAccount({
+      this.accountNamed(a.name) ??
+      this.insertAccount({
         name: a.name,
         plan: a.plan ?? 'builder',
         trialEndsAt: a.trialEndsAt ?? null,
@@ -69,7 +75,7 @@ export class MemoryStore implements Store {
         burstPerSecond: a.burstPerSecond ?? null,
         createdAt: a.createdAt ?? now,
       });
-    const record = this.createKey(account.id, createHash('sha256').update(key).digest('hex'), key.slice(0, 8), now);
+    const record = this.insertKey(account.id, createHash('sha256').update(key).digest('hex'), key.slice(0, 8), now);
     return { account, record };
   }
 
@@ -99,9 +105,9 @@ export class MemoryStore implements Store {
     return [...this.markets.values()].sort((a, b) => b.start_time - a.start_time || (a.market_id < b.market_id ? 1 : -1));
   }
 
-  listMarkets(q: MarketQuery): { markets: ServedMarket[]; total: number } {
+  async listMarkets(q: MarketQuery): Promise<{ markets: ServedMarket[]; total: number }> {
     const all = this.sorted()
-      .filter((m) => !q.window || this.marketRank(m) < q.window[m.market_type])
+      .filter((m) => !q.window || this.rankOf(m) < q.window[m.market_type])
       .map((m) => this.withStatus(m, q.now))
       .filter(
         (m) =>
@@ -114,12 +120,16 @@ export class MemoryStore implements Store {
     return { markets: all.slice(q.offset, q.offset + q.limit), total: all.length };
   }
 
-  getMarket(id: string, now: number): ServedMarket | undefined {
+  async getMarket(id: string, now: number): Promise<ServedMarket | undefined> {
     const m = this.markets.get(id);
     return m && this.withStatus(m, now);
   }
 
-  marketRank(market: Pick<Market, 'coin' | 'market_type' | 'start_time'>): number {
+  async marketRank(market: Pick<Market, 'coin' | 'market_type' | 'start_time'>): Promise<number> {
+    return this.rankOf(market);
+  }
+
+  private rankOf(market: Pick<Market, 'coin' | 'market_type' | 'start_time'>): number {
     const group = `${market.coin}/${market.market_type}`;
     let starts = this.startsByGroup.get(group);
     if (!starts) {
@@ -140,7 +150,7 @@ export class MemoryStore implements Store {
     return lo;
   }
 
-  snapshotPageJson(id: string, q: SnapshotQuery): { json: string; count: number; total: number } {
+  async snapshotPageJson(id: string, q: SnapshotQuery): Promise<{ json: string; count: number; total: number }> {
     const all = (this.snapshots.get(id) ?? []).filter(
       (s) => (q.from === undefined || s.time >= q.from) && (q.before === undefined || s.time < q.before),
     );
@@ -161,7 +171,7 @@ export class MemoryStore implements Store {
     return { json: JSON.stringify(page), count: page.length, total: all.length };
   }
 
-  nearestSnapshot(id: string, ts: number, includeOrderbook = false): Snapshot | undefined {
+  async nearestSnapshot(id: string, ts: number, includeOrderbook = false): Promise<Snapshot | undefined> {
     let best: Snapshot | undefined;
     for (const s of this.snapshots.get(id) ?? []) {
       if (!best || Math.abs(s.time - ts) < Math.abs(best.time - ts)) best = s;
@@ -171,52 +181,119 @@ export class MemoryStore implements Store {
     return includeOrderbook && orderbook_up && orderbook_down ? { ...plain, orderbook_up, orderbook_down } : plain;
   }
 
-  getAccount(name: string): Account | undefined {
+  async getAccount(name: string): Promise<Account | undefined> {
+    return this.accountNamed(name);
+  }
+
+  private accountNamed(name: string): Account | undefined {
     return this.accounts.find((a) => a.name === name);
   }
 
-  getAccountById(id: number): Account | undefined {
+  async getAccountById(id: number): Promise<Account | undefined> {
+    return this.accountWithId(id);
+  }
+
+  private accountWithId(id: number): Account | undefined {
     return this.accounts.find((a) => a.id === id);
   }
 
-  createAccount(a: Omit<Account, 'id'>): Account {
+  async createAccount(a: Omit<Account, 'id'>): Promise<Account> {
+    return this.insertAccount(a);
+  }
+
+  private insertAccount(a: Omit<Account, 'id'>): Account {
     const account = { ...a, id: this.accounts.length + 1 };
     this.accounts.push(account);
     return account;
   }
 
-  createKey(accountId: number, keyHash: string, prefix: string, now: number): ApiKeyRecord {
+  async createKey(accountId: number, keyHash: string, prefix: string, now: number): Promise<ApiKeyRecord> {
+    return this.insertKey(accountId, keyHash, prefix, now);
+  }
+
+  private insertKey(accountId: number, keyHash: string, prefix: string, now: number): ApiKeyRecord {
     const record = { id: this.keys.length + 1, accountId, prefix, createdAt: now, revokedAt: null, expiresAt: null, keyHash };
     this.keys.push(record);
     return { ...record };
   }
 
-  findKeyByHash(keyHash: string): ApiKeyRecord | undefined {
+  async findKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
     const k = this.keys.find((x) => x.keyHash === keyHash);
     return k && { ...k };
   }
 
-  listKeys(): (ApiKeyRecord & { account: Account })[] {
-    return this.keys.map((k) => ({ ...k, account: this.getAccountById(k.accountId)! }));
+  async listKeys(): Promise<(ApiKeyRecord & { account: Account })[]> {
+    return this.keys.map((k) => ({ ...k, account: this.accountWithId(k.accountId)! }));
   }
 
-  revokeKey(id: number, now: number): boolean {
+  async revokeKey(id: number, now: number): Promise<boolean> {
     const k = this.keys.find((x) => x.id === id);
     if (!k || k.revokedAt !== null) return false;
     k.revokedAt = now;
     return true;
   }
 
-  countActiveKeys(accountId: number, now: number): number {
+  async countActiveKeys(accountId: number, now: number): Promise<number> {
     return this.keys.filter((k) => k.accountId === accountId && k.revokedAt === null && (k.expiresAt === null || k.expiresAt > now)).length;
   }
 
-  transaction<T>(fn: () => T): T {
-    // Single-threaded memory: every call is already atomic.
-    return fn();
+  transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+    // Single-threaded memory whose calls resolve at once: fn already runs without interleaving.
+    return fn(this);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.closed = true;
+  }
+}
+
+/** The dashboard's records for MemoryStore: plain maps, the same rules as the SQLite ones. */
+class MemoryAccountAuth implements AccountAuthStore {
+  private readonly passwords = new Map<number, string>();
+  private readonly sessions = new Map<string, SessionRecord>();
+
+  constructor(
+    private readonly accounts: () => Account[],
+    private readonly keys: () => ApiKeyRecord[],
+  ) {}
+
+  async passwordHash(accountId: number): Promise<string | undefined> {
+    return this.passwords.get(accountId);
+  }
+
+  async setPasswordHash(accountId: number, hash: string): Promise<void> {
+    this.passwords.set(accountId, hash);
+    for (const [token, s] of this.sessions) if (s.accountId === accountId) this.sessions.delete(token);
+  }
+
+  async createSession(s: SessionRecord): Promise<void> {
+    this.sessions.set(s.tokenHash, { ...s });
+  }
+
+  async findSession(tokenHash: string, now: number): Promise<SessionRecord | undefined> {
+    const s = this.sessions.get(tokenHash);
+    if (s && s.expiresAt <= now) this.sessions.delete(tokenHash);
+    return s && s.expiresAt > now ? { ...s } : undefined;
+  }
+
+  async deleteSession(tokenHash: string): Promise<void> {
+    this.sessions.delete(tokenHash);
+  }
+
+  async setPlan(accountId: number, change: PlanChange): Promise<Account | undefined> {
+    const a = this.accounts().find((x) => x.id === accountId);
+    if (!a) return undefined;
+    Object.assign(a, change);
+    return { ...a };
+  }
+
+  async keysOf(accountId: number): Promise<ApiKeyRecord[]> {
+    return this.keys()
+      .filter((k) => k.accountId === accountId)
+      .map((k) => ({ ...k }));
+  }
+
+  async listAccounts(): Promise<(Account & { hasPassword: boolean })[]> {
+    return [...this.accounts()].sort((x, y) => x.name.localeCompare(y.name)).map((a) => ({ ...a, hasPassword: this.passwords.has(a.id) }));
   }
 }

@@ -52,14 +52,12 @@ export function testApp(options: { step?: number; failing?: boolean } = {}) {
   const expired = store.addAccountWithKey({ name: 'p', plan: 'pro' }, 'key-expired', T0 - DAY);
   store.expireKey(expired.record.id, T0 - 1000);
   if (options.failing) {
-    store.listMarkets = () => {
-      throw new Error('disk on fire at /secret/path');
-    };
+    store.listMarkets = () => Promise.reject(new Error('disk on fire at /secret/path'));
   }
   const logs: string[] = [];
   const app = createApp({ store, now: () => clock.t, version: '9.9.9', log: (l) => logs.push(l) });
   const step = options.step ?? 100;
-  function call(method: string, url: string, headers: Headers = {}, remoteAddress = '10.0.0.1'): AppResponse {
+  function call(method: string, url: string, headers: Headers = {}, remoteAddress = '10.0.0.1'): Promise<AppResponse> {
     clock.t += step;
     const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
     return app.handle({ method, url, headers: lower, remoteAddress });
@@ -77,4 +75,11 @@ export function body(r: AppResponse): Record<string, unknown> {
   expect(r.headers['X-RateLimit-Reset']).toMatch(/^\d+$/);
   expect(r.headers.Date).toMatch(/GMT$/);
   return JSON.parse(r.body) as Record<string, unknown>;
+}
+
+/** Use for n requests one after another (each awaited before the next starts): the clock steps in order. */
+export async function inOrder<T>(n: number, f: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = [];
+  for (let i = 0; i < n; i++) out.push(await f(i));
+  return out;
 }

@@ -25,7 +25,7 @@ function fresh(): SqliteStore {
   sqlOf.set(s, openSql(path.join(dir, 's.db')));
   return s;
 }
-afterEach(() => {
+afterEach(async () => {
   for (const sql of sqlOf.values()) sql.close();
   sqlOf.clear();
   for (const s of stores.splice(0)) s.close();
@@ -33,7 +33,7 @@ afterEach(() => {
 });
 
 describe('seedDatabase', () => {
-  it('leaves the dense blocks equal to its rows, also when seeding over a seeded database', () => {
+  it('leaves the dense blocks equal to its rows, also when seeding over a seeded database', async () => {
     const s = fresh();
     const blocks = () => sqlOf.get(s)!.prepare('SELECT market, block, data FROM snapshot_blocks ORDER BY market, block').raw(true).all();
     seedDatabase(s.bulk, { now: NOW, days: 1, fullMarkets: SMALL, orderbookMs: 60_000 });
@@ -43,11 +43,11 @@ describe('seedDatabase', () => {
     seedDatabase(s.bulk, { now: NOW, days: 1, seed: 2, fullMarkets: SMALL, orderbookMs: 60_000 });
     expect(blocks()).toEqual(seeded);
     const ids = sqlOf.get(s)!.prepare('SELECT id FROM markets WHERE snapshot_count > 0').pluck().all() as number[];
-    s.transaction(() => s.bulk.refreshMarkets(ids));
+    s.bulk.transaction(() => s.bulk.refreshMarkets(ids));
     expect(blocks()).toEqual(seeded);
   });
 
-  it('is deterministic: same seed and clock give the same rows; another seed differs', () => {
+  it('is deterministic: same seed and clock give the same rows; another seed differs', async () => {
     const dump = (seed: number) => {
       const s = fresh();
       seedDatabase(s.bulk, { now: NOW, days: 1, seed, fullMarkets: SMALL, orderbookMs: 60_000 });
@@ -64,11 +64,11 @@ describe('seedDatabase', () => {
     expect(dump(8).snaps).not.toEqual(a.snaps);
   });
 
-  it('makes consistent markets and snapshots', () => {
+  it('makes consistent markets and snapshots', async () => {
     const s = fresh();
     const r = seedDatabase(s.bulk, { now: NOW, days: 2, fullMarkets: SMALL, orderbookMs: 60_000 });
     expect(r.snapshots).toBe(s.bulk.counts().snapshots);
-    const markets = s.listMarkets({ limit: 1000, offset: 0, window: null, now: NOW }).markets;
+    const markets = (await s.listMarkets({ limit: 1000, offset: 0, window: null, now: NOW })).markets;
     for (const m of markets) {
       if (m.status === 'resolved') expect(m.winner).toBe(m.price_end! >= m.price_start! ? 'Up' : 'Down');
       expect(m.start_time % { '5m': 3e5, '15m': 9e5, '1hr': 36e5, '4hr': 144e5, '24hr': 864e5 }[m.market_type]).toBe(0);
@@ -76,11 +76,11 @@ describe('seedDatabase', () => {
     const active = markets.filter((m) => m.status === 'active');
     expect(active).toHaveLength(COINS.length * MARKET_TYPES.length);
     // Newest 5m market per coin is the active partial one, with snapshots up to now.
-    const btc5 = s.listMarkets({ coin: 'BTC', marketType: '5m', limit: 3, offset: 0, window: null, now: NOW }).markets;
+    const btc5 = (await s.listMarkets({ coin: 'BTC', marketType: '5m', limit: 3, offset: 0, window: null, now: NOW })).markets;
     expect(btc5[0]!.snapshot_count).toBe(Math.floor((NOW - btc5[0]!.start_time) / 125) + 1);
     expect(btc5[1]!.snapshot_count).toBe(2400);
     expect(btc5[2]!.snapshot_count).toBe(0);
-    const snaps = JSON.parse(s.snapshotPageJson(btc5[1]!.market_id, { limit: 2400, offset: 0, includeOrderbook: false }).json);
+    const snaps = JSON.parse((await s.snapshotPageJson(btc5[1]!.market_id, { limit: 2400, offset: 0, includeOrderbook: false })).json);
     expect(snaps[0].price).toBe(btc5[1]!.price_start);
     for (const x of snaps) {
       expect(x.price_up + x.price_down).toBeGreaterThanOrEqual(0.99);
@@ -92,18 +92,18 @@ describe('seedDatabase', () => {
     if (last.price > btc5[1]!.price_start!) expect(last.price_up).toBeGreaterThanOrEqual(0.5);
     if (last.price < btc5[1]!.price_start!) expect(last.price_up).toBeLessThanOrEqual(0.5);
     // One path per coin: a 15m and a 5m market starting together share the start price.
-    const eth15 = s.listMarkets({ coin: 'ETH', marketType: '15m', limit: 5, offset: 0, window: null, now: NOW }).markets[2]!;
-    const eth5 = s.getMarket(eth15.market_id.replace('-15m-', '-5m-'), NOW)!;
+    const eth15 = (await s.listMarkets({ coin: 'ETH', marketType: '15m', limit: 5, offset: 0, window: null, now: NOW })).markets[2]!;
+    const eth5 = (await s.getMarket(eth15.market_id.replace('-15m-', '-5m-'), NOW))!;
     expect(eth5.price_start).toBe(eth15.price_start);
   });
 
-  it('fills the descriptive fields in their documented shapes, the same for the same seed', () => {
-    const read = (seed: number) => {
+  it('fills the descriptive fields in their documented shapes, the same for the same seed', async () => {
+    const read = async (seed: number) => {
       const s = fresh();
       seedDatabase(s.bulk, { now: NOW, days: 1, seed, fullMarkets: SMALL, orderbookMs: 0 });
-      return s.listMarkets({ limit: 5000, offset: 0, window: null, now: NOW }).markets;
+      return (await s.listMarkets({ limit: 5000, offset: 0, window: null, now: NOW })).markets;
     };
-    const markets = read(3);
+    const markets = await read(3);
     expect(markets.length).toBeGreaterThan(300);
     for (const m of markets) {
       expect(m.event_id).toMatch(/^[1-9]\d{5,7}$/);
@@ -123,22 +123,22 @@ describe('seedDatabase', () => {
         expect(m.final_liquidity!).toBeGreaterThanOrEqual(0);
       }
     }
-    expect(read(3)).toEqual(markets);
-    expect(read(4).map((m) => m.condition_id)).not.toEqual(markets.map((m) => m.condition_id));
+    expect((await read(3))).toEqual(markets);
+    expect((await read(4)).map((m) => m.condition_id)).not.toEqual(markets.map((m) => m.condition_id));
   });
 
-  it('gives every coin and type more than the builder cap with the default 15 days', () => {
+  it('gives every coin and type more than the builder cap with the default 15 days', async () => {
     const s = fresh();
     seedDatabase(s.bulk, { now: NOW, fullMarkets: { '5m': 0, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } });
     for (const coin of COINS) {
       for (const type of MARKET_TYPES) {
-        const total = s.listMarkets({ coin, marketType: type, limit: 1, offset: 0, window: null, now: NOW }).total;
+        const total = (await s.listMarkets({ coin, marketType: type, limit: 1, offset: 0, window: null, now: NOW })).total;
         expect(total, `${coin} ${type}`).toBeGreaterThan(PLANS.builder.dataWindow![type]);
       }
     }
   });
 
-  it('stores a snapshot in under 40 bytes (orderbooks aside)', () => {
+  it('stores a snapshot in under 40 bytes (orderbooks aside)', async () => {
     const s = fresh();
     seedDatabase(s.bulk, { now: NOW, days: 1, fullMarkets: { '5m': 0, '15m': 0, '1hr': 2, '4hr': 0, '24hr': 0 }, orderbookMs: 0 });
     const rows = s.bulk.counts().snapshots;

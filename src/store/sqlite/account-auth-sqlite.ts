@@ -26,22 +26,22 @@ export class SqliteAccountAuthStore implements AccountAuthStore {
     return this.prepared;
   }
 
-  passwordHash(accountId: number): string | undefined {
+  async passwordHash(accountId: number): Promise<string | undefined> {
     return this.stmts.passwordHash.get(accountId) as string | undefined;
   }
 
-  setPasswordHash(accountId: number, hash: string, now: number): void {
+  async setPasswordHash(accountId: number, hash: string, now: number): Promise<void> {
     this.db.transaction(() => {
       this.stmts.upsertPassword.run(accountId, hash, now);
       this.stmts.deleteSessionsOf.run(accountId);
     }).immediate();
   }
 
-  createSession(s: SessionRecord): void {
+  async createSession(s: SessionRecord): Promise<void> {
     this.stmts.insertSession.run(s.tokenHash, s.accountId, s.csrf, s.createdAt, s.expiresAt);
   }
 
-  findSession(tokenHash: string, now: number): SessionRecord | undefined {
+  async findSession(tokenHash: string, now: number): Promise<SessionRecord | undefined> {
     const row = this.stmts.session.get(tokenHash) as SessionRow | undefined;
     if (!row) return undefined;
     if (row.expires_at <= now) {
@@ -52,21 +52,21 @@ export class SqliteAccountAuthStore implements AccountAuthStore {
     return { tokenHash: row.token_hash, accountId: row.account_id, csrf: row.csrf, createdAt: row.created_at, expiresAt: row.expires_at };
   }
 
-  deleteSession(tokenHash: string): void {
+  async deleteSession(tokenHash: string): Promise<void> {
     this.stmts.deleteSession.run(tokenHash);
   }
 
-  setPlan(accountId: number, change: PlanChange): Account | undefined {
+  async setPlan(accountId: number, change: PlanChange): Promise<Account | undefined> {
     const changed = this.stmts.setPlan.run(change.plan, change.trialEndsAt, change.requestsPerMinute, change.burstPerSecond, accountId);
     if (changed.changes === 0) return undefined;
     return toAccount(this.stmts.account.get(accountId) as AccountRow);
   }
 
-  keysOf(accountId: number): ApiKeyRecord[] {
+  async keysOf(accountId: number): Promise<ApiKeyRecord[]> {
     return (this.stmts.keysOf.all(accountId) as KeyRow[]).map(toKey);
   }
 
-  listAccounts(): (Account & { hasPassword: boolean })[] {
+  async listAccounts(): Promise<(Account & { hasPassword: boolean })[]> {
     return (this.stmts.accounts.all() as (AccountRow & { has_password: number })[]).map((r) => ({ ...toAccount(r), hasPassword: r.has_password === 1 }));
   }
 }

@@ -18,11 +18,11 @@ let store: SqliteStore;
 /** The store's own connection, for reading and editing rows behind its back. */
 let sql: Database.Database;
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'msnap-blocks-'));
   ({ store, sql } = openStoreWithSql(path.join(dir, 't.db')));
 });
-afterEach(() => {
+afterEach(async () => {
   store.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -50,7 +50,7 @@ const value = (k: number, salt = 0): [number, number, number] => [
 
 /** Adds slots [from, to) through a bulk writer in one transaction, as import does. */
 function write(rowid: number, from: number, to: number, salt = 0): void {
-  store.transaction(() => {
+  store.bulk.transaction(() => {
     const w = store.bulk.snapshotWriter();
     for (let k = from; k < to; k++) w.add(rowid, k * 125, ...value(k, salt));
     w.flush();
@@ -83,7 +83,7 @@ function expectBlocksMatchRows(rowid: number): void {
 }
 
 /** Every page shape gives the row path's text: block boundaries, first and last block, partial end. */
-function expectPagesMatchRows(rowid: number): void {
+async function expectPagesMatchRows(rowid: number): Promise<void> {
   const r = rows(rowid);
   const n = r.length;
   const shapes: [number, number][] = [
@@ -91,7 +91,7 @@ function expectPagesMatchRows(rowid: number): void {
     [n - 1, 5], [n - 953, 953], [n - 1000, 1000], [Math.max(0, n - 5000), 10_000], [0, n],
   ];
   for (const [offset, limit] of shapes) {
-    const page = store.snapshotPageJson(ID, { limit, offset, includeOrderbook: false });
+    const page = await store.snapshotPageJson(ID, { limit, offset, includeOrderbook: false });
     const want = r.slice(offset, offset + limit);
     expect(page.count).toBe(want.length);
     expect(page.json).toBe(snapshotRowsToJson(want, rowid, ID, START, false));
@@ -99,26 +99,26 @@ function expectPagesMatchRows(rowid: number): void {
 }
 
 describe('dense blocks', () => {
-  it('are built from a fresh market, and pages read from them equal the row path', () => {
+  it('are built from a fresh market, and pages read from them equal the row path', async () => {
     const rowid = market();
     write(rowid, 0, 5000);
     expect(blocks(rowid)).toHaveLength(5);
     expectBlocksMatchRows(rowid);
-    expectPagesMatchRows(rowid);
+    await expectPagesMatchRows(rowid);
     // Pages do read the blocks: one edited behind the store's back shows through.
     const edited = blocks(rowid)[1]!.data;
     edited.writeUInt32LE(10_000, 0);
     sql.prepare('UPDATE snapshot_blocks SET data = ? WHERE market = ? AND block = 1').run(edited, rowid);
-    expect(JSON.parse(store.snapshotPageJson(ID, { limit: 1, offset: 1024, includeOrderbook: false }).json)[0].price).toBe(1);
+    expect(JSON.parse((await store.snapshotPageJson(ID, { limit: 1, offset: 1024, includeOrderbook: false })).json)[0].price).toBe(1);
     store.bulk.refreshMarkets([rowid]);
     expectBlocksMatchRows(rowid);
     // The same pages with the blocks gone come from the rows: same text.
-    const before = store.snapshotPageJson(ID, { limit: 3000, offset: 1500, includeOrderbook: false }).json;
+    const before = (await store.snapshotPageJson(ID, { limit: 3000, offset: 1500, includeOrderbook: false })).json;
     sql.prepare('DELETE FROM snapshot_blocks').run();
-    expect(store.snapshotPageJson(ID, { limit: 3000, offset: 1500, includeOrderbook: false }).json).toBe(before);
+    expect((await store.snapshotPageJson(ID, { limit: 3000, offset: 1500, includeOrderbook: false })).json).toBe(before);
   });
 
-  it('follow a market that grows, across a partial block and across several transactions', () => {
+  it('follow a market that grows, across a partial block and across several transactions', async () => {
     const rowid = market();
     write(rowid, 0, 1500);
     expectBlocksMatchRows(rowid);
@@ -129,25 +129,25 @@ describe('dense blocks', () => {
     expect(rows(rowid)[1000]![1]).toBe(value(1000)[0]);
     expect(rows(rowid)[4000]![1]).toBe(value(4000, 7)[0]);
     expectBlocksMatchRows(rowid);
-    expectPagesMatchRows(rowid);
+    await expectPagesMatchRows(rowid);
     // Rows added one at a time (no writer): refreshMarkets rebuilds from the table.
     for (let k = 4100; k < 4200; k++) store.bulk.insertSnapshot(rowid, k * 125, 97_000 + k / 1e4, 0.5, 0.25);
     store.bulk.refreshMarkets([rowid]);
     expectBlocksMatchRows(rowid);
-    expectPagesMatchRows(rowid);
+    await expectPagesMatchRows(rowid);
   });
 
-  it('do not take values from rows that were ignored as already stored', () => {
+  it('do not take values from rows that were ignored as already stored', async () => {
     const rowid = market();
     write(rowid, 0, 3000);
     write(rowid, 0, 3000, 5); // every row ignored; the writer's copy differs from the table
     expectBlocksMatchRows(rowid);
-    expect(store.snapshotPageJson(ID, { limit: 2, offset: 0, includeOrderbook: false }).json).toBe(
+    expect((await store.snapshotPageJson(ID, { limit: 2, offset: 0, includeOrderbook: false })).json).toBe(
       snapshotRowsToJson(rows(rowid).slice(0, 2), rowid, ID, START, false),
     );
   });
 
-  it('go when the market stops being dense, and are undone with a rolled-back transaction', () => {
+  it('go when the market stops being dense, and are undone with a rolled-back transaction', async () => {
     const rowid = market();
     write(rowid, 0, 2000);
     store.bulk.begin();
@@ -162,23 +162,23 @@ describe('dense blocks', () => {
     store.bulk.insertSnapshot(rowid, 2000 * 125 + 60, 1, 0.5, 0.5);
     store.bulk.refreshMarkets([rowid]);
     expect(blocks(rowid)).toEqual([]);
-    expect(JSON.parse(store.snapshotPageJson(ID, { limit: 2, offset: 2000, includeOrderbook: false }).json)[0].time).toBe(START + 250_060);
+    expect(JSON.parse((await store.snapshotPageJson(ID, { limit: 2, offset: 2000, includeOrderbook: false })).json)[0].time).toBe(START + 250_060);
   });
 
-  it('skip a block holding a value they cannot pack; its pages come from the rows', () => {
+  it('skip a block holding a value they cannot pack; its pages come from the rows', async () => {
     const rowid = market();
-    store.transaction(() => {
+    store.bulk.transaction(() => {
       const w = store.bulk.snapshotWriter();
       for (let k = 0; k < 3000; k++) w.add(rowid, k * 125, ...(k === 1500 ? ([5e9, 1, 1] as const) : value(k)));
       w.flush();
       store.bulk.refreshMarkets([rowid], w);
     });
     expect(blocks(rowid).map((b) => b.block)).toEqual([0, 2]);
-    expectPagesMatchRows(rowid);
-    expect(JSON.parse(store.snapshotPageJson(ID, { limit: 1, offset: 1500, includeOrderbook: false }).json)[0].price).toBe(500_000);
+    await expectPagesMatchRows(rowid);
+    expect(JSON.parse((await store.snapshotPageJson(ID, { limit: 1, offset: 1500, includeOrderbook: false })).json)[0].price).toBe(500_000);
   });
 
-  it('come to an older database with the migration, built from its rows; a read-only one without the table serves rows', () => {
+  it('come to an older database with the migration, built from its rows; a read-only one without the table serves rows', async () => {
     const file = path.join(dir, 'v1.db');
     const old = new Database(file);
     old.exec(MIGRATIONS[0]!.sql);
@@ -189,7 +189,7 @@ describe('dense blocks', () => {
     old.close();
     const ro = openSqliteStore(file, { readonly: true });
     const want = snapshotRowsToJson([[0, 10, 1, 2], [125, 20, 3, 4], [250, 30, 5, 6]], 1, ID, START, false);
-    expect(ro.snapshotPageJson(ID, { limit: 10, offset: 0, includeOrderbook: false }).json).toBe(want);
+    expect((await ro.snapshotPageJson(ID, { limit: 10, offset: 0, includeOrderbook: false })).json).toBe(want);
     ro.close();
     // Opening it to write migrates it and builds the blocks of its dense markets.
     const rw = openSqliteStore(file);
@@ -197,8 +197,8 @@ describe('dense blocks', () => {
     const check = openSql(file);
     expect(check.prepare('SELECT count(*) FROM snapshot_blocks').pluck().get()).toBe(1);
     check.close();
-    expect(rw.snapshotPageJson(ID, { limit: 10, offset: 0, includeOrderbook: false }).json).toBe(want);
-    expect(rw.snapshotPageJson(ID, { limit: 10, offset: 1, includeOrderbook: false }).json).toBe(
+    expect((await rw.snapshotPageJson(ID, { limit: 10, offset: 0, includeOrderbook: false })).json).toBe(want);
+    expect((await rw.snapshotPageJson(ID, { limit: 10, offset: 1, includeOrderbook: false })).json).toBe(
       snapshotRowsToJson([[125, 20, 3, 4], [250, 30, 5, 6]], 1, ID, START, false),
     );
     rw.close();

@@ -31,17 +31,17 @@ function addMarket(coin: Coin, type: MarketType, start: number, dur: number, pri
   }).ref;
 }
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'msnap-store-'));
   ({ store, sql } = openStoreWithSql(path.join(dir, 't.db')));
 });
-afterEach(() => {
+afterEach(async () => {
   store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 describe('schema', () => {
-  it('is migrated once and reopens at the same version', () => {
+  it('is migrated once and reopens at the same version', async () => {
     expect(store.schemaVersion()).toBe(MIGRATIONS.at(-1)!.version);
     store.close();
     store = openSqliteStore(path.join(dir, 't.db'));
@@ -53,10 +53,10 @@ describe('schema', () => {
 });
 
 describe('listMarkets', () => {
-  it('orders newest first, ties by market_id descending, and counts all matches', () => {
+  it('orders newest first, ties by market_id descending, and counts all matches', async () => {
     for (const coin of ['BTC', 'ETH', 'SOL'] as const) addMarket(coin, '1hr', T0, H);
     addMarket('BTC', '1hr', T0 + H, H);
-    const r = store.listMarkets({ limit: 10, offset: 0, window: null, now: T0 + 10 * H });
+    const r = await store.listMarkets({ limit: 10, offset: 0, window: null, now: T0 + 10 * H });
     expect(r.markets.map((m) => m.market_id)).toEqual([
       marketId('BTC', '1hr', T0 + H),
       marketId('SOL', '1hr', T0),
@@ -64,23 +64,23 @@ describe('listMarkets', () => {
       marketId('BTC', '1hr', T0),
     ]);
     expect(r.total).toBe(4);
-    const page = store.listMarkets({ limit: 2, offset: 1, window: null, now: T0 + 10 * H });
+    const page = await store.listMarkets({ limit: 2, offset: 1, window: null, now: T0 + 10 * H });
     expect(page.markets.map((m) => m.coin)).toEqual(['SOL', 'ETH']);
     expect(page.total).toBe(4);
   });
 
-  it('computes status from the clock and hides price_end/winner while active', () => {
+  it('computes status from the clock and hides price_end/winner while active', async () => {
     addMarket('BTC', '1hr', T0, H);
-    const during = store.listMarkets({ limit: 10, offset: 0, window: null, now: T0 + 10 });
+    const during = await store.listMarkets({ limit: 10, offset: 0, window: null, now: T0 + 10 });
     expect(during.markets[0]).toMatchObject({ status: 'active', price_end: null, winner: null });
-    const atEnd = store.getMarket(marketId('BTC', '1hr', T0), T0 + H)!;
+    const atEnd = (await store.getMarket(marketId('BTC', '1hr', T0), T0 + H))!;
     expect(atEnd).toMatchObject({ status: 'resolved', price_end: 101, winner: 'Up' });
-    expect(store.listMarkets({ status: 'active', limit: 10, offset: 0, window: null, now: T0 + 10 }).total).toBe(1);
-    expect(store.listMarkets({ status: 'resolved', limit: 10, offset: 0, window: null, now: T0 + 10 }).total).toBe(0);
-    expect(store.listMarkets({ status: 'resolved', limit: 10, offset: 0, window: null, now: T0 + H }).total).toBe(1);
+    expect((await store.listMarkets({ status: 'active', limit: 10, offset: 0, window: null, now: T0 + 10 })).total).toBe(1);
+    expect((await store.listMarkets({ status: 'resolved', limit: 10, offset: 0, window: null, now: T0 + 10 })).total).toBe(0);
+    expect((await store.listMarkets({ status: 'resolved', limit: 10, offset: 0, window: null, now: T0 + H })).total).toBe(1);
   });
 
-  it('leaves price_end and winner null once resolved until the data reaches the final second', () => {
+  it('leaves price_end and winner null once resolved until the data reaches the final second', async () => {
     // As seed leaves the market active at its `now`: price_start known, the end not yet.
     const ref = store.bulk.upsertMarket({
       marketId: marketId('SOL', '5m', T0),
@@ -96,46 +96,46 @@ describe('listMarkets', () => {
     store.bulk.refreshMarkets([ref.rowid]);
     const id = marketId('SOL', '5m', T0);
     // The clock passed the end, the stored data did not: the end price is unknown, not guessed.
-    expect(store.getMarket(id, T0 + 400_000)).toMatchObject({ status: 'resolved', price_end: null, winner: null, snapshot_count: 480 });
+    expect((await store.getMarket(id, T0 + 400_000))).toMatchObject({ status: 'resolved', price_end: null, winner: null, snapshot_count: 480 });
     // An import that brings the final second fills both in.
     store.bulk.insertSnapshot(ref.rowid, 299_875, 199.5, 0.1, 0.9);
     store.bulk.refreshMarkets([ref.rowid]);
-    expect(store.getMarket(id, T0 + 400_000)).toMatchObject({ status: 'resolved', price_end: 199.5, winner: 'Down', snapshot_count: 481 });
-    expect(store.getMarket(id, T0 + 10)).toMatchObject({ status: 'active', price_end: null, winner: null });
+    expect((await store.getMarket(id, T0 + 400_000))).toMatchObject({ status: 'resolved', price_end: 199.5, winner: 'Down', snapshot_count: 481 });
+    expect((await store.getMarket(id, T0 + 10))).toMatchObject({ status: 'active', price_end: null, winner: null });
   });
 
-  it('applies the builder window per coin and type, in rows and total', () => {
+  it('applies the builder window per coin and type, in rows and total', async () => {
     const cap = PLANS.builder.dataWindow!['24hr'];
     const day = 24 * H;
     for (let i = 0; i < cap + 3; i++) addMarket('ETH', '24hr', T0 - i * day, day);
     addMarket('BTC', '24hr', T0, day);
     const now = T0 + 1;
-    const all = store.listMarkets({ limit: 1000, offset: 0, window: PLANS.builder.dataWindow, now });
+    const all = await store.listMarkets({ limit: 1000, offset: 0, window: PLANS.builder.dataWindow, now });
     expect(all.total).toBe(cap + 1);
     expect(all.markets).toHaveLength(cap + 1);
-    const eth = store.listMarkets({ coin: 'ETH', marketType: '24hr', limit: 1000, offset: 0, window: PLANS.builder.dataWindow, now });
+    const eth = await store.listMarkets({ coin: 'ETH', marketType: '24hr', limit: 1000, offset: 0, window: PLANS.builder.dataWindow, now });
     expect(eth.total).toBe(cap);
     expect(eth.markets.at(-1)!.start_time).toBe(T0 - (cap - 1) * day);
-    expect(store.listMarkets({ coin: 'ETH', limit: 1000, offset: 0, window: null, now }).total).toBe(cap + 3);
-    expect(store.marketRank({ coin: 'ETH', market_type: '24hr', start_time: T0 - cap * day })).toBe(cap);
+    expect((await store.listMarkets({ coin: 'ETH', limit: 1000, offset: 0, window: null, now })).total).toBe(cap + 3);
+    expect((await store.marketRank({ coin: 'ETH', market_type: '24hr', start_time: T0 - cap * day }))).toBe(cap);
     // A new market shifts the window (the count cache must notice the write).
     addMarket('ETH', '24hr', T0 + day, day);
-    expect(store.listMarkets({ coin: 'ETH', marketType: '24hr', limit: 1, offset: 0, window: PLANS.builder.dataWindow, now }).total).toBe(cap);
-    expect(store.listMarkets({ coin: 'ETH', limit: 1, offset: 0, window: null, now }).total).toBe(cap + 4);
+    expect((await store.listMarkets({ coin: 'ETH', marketType: '24hr', limit: 1, offset: 0, window: PLANS.builder.dataWindow, now })).total).toBe(cap);
+    expect((await store.listMarkets({ coin: 'ETH', limit: 1, offset: 0, window: null, now })).total).toBe(cap + 4);
   });
 
-  it('filters by start_time range', () => {
+  it('filters by start_time range', async () => {
     for (let i = 0; i < 5; i++) addMarket('SOL', '1hr', T0 + i * H, H);
-    const r = store.listMarkets({ startFrom: T0 + H, startBefore: T0 + 3 * H, limit: 10, offset: 0, window: null, now: T0 });
+    const r = await store.listMarkets({ startFrom: T0 + H, startBefore: T0 + 3 * H, limit: 10, offset: 0, window: null, now: T0 });
     expect(r.markets.map((m) => m.start_time)).toEqual([T0 + 2 * H, T0 + H]);
     expect(r.total).toBe(2);
   });
 
-  it('answers empty when there is nothing', () => {
-    expect(store.listMarkets({ limit: 10, offset: 0, window: PLANS.builder.dataWindow, now: T0 })).toEqual({ markets: [], total: 0 });
-    expect(store.getMarket('btc-updown-5m-1', T0)).toBeUndefined();
-    expect(store.nearestSnapshot('btc-updown-5m-1', T0)).toBeUndefined();
-    expect(store.snapshotPageJson('nope', { limit: 10, offset: 0, includeOrderbook: false })).toEqual({ json: '[]', count: 0, total: 0 });
+  it('answers empty when there is nothing', async () => {
+    expect((await store.listMarkets({ limit: 10, offset: 0, window: PLANS.builder.dataWindow, now: T0 }))).toEqual({ markets: [], total: 0 });
+    expect((await store.getMarket('btc-updown-5m-1', T0))).toBeUndefined();
+    expect((await store.nearestSnapshot('btc-updown-5m-1', T0))).toBeUndefined();
+    expect((await store.snapshotPageJson('nope', { limit: 10, offset: 0, includeOrderbook: false }))).toEqual({ json: '[]', count: 0, total: 0 });
   });
 });
 
@@ -150,10 +150,10 @@ describe('snapshots', () => {
   }
 
   for (const dense of [true, false]) {
-    it(`pages oldest first with total and range (${dense ? 'dense' : 'sparse'} market)`, () => {
+    it(`pages oldest first with total and range (${dense ? 'dense' : 'sparse'} market)`, async () => {
       const { ref, times } = fill(dense);
       const id = marketId('BTC', '5m', T0);
-      const page = store.snapshotPageJson(id, { limit: 2, offset: 1, includeOrderbook: false });
+      const page = await store.snapshotPageJson(id, { limit: 2, offset: 1, includeOrderbook: false });
       const parsed = JSON.parse(page.json) as { id: number; time: number; price: number }[];
       expect(page.total).toBe(5);
       expect(parsed.map((s) => s.time)).toEqual([T0 + times[1]!, T0 + times[2]!]);
@@ -165,36 +165,36 @@ describe('snapshots', () => {
         price_up: 0.53,
         price_down: 0.48,
       });
-      const ranged = store.snapshotPageJson(id, { limit: 10, offset: 0, from: T0 + 125, before: T0 + times[3]!, includeOrderbook: false });
+      const ranged = await store.snapshotPageJson(id, { limit: 10, offset: 0, from: T0 + 125, before: T0 + times[3]!, includeOrderbook: false });
       expect(ranged.total).toBe(2);
       expect(ranged.count).toBe(2);
-      const past = store.snapshotPageJson(id, { limit: 10, offset: 5, includeOrderbook: false });
+      const past = await store.snapshotPageJson(id, { limit: 10, offset: 5, includeOrderbook: false });
       expect(past).toEqual({ json: '[]', count: 0, total: 5 });
-      const ob = JSON.parse(store.snapshotPageJson(id, { limit: 2, offset: 0, includeOrderbook: true }).json);
+      const ob = JSON.parse((await store.snapshotPageJson(id, { limit: 2, offset: 0, includeOrderbook: true })).json);
       expect(ob[0].orderbook_up).toBeUndefined();
       expect(ob[1].orderbook_up).toEqual({ bids: [{ price: 0.52, size: 10 }], asks: [{ price: 0.53, size: 5 }] });
       expect(ob[1].orderbook_down).toEqual({ bids: [], asks: [] });
-      expect(store.getMarket(id, T0 + 400_000)!.snapshot_count).toBe(5);
+      expect((await store.getMarket(id, T0 + 400_000))!.snapshot_count).toBe(5);
     });
   }
 
-  it('finds the nearest snapshot; the earlier wins a tie', () => {
+  it('finds the nearest snapshot; the earlier wins a tie', async () => {
     fill(false); // t = 0, 125, 300, 1000, 1125
     const id = marketId('BTC', '5m', T0);
-    expect(store.nearestSnapshot(id, T0 + 200)!.time).toBe(T0 + 125);
-    expect(store.nearestSnapshot(id, T0 + 212)!.time).toBe(T0 + 125); // 87 vs 88
-    expect(store.nearestSnapshot(id, T0 + 213)!.time).toBe(T0 + 300);
-    expect(store.nearestSnapshot(id, T0 + 650)!.time).toBe(T0 + 300); // 350 vs 350: tie
-    expect(store.nearestSnapshot(id, T0 - 5000)!.time).toBe(T0);
-    expect(store.nearestSnapshot(id, T0 + 999_999)!.time).toBe(T0 + 1125);
-    expect(store.nearestSnapshot(id, T0 + 1000)).toMatchObject({ price: 97123.4512 + 1000, price_up: 0.53 });
+    expect((await store.nearestSnapshot(id, T0 + 200))!.time).toBe(T0 + 125);
+    expect((await store.nearestSnapshot(id, T0 + 212))!.time).toBe(T0 + 125); // 87 vs 88
+    expect((await store.nearestSnapshot(id, T0 + 213))!.time).toBe(T0 + 300);
+    expect((await store.nearestSnapshot(id, T0 + 650))!.time).toBe(T0 + 300); // 350 vs 350: tie
+    expect((await store.nearestSnapshot(id, T0 - 5000))!.time).toBe(T0);
+    expect((await store.nearestSnapshot(id, T0 + 999_999))!.time).toBe(T0 + 1125);
+    expect((await store.nearestSnapshot(id, T0 + 1000))).toMatchObject({ price: 97123.4512 + 1000, price_up: 0.53 });
     // Depth only when asked for, and only where stored.
-    expect(store.nearestSnapshot(id, T0 + 125)!.orderbook_up).toBeUndefined();
-    expect(store.nearestSnapshot(id, T0 + 125, true)!.orderbook_up).toEqual({ bids: [{ price: 0.52, size: 10 }], asks: [{ price: 0.53, size: 5 }] });
-    expect(store.nearestSnapshot(id, T0, true)!.orderbook_up).toBeUndefined();
+    expect((await store.nearestSnapshot(id, T0 + 125))!.orderbook_up).toBeUndefined();
+    expect((await store.nearestSnapshot(id, T0 + 125, true))!.orderbook_up).toEqual({ bids: [{ price: 0.52, size: 10 }], asks: [{ price: 0.53, size: 5 }] });
+    expect((await store.nearestSnapshot(id, T0, true))!.orderbook_up).toBeUndefined();
   });
 
-  it('serves a dense page exactly as the general path and JSON.stringify would write it', () => {
+  it('serves a dense page exactly as the general path and JSON.stringify would write it', async () => {
     // start % 1e8 = 99,900,000: times cross a 1e8 boundary 100 s in, which the split printing handles.
     const start = 17_638 * 100_000_000 - 100_000;
     expect(start % 300_000).toBe(0);
@@ -213,14 +213,14 @@ describe('snapshots', () => {
       .raw(true)
       .all(ref.rowid) as RawSnapshotRow[];
     for (const [offset, limit] of [[0, 2400], [790, 20], [2399, 5]] as const) {
-      const page = store.snapshotPageJson(id, { limit, offset, includeOrderbook: false });
+      const page = await store.snapshotPageJson(id, { limit, offset, includeOrderbook: false });
       const want = expected.slice(offset, offset + limit);
       expect(page.json).toBe(JSON.stringify(want));
       expect(page.json).toBe(snapshotRowsToJson(raw.slice(offset, offset + limit), ref.rowid, id, start, false));
-      expect(page.json).toBe(store.snapshotPageJson(id, { limit, offset, includeOrderbook: true }).json);
+      expect(page.json).toBe((await store.snapshotPageJson(id, { limit, offset, includeOrderbook: true })).json);
       // v2's and v4's spellings of the same rows: the coin's price key, ISO or ms times.
       for (const format of [{ priceKey: 'eth_price', times: 'iso' as const }, { priceKey: 'eth_price', times: 'ms' as const }]) {
-        const other = store.snapshotPageJson(id, { limit, offset, includeOrderbook: false, format }).json;
+        const other = (await store.snapshotPageJson(id, { limit, offset, includeOrderbook: false, format })).json;
         const respelled = want.map(({ price, time, ...rest }) => ({
           id: rest.id,
           market_id: rest.market_id,
@@ -237,7 +237,7 @@ describe('snapshots', () => {
     // Rows edited behind the store's back need refreshMarkets, which rebuilds the derived blocks.
     sql.prepare('UPDATE snapshots SET price_up = 20000 WHERE market = ? AND t = 1000').run(ref.rowid);
     store.bulk.refreshMarkets([ref.rowid]);
-    const patched = store.snapshotPageJson(id, { limit: 10, offset: 5, includeOrderbook: false }).json;
+    const patched = (await store.snapshotPageJson(id, { limit: 10, offset: 5, includeOrderbook: false })).json;
     expect(JSON.parse(patched)[3].price_up).toBe(2);
     expect(patched).toBe(snapshotRowsToJson([...raw.slice(5, 8), [1000, raw[8]![1], 20_000, raw[8]![3]], ...raw.slice(9, 15)], ref.rowid, id, start, false));
     // Rowid 0 and odd offsets take plain number printing: still the same text.
@@ -246,7 +246,7 @@ describe('snapshots', () => {
     expect(snapshotRowsToJson(odd, 0, 'x', 5, false)).toBe(JSON.stringify(oddWant));
   });
 
-  it('prints scaled values without float noise', () => {
+  it('prints scaled values without float noise', async () => {
     expect(scaledToJson(3)).toBe('0.0003');
     expect(scaledToJson(971234512)).toBe('97123.4512');
     expect(scaledToJson(970000000)).toBe('97000');
@@ -256,22 +256,22 @@ describe('snapshots', () => {
 });
 
 describe('accounts and keys', () => {
-  it('counts active keys, revoked ones excluded', () => {
-    const a = store.createAccount({ name: 'x', plan: 'builder', trialEndsAt: null, requestsPerMinute: null, burstPerSecond: null, createdAt: 1 });
-    const k1 = store.createKey(a.id, 'h1', 'msk_aaaa', 10);
-    store.createKey(a.id, 'h2', 'msk_bbbb', 11);
-    expect(store.countActiveKeys(a.id, 20)).toBe(2);
-    expect(store.revokeKey(k1.id, 30)).toBe(true);
-    expect(store.revokeKey(k1.id, 31)).toBe(false);
-    expect(store.countActiveKeys(a.id, 40)).toBe(1);
-    expect(store.findKeyByHash('h1')).toMatchObject({ id: k1.id, revokedAt: 30 });
-    expect(store.listKeys().map((k) => k.account.name)).toEqual(['x', 'x']);
-    expect(() => store.createKey(a.id, 'h2', 'msk_cccc', 50)).toThrow();
+  it('counts active keys, revoked ones excluded', async () => {
+    const a = await store.createAccount({ name: 'x', plan: 'builder', trialEndsAt: null, requestsPerMinute: null, burstPerSecond: null, createdAt: 1 });
+    const k1 = await store.createKey(a.id, 'h1', 'msk_aaaa', 10);
+    await store.createKey(a.id, 'h2', 'msk_bbbb', 11);
+    expect((await store.countActiveKeys(a.id, 20))).toBe(2);
+    expect((await store.revokeKey(k1.id, 30))).toBe(true);
+    expect((await store.revokeKey(k1.id, 31))).toBe(false);
+    expect((await store.countActiveKeys(a.id, 40))).toBe(1);
+    expect((await store.findKeyByHash('h1'))).toMatchObject({ id: k1.id, revokedAt: 30 });
+    expect((await store.listKeys()).map((k) => k.account.name)).toEqual(['x', 'x']);
+    await expect(store.createKey(a.id, 'h2', 'msk_cccc', 50)).rejects.toThrow();
   });
 });
 
 describe('the details migration', () => {
-  it('rewrites stored [price, size] levels as {price, size} and adds the descriptive fields as null', () => {
+  it('rewrites stored [price, size] levels as {price, size} and adds the descriptive fields as null', async () => {
     const file = path.join(dir, 'v2.db');
     const old = new Database(file);
     // The schema just before the details migration (later ones, e.g. source ids, come after it).
@@ -286,10 +286,10 @@ describe('the details migration', () => {
     old.close();
     const migrated = openSqliteStore(file);
     try {
-      const page = JSON.parse(migrated.snapshotPageJson(marketId('BTC', '5m', T0), { limit: 1, offset: 0, includeOrderbook: true }).json);
+      const page = JSON.parse((await migrated.snapshotPageJson(marketId('BTC', '5m', T0), { limit: 1, offset: 0, includeOrderbook: true })).json);
       expect(page[0].orderbook_up).toEqual({ bids: [{ price: 0.52, size: 120.5 }, { price: 0.51, size: 3 }], asks: [{ price: 0.53, size: 7.25 }] });
       expect(page[0].orderbook_down).toEqual({ bids: [], asks: [{ price: 0.48, size: 1 }] });
-      const m = migrated.getMarket(marketId('BTC', '5m', T0), T0 + 400_000)!;
+      const m = (await migrated.getMarket(marketId('BTC', '5m', T0), T0 + 400_000))!;
       expect(m.event_id).toBeNull();
       expect(m.resolved_at).toBeNull();
       expect(m.winner).toBeNull();
@@ -298,7 +298,7 @@ describe('the details migration', () => {
     }
   });
 
-  it('stores imported details and keeps them when a later write leaves them out', () => {
+  it('stores imported details and keeps them when a later write leaves them out', async () => {
     const details = {
       event_id: '1234567',
       condition_id: `0x${'ab'.repeat(32)}`,
@@ -313,8 +313,8 @@ describe('the details migration', () => {
     const base = { marketId: marketId('SOL', '5m', T0), coin: 'SOL' as const, marketType: '5m' as const, startTime: T0, endTime: T0 + 300_000 };
     store.bulk.upsertMarket({ ...base, priceStart: 1, priceEnd: 2, winner: 'Up', details });
     store.bulk.upsertMarket({ ...base, priceStart: null, priceEnd: null, winner: null, details: { final_volume: 1600 } });
-    expect(store.getMarket(base.marketId, T0 + 400_000)).toMatchObject({ ...details, final_volume: 1600 });
+    expect((await store.getMarket(base.marketId, T0 + 400_000))).toMatchObject({ ...details, final_volume: 1600 });
     // While the clock says the market is active, what only its end can tell stays null.
-    expect(store.getMarket(base.marketId, T0 + 1000)).toMatchObject({ event_id: '1234567', final_volume: null, resolved_at: null });
+    expect((await store.getMarket(base.marketId, T0 + 1000))).toMatchObject({ event_id: '1234567', final_volume: null, resolved_at: null });
   });
 });

@@ -21,6 +21,7 @@ export class SqliteStore implements Store {
   private readonly markets: MarketReads;
   private readonly snapshots: SnapshotReads;
   private readonly accounts: AccountRecords;
+  private txQueue: Promise<void> = Promise.resolve();
 
   constructor(private readonly db: Database.Database) {
     const version = new DataVersion(db);
@@ -32,19 +33,19 @@ export class SqliteStore implements Store {
     this.accountAuth = new SqliteAccountAuthStore(db);
   }
 
-  listMarkets(q: MarketQuery): { markets: ServedMarket[]; total: number } {
+  async listMarkets(q: MarketQuery): Promise<{ markets: ServedMarket[]; total: number }> {
     return this.markets.listMarkets(q);
   }
 
-  getMarket(id: string, now: number): ServedMarket | undefined {
+  async getMarket(id: string, now: number): Promise<ServedMarket | undefined> {
     return this.markets.getMarket(id, now);
   }
 
-  marketRank(market: Pick<Market, 'coin' | 'market_type' | 'start_time'>): number {
+  async marketRank(market: Pick<Market, 'coin' | 'market_type' | 'start_time'>): Promise<number> {
     return this.markets.marketRank(market);
   }
 
-  snapshotPageJson(marketId: string, q: SnapshotQuery): { json: string; count: number; total: number } {
+  async snapshotPageJson(marketId: string, q: SnapshotQuery): Promise<{ json: string; count: number; total: number }> {
     return this.snapshots.snapshotPageJson(marketId, q);
   }
 
@@ -53,44 +54,64 @@ export class SqliteStore implements Store {
     return this.snapshots.snapshotPage(marketId, q);
   }
 
-  nearestSnapshot(marketId: string, ts: number, includeOrderbook?: boolean): Snapshot | undefined {
+  async nearestSnapshot(marketId: string, ts: number, includeOrderbook?: boolean): Promise<Snapshot | undefined> {
     return this.snapshots.nearestSnapshot(marketId, ts, includeOrderbook);
   }
 
-  getAccount(name: string): Account | undefined {
+  async getAccount(name: string): Promise<Account | undefined> {
     return this.accounts.getAccount(name);
   }
 
-  getAccountById(id: number): Account | undefined {
+  async getAccountById(id: number): Promise<Account | undefined> {
     return this.accounts.getAccountById(id);
   }
 
-  createAccount(a: Omit<Account, 'id'>): Account {
+  async createAccount(a: Omit<Account, 'id'>): Promise<Account> {
     return this.accounts.createAccount(a);
   }
 
-  createKey(accountId: number, keyHash: string, prefix: string, now: number): ApiKeyRecord {
+  async createKey(accountId: number, keyHash: string, prefix: string, now: number): Promise<ApiKeyRecord> {
     return this.accounts.createKey(accountId, keyHash, prefix, now);
   }
 
-  findKeyByHash(keyHash: string): ApiKeyRecord | undefined {
+  async findKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
     return this.accounts.findKeyByHash(keyHash);
   }
 
-  listKeys(): (ApiKeyRecord & { account: Account })[] {
+  async listKeys(): Promise<(ApiKeyRecord & { account: Account })[]> {
     return this.accounts.listKeys();
   }
 
-  revokeKey(id: number, now: number): boolean {
+  async revokeKey(id: number, now: number): Promise<boolean> {
     return this.accounts.revokeKey(id, now);
   }
 
-  countActiveKeys(accountId: number, now: number): number {
+  async countActiveKeys(accountId: number, now: number): Promise<number> {
     return this.accounts.countActiveKeys(accountId, now);
   }
 
-  transaction<T>(fn: () => T): T {
-    return this.bulk.transaction(fn);
+  /**
+   * One write transaction on the single connection. Every store call resolves at once, so fn runs
+   * to its end in microtasks: no other request's I/O callback can slip a statement in between.
+   * Transactions still queue behind each other, in case fn awaits something slower.
+   */
+  transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+    const run = this.txQueue.then(async () => {
+      this.bulk.begin();
+      try {
+        const result = await fn(this);
+        this.bulk.commit();
+        return result;
+      } catch (err) {
+        this.bulk.rollback();
+        throw err;
+      }
+    });
+    this.txQueue = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
   }
 
   /** The writer msnap pull stores a service's markets and snapshots through, each page committed. */
@@ -113,7 +134,12 @@ export class SqliteStore implements Store {
     return this.db.pragma('user_version', { simple: true }) as number;
   }
 
-  close(): void {
+  async close(): Promise<void> {
+    this.closeSync();
+  }
+
+  /** For the CLI's synchronous exits (signals) and read-only local use. */
+  closeSync(): void {
     if (this.db.open) this.db.close();
   }
 }
