@@ -58,5 +58,9 @@ function handMadeLines(): string[] {
     const depth = k % 3 === 0 ? { orderbook_up: { bids: [{ price: 0.5, size: 10 + k }], asks: [] }, orderbook_down: { bids: [], asks: [{ price: 0.51, size: 2.5 }] } } : {};
     lines.push(JSON.stringify({ id, market_id: ODD_MARKET, time: start + t, price: 3400.5 + k * 0.0125, price_up: 0.5 + k / 1000, price_down: 0.5 - k / 1000, ...depth }));
   }
+  // Two rows a seeded (dense) market already holds, listed again under other ids: exceptions there.
+  const dense = 1763816400000; // btc-updown-5m at 13:00, full
+  lines.push(JSON.stringify({ id: 42, market_id: 'btc-updown-5m-1763816400', time: dense, price: 1, price_up: 0.5, price_down: 0.5 }));
+  lines.push(JSON.stringify({ id: 4242, market_id: 'btc-updown-5m-1763816400', time: dense + 250, price: 1, price_up: 0.5, price_down: 0.5 }));
   return lines;
 }
