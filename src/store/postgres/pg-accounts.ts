@@ -1,0 +1,81 @@
+// Accounts and API keys over PostgreSQL, with the SQLite store's semantics (sqlite/accounts.ts):
+// keys only as sha256 hashes, revoked or expired keys not counted, records built by the same
+// toAccount / toKey so every field and its order match.
+import { toAccount, toKey, type AccountRow, type KeyRow } from '../sqlite/accounts.js';
+import type { Account, ApiKeyRecord } from '../store.js';
+import type { Pg } from './pg-connection.js';
+
+const KEY_COLUMNS = 'id, account_id, prefix, created_at, revoked_at, expires_at';
+
+/** Use for the Store's account and key methods over a pool or a transaction. */
+export class PgAccounts {
+  constructor(private readonly sql: Pg) {}
+
+  /** See Store.getAccount. */
+  async getAccount(name: string): Promise<Account | undefined> {
+    const [row] = await this.sql<AccountRow[]>`SELECT * FROM accounts WHERE name = ${name}`;
+    return row ? toAccount(row) : undefined;
+  }
+
+  /** See Store.getAccountById. */
+  async getAccountById(id: number): Promise<Account | undefined> {
+    const [row] = await this.sql<AccountRow[]>`SELECT * FROM accounts WHERE id = ${id}`;
+    return row ? toAccount(row) : undefined;
+  }
+
+  /** See Store.createAccount. */
+  async createAccount(a: Omit<Account, 'id'>): Promise<Account> {
+    const [row] = await this.sql<{ id: number }[]>`
+      INSERT INTO accounts (name, plan, trial_ends_at, rpm, burst, created_at)
+      VALUES (${a.name}, ${a.plan}, ${a.trialEndsAt}, ${a.requestsPerMinute}, ${a.burstPerSecond}, ${a.createdAt}) RETURNING id`;
+    return { ...a, id: row!.id };
+  }
+
+  /** See Store.createKey. */
+  async createKey(accountId: number, keyHash: string, prefix: string, now: number): Promise<ApiKeyRecord> {
+    const [row] = await this.sql<{ id: number }[]>`
+      INSERT INTO api_keys (account_id, key_hash, prefix, created_at) VALUES (${accountId}, ${keyHash}, ${prefix}, ${now}) RETURNING id`;
+    return { id: row!.id, accountId, prefix, createdAt: now, revokedAt: null, expiresAt: null };
+  }
+
+  /** See Store.findKeyByHash. */
+  async findKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
+    const [row] = await this.sql.unsafe<KeyRow[]>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE key_hash = $1`, [keyHash], { prepare: true });
+    return row ? toKey(row) : undefined;
+  }
+
+  /** See Store.listKeys. */
+  async listKeys(): Promise<(ApiKeyRecord & { account: Account })[]> {
+    type Joined = KeyRow & Omit<AccountRow, 'id' | 'created_at'> & { a_id: number; created_at_account: number };
+    const rows = await this.sql<Joined[]>`
+      SELECT k.id, k.account_id, k.prefix, k.created_at, k.revoked_at, k.expires_at,
+             a.id AS a_id, a.name, a.plan, a.trial_ends_at, a.rpm, a.burst, a.created_at AS created_at_account
+      FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.id`;
+    return rows.map((r) => ({
+      ...toKey(r),
+      account: toAccount({
+        id: r.a_id,
+        name: r.name,
+        plan: r.plan,
+        trial_ends_at: r.trial_ends_at,
+        rpm: r.rpm,
+        burst: r.burst,
+        created_at: r.created_at_account,
+      }),
+    }));
+  }
+
+  /** See Store.revokeKey. */
+  async revokeKey(id: number, now: number): Promise<boolean> {
+    const done = await this.sql`UPDATE api_keys SET revoked_at = ${now} WHERE id = ${id} AND revoked_at IS NULL`;
+    return done.count > 0;
+  }
+
+  /** See Store.countActiveKeys. */
+  async countActiveKeys(accountId: number, now: number): Promise<number> {
+    const [row] = await this.sql<{ n: number }[]>`
+      SELECT count(*) AS n FROM api_keys WHERE account_id = ${accountId} AND revoked_at IS NULL
+      AND (expires_at IS NULL OR expires_at > ${now})`;
+    return row!.n;
+  }
+}

@@ -1,0 +1,141 @@
+// Copies an msnap SQLite store into the PostgreSQL store: `serve seed` and `serve import` with
+// --store postgres://… write a temp SQLite file and load it here. The whole load is one
+// transaction, so an interrupted one leaves nothing behind, and it merges: what PostgreSQL
+// already holds stays, a market's details are filled in, rows already stored are skipped (loading
+// the same file twice adds nothing). Markets new to PostgreSQL take their rows by COPY straight
+// into the tables; rows of markets PostgreSQL already holds go through a temp table and
+// INSERT ... ON CONFLICT DO NOTHING, then the market's summary is recomputed as SQLite does.
+import Database from 'better-sqlite3';
+import type postgres from 'postgres';
+import { MARKET_DETAIL_FIELDS } from '../../domain/market.js';
+import { SNAPSHOT_ID_STRIDE } from '../sqlite/snapshot-ids.js';
+import { StoreDump, type DumpRow, type MarketDumpTable } from '../sqlite/store-dump.js';
+import { copyInto } from './pg-copy.js';
+import { loadAccounts } from './pg-load-accounts.js';
+import { ADOPT_MARKETS_SQL, MERGE_IDS_SQL, REFRESH_SQL, TEMP_MARKETS_SQL, UPSERT_MARKETS_SQL } from './pg-load-sql.js';
+import { openPgStore, type PgStore, type PgStoreOptions } from './pg-store.js';
+
+/** Progress of a load: rows of `table` copied so far out of `total`. */
+export interface LoadProgress {
+  table: string;
+  done: number;
+  total: number;
+}
+
+/** Options for loadSqliteIntoPostgres. */
+export interface LoadOptions {
+  onProgress?: (p: LoadProgress) => void;
+  /** Store options when the target is a URL. */
+  store?: PgStoreOptions;
+}
+
+/** What a load did: rows new to PostgreSQL, and rows it already held. */
+export interface LoadCounts {
+  marketsAdded: number;
+  marketsUpdated: number;
+  snapshotsAdded: number;
+  snapshotsSkipped: number;
+  orderbooksAdded: number;
+  accountsAdded: number;
+  keysAdded: number;
+  sessionsAdded: number;
+  ms: number;
+}
+
+type Tx = postgres.TransactionSql;
+
+/**
+ * Use to copy the SQLite store at `sqlitePath` into a PostgreSQL store (an open PgStore, or a URL:
+ * opened, migrated and closed here). All or nothing; throws StoreUnavailableError when the
+ * database goes away midway.
+ */
+export async function loadSqliteIntoPostgres(sqlitePath: string, target: PgStore | string, opts: LoadOptions = {}): Promise<LoadCounts> {
+  const started = performance.now();
+  const db = new Database(sqlitePath, { readonly: true, fileMustExist: true });
+  let store: PgStore | undefined;
+  try {
+    store = typeof target === 'string' ? await openPgStore(target, opts.store) : target;
+    const dump = new StoreDump(db);
+    const counts = await store.bulkTransaction((tx) => load(tx, dump, opts.onProgress ?? (() => undefined)));
+    return { ...counts, ms: Math.round(performance.now() - started) };
+  } finally {
+    db.close();
+    if (typeof target === 'string') await store?.close();
+  }
+}
+
+async function load(tx: Tx, dump: StoreDump, progress: (p: LoadProgress) => void): Promise<Omit<LoadCounts, 'ms'>> {
+  const markets = dump.markets();
+  await tx.unsafe(TEMP_MARKETS_SQL);
+  const marketColumns = ['src', 'market_id', 'coin', 'market_type', 'start_time', 'end_time', 'price_start', 'price_end', 'winner',
+    'snapshot_count', 'dense', ...MARKET_DETAIL_FIELDS, 'id_base', 'id_step', 'id_exceptions'];
+  await copyInto(tx, 'load_markets', marketColumns, once(markets), (m) => [
+    m.id, m.market_id, m.coin, m.market_type, m.start_time, m.end_time, m.price_start, m.price_end, m.winner,
+    m.snapshot_count, m.dense === 1, ...MARKET_DETAIL_FIELDS.map((f) => m[f]),
+    // msnap's own ids follow the SQLite rowid: kept as an explicit pattern, since the row gets a new id here.
+    m.id_base ?? m.id * SNAPSHOT_ID_STRIDE, m.id_base === null ? null : m.id_step, m.id_exceptions,
+  ]);
+  progress({ table: 'markets', done: markets.length, total: markets.length });
+  const mapped = await tx.unsafe<{ src: number; dst: number; inserted: boolean; fresh: boolean }[]>(UPSERT_MARKETS_SQL);
+  await tx.unsafe(ADOPT_MARKETS_SQL);
+  const dst = new Map(mapped.map((r) => [r.src, r.dst]));
+  const fresh = mapped.filter((r) => r.fresh).map((r) => r.src);
+  const merged = mapped.filter((r) => !r.fresh).map((r) => r.src);
+  const byDst = (row: DumpRow) => [dst.get(row[0] as number)!, ...row.slice(1)];
+
+  // Markets PostgreSQL had no rows for: their rows, depth and id exceptions go in as they are.
+  const copy = (table: string, source: MarketDumpTable, into: string, markets: number[]) => {
+    const total = source.count(markets);
+    let done = 0;
+    return copyInto(tx, into, source.columns, source.batches(markets), byDst, (n) => progress({ table, done: (done += n), total }));
+  };
+  let snapshotsAdded = await copy('snapshots', dump.snapshots, 'snapshots', fresh);
+  let snapshotsSkipped = 0;
+  let orderbooksAdded = await copy('orderbooks', dump.orderbooks, 'orderbooks', fresh);
+  await copy('snapshot ids', dump.snapshotIds, 'snapshot_ids', fresh);
+  let mergedRows = 0;
+
+  if (merged.length > 0) {
+    // Markets it holds already: rows through temp tables, keeping what is stored.
+    await tx.unsafe(`CREATE TEMP TABLE load_snapshots (LIKE snapshots) ON COMMIT DROP;
+      CREATE TEMP TABLE load_orderbooks (LIKE orderbooks) ON COMMIT DROP;
+      CREATE TEMP TABLE load_ids (LIKE snapshot_ids) ON COMMIT DROP;
+      CREATE TEMP TABLE load_added (market bigint, t integer) ON COMMIT DROP`).simple();
+    mergedRows = await copy('snapshots', dump.snapshots, 'load_snapshots', merged);
+    await copy('orderbooks', dump.orderbooks, 'load_orderbooks', merged);
+    await copy('snapshot ids', dump.snapshotIds, 'load_ids', merged);
+    const added = await tx.unsafe(`WITH ins AS (
+        INSERT INTO snapshots SELECT * FROM load_snapshots ORDER BY market, t ON CONFLICT DO NOTHING RETURNING market, t)
+      INSERT INTO load_added SELECT market, t FROM ins`);
+    snapshotsAdded += added.count;
+    snapshotsSkipped = mergedRows - added.count;
+    const books = await tx.unsafe('INSERT INTO orderbooks SELECT * FROM load_orderbooks ORDER BY market, t ON CONFLICT DO NOTHING');
+    orderbooksAdded += books.count;
+    await tx.unsafe(MERGE_IDS_SQL);
+    await tx.unsafe(REFRESH_SQL).simple();
+  }
+
+  const origins = dump.origins;
+  await tx.unsafe('CREATE TEMP TABLE load_origins (LIKE market_origin) ON COMMIT DROP');
+  await copyInto(tx, 'load_origins', origins.columns, origins.batches(), (r) => [dst.get(r[0] as number) ?? null, ...r.slice(1)]);
+  // The most recent pull of a market says where it came from.
+  await tx.unsafe(`INSERT INTO market_origin SELECT * FROM load_origins WHERE market IS NOT NULL
+    ON CONFLICT (market) DO UPDATE SET origin_base_url = excluded.origin_base_url, origin_dialect = excluded.origin_dialect,
+      origin_pulled_at = excluded.origin_pulled_at WHERE excluded.origin_pulled_at >= market_origin.origin_pulled_at`);
+
+  const accounts = await loadAccounts(tx, dump);
+  // Fresh statistics, so the planner uses the indexes on what was just loaded.
+  await tx.unsafe('ANALYZE markets; ANALYZE snapshots').simple();
+  return {
+    marketsAdded: mapped.filter((r) => r.inserted).length,
+    marketsUpdated: mapped.filter((r) => !r.inserted).length,
+    snapshotsAdded,
+    snapshotsSkipped,
+    orderbooksAdded,
+    ...accounts,
+  };
+}
+
+async function* once<T>(rows: T[]): AsyncIterable<T[]> {
+  if (rows.length > 0) yield rows;
+}

@@ -1,0 +1,130 @@
+// Market reads over PostgreSQL: the same filters, order, totals and builder window as the SQLite
+// store (sqlite/market-reads.ts), computed per call: several instances share the database, so a
+// cache here could not know another one's writes.
+import { COINS, MARKET_DURATION_MS, MARKET_TYPES, MARKET_DETAIL_FIELDS, type Market, type ServedMarket } from '../../domain/market.js';
+import type { DataWindow } from '../../domain/plans.js';
+import { toMarket, type MarketRow } from '../sqlite/market-row.js';
+import type { MarketQuery } from '../store.js';
+import type { Pg } from './pg-connection.js';
+
+/** Every column of a MarketRow, in the order market-row.ts reads them. */
+export const MARKET_COLUMNS = [
+  'id',
+  'market_id',
+  'coin',
+  'market_type',
+  'start_time',
+  'end_time',
+  'price_start',
+  'price_end',
+  'winner',
+  'snapshot_count',
+  'dense::int AS dense',
+  ...MARKET_DETAIL_FIELDS,
+  'id_base',
+  'id_step',
+  'id_exceptions',
+].join(', ');
+
+const ORDER_NEWEST = 'ORDER BY start_time DESC, market_id DESC';
+/** A cutoff below every real start_time: the series has fewer markets than its cap. */
+const NO_CUTOFF = -8_640_000_000_000_000;
+const MAX_MARKET_MS = Math.max(...Object.values(MARKET_DURATION_MS));
+
+/** Use for the Store's market methods over a pool or a transaction. */
+export class PgMarketReads {
+  constructor(private readonly sql: Pg) {}
+
+  /** See Store.listMarkets. */
+  async listMarkets(q: MarketQuery): Promise<{ markets: ServedMarket[]; total: number }> {
+    const cutoffs = q.window === null ? undefined : await this.windowCutoffs(q.window);
+    const { clause, params } = whereOf(q, cutoffs);
+    const n = params.length;
+    const [rows, count] = await Promise.all([
+      this.sql.unsafe<MarketRow[]>(`SELECT ${MARKET_COLUMNS} FROM markets ${clause} ${ORDER_NEWEST} LIMIT $${n + 1} OFFSET $${n + 2}`, [...params, q.limit, q.offset], {
+        prepare: true,
+      }),
+      this.sql.unsafe<{ n: number }[]>(`SELECT count(*) AS n FROM markets ${clause}`, params, { prepare: true }),
+    ]);
+    return { markets: rows.map((r) => toMarket(r, q.now)), total: count[0]!.n };
+  }
+
+  /** See Store.getMarket. */
+  async getMarket(id: string, now: number): Promise<ServedMarket | undefined> {
+    const row = await this.marketRow(id);
+    return row ? toMarket(row, now) : undefined;
+  }
+
+  /** The stored row of a market, or undefined. */
+  async marketRow(id: string): Promise<MarketRow | undefined> {
+    const rows = await this.sql.unsafe<MarketRow[]>(`SELECT ${MARKET_COLUMNS} FROM markets WHERE market_id = $1`, [id], { prepare: true });
+    return rows[0];
+  }
+
+  /** See Store.marketRank. */
+  async marketRank(market: Pick<Market, 'coin' | 'market_type' | 'start_time'>): Promise<number> {
+    const [row] = await this.sql<{ n: number }[]>`
+      SELECT count(*) AS n FROM markets WHERE coin = ${market.coin} AND market_type = ${market.market_type} AND start_time > ${market.start_time}`;
+    return row!.n;
+  }
+
+  /** start_time of the cap-th newest market of every series (absent: the series is shorter than its cap). */
+  private async windowCutoffs(window: Exclude<DataWindow, null>): Promise<Map<string, number>> {
+    const cutoffs = new Map<string, number>();
+    const parts: string[] = [];
+    const params: (string | number)[] = [];
+    for (const coin of COINS) {
+      for (const type of MARKET_TYPES) {
+        const cap = window[type];
+        if (cap <= 0) {
+          cutoffs.set(seriesKey(coin, type), Number.MAX_SAFE_INTEGER);
+          continue;
+        }
+        params.push(coin, type, cap - 1);
+        const k = params.length;
+        parts.push(`(SELECT start_time FROM markets WHERE coin = $${k - 2} AND market_type = $${k - 1}
+          ORDER BY start_time DESC LIMIT 1 OFFSET $${k}) AS "${seriesKey(coin, type)}"`);
+      }
+    }
+    if (parts.length === 0) return cutoffs;
+    const [row] = await this.sql.unsafe<Record<string, number | null>[]>(`SELECT ${parts.join(', ')}`, params, { prepare: true });
+    for (const [key, cut] of Object.entries(row!)) if (cut !== null) cutoffs.set(key, cut);
+    return cutoffs;
+  }
+}
+
+/** The WHERE clause of a market query and its parameters ($1...). */
+function whereOf(q: MarketQuery, cutoffs: Map<string, number> | undefined): { clause: string; params: (string | number)[] } {
+  const params: (string | number)[] = [];
+  const where: string[] = [];
+  const p = (v: string | number) => `$${params.push(v)}`;
+  if (q.coin !== undefined) where.push(`coin = ${p(q.coin)}`);
+  if (q.marketType !== undefined) where.push(`market_type = ${p(q.marketType)}`);
+  if (q.startFrom !== undefined) where.push(`start_time >= ${p(q.startFrom)}`);
+  if (q.startBefore !== undefined) where.push(`start_time < ${p(q.startBefore)}`);
+  if (q.status !== undefined) {
+    // No market lasts longer than a day: the extra bound lets the start_time index find active ones.
+    const now = p(q.now);
+    const active = `(start_time > ${p(q.now - MAX_MARKET_MS)} AND start_time <= ${now} AND end_time > ${now})`;
+    where.push(q.status === 'active' ? active : `NOT ${active}`);
+  }
+  if (cutoffs !== undefined) {
+    if (q.coin !== undefined && q.marketType !== undefined) {
+      where.push(`start_time >= ${p(cutoffs.get(seriesKey(q.coin, q.marketType)) ?? NO_CUTOFF)}`);
+    } else {
+      // One bound per series; the CASE keeps it a single prepared statement.
+      const cases: string[] = [];
+      for (const coin of COINS) {
+        for (const type of MARKET_TYPES) {
+          cases.push(`WHEN '${seriesKey(coin, type)}' THEN ${p(cutoffs.get(seriesKey(coin, type)) ?? NO_CUTOFF)}::bigint`);
+        }
+      }
+      where.push(`start_time >= CASE coin || '/' || market_type ${cases.join(' ')} END`);
+    }
+  }
+  return { clause: where.length > 0 ? `WHERE ${where.join(' AND ')}` : '', params };
+}
+
+function seriesKey(coin: string, type: string): string {
+  return `${coin}/${type}`;
+}

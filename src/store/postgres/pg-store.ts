@@ -1,0 +1,204 @@
+// The PostgreSQL implementation of Store: one pool per process, any number of processes per
+// database. Every read and write answers exactly as the SQLite store does for the same data;
+// a lost database surfaces as StoreUnavailableError and the pool reconnects by itself.
+import type postgres from 'postgres';
+import type { Market, ServedMarket, Snapshot } from '../../domain/market.js';
+import { MsnapError, UnreachableError, UsageError } from '../../errors.js';
+import type { AccountAuthStore } from '../account-auth-store.js';
+import type { Account, ApiKeyRecord, MarketQuery, SnapshotQuery, Store } from '../store.js';
+import { PgAccountAuth } from './pg-account-auth.js';
+import { PgAccounts } from './pg-accounts.js';
+import { connectPg, describePgUrl, isConnectionError, redact, unavailableOr, type Pg, type PgStoreOptions } from './pg-connection.js';
+import { PgMarketReads } from './pg-market-reads.js';
+import { checkSchemaName, migratePg } from './pg-migrations.js';
+import { PgSnapshotReads } from './pg-snapshot-reads.js';
+
+export type { PgStoreOptions } from './pg-connection.js';
+
+/** Row counts of the data tables, for reports and tests. */
+export interface PgTableCounts {
+  markets: number;
+  snapshots: number;
+  orderbooks: number;
+  accounts: number;
+  keys: number;
+}
+
+/** Use through openPgStore; a transaction hands fn a PgStore bound to its one connection. */
+export class PgStore implements Store {
+  readonly accountAuth: AccountAuthStore;
+  private readonly markets: PgMarketReads;
+  private readonly snapshots: PgSnapshotReads;
+  private readonly accounts: PgAccounts;
+
+  /** `pool` is undefined for the store a transaction hands out (it runs on `sql`, the transaction). */
+  constructor(
+    readonly sql: Pg,
+    private readonly pool: postgres.Sql | undefined,
+    readonly schema: string,
+  ) {
+    this.markets = guard(new PgMarketReads(sql));
+    this.snapshots = guard(new PgSnapshotReads(sql, this.markets));
+    this.accounts = guard(new PgAccounts(sql));
+    this.accountAuth = guard(new PgAccountAuth(sql, (fn) => this.atomically(fn)));
+  }
+
+  listMarkets(q: MarketQuery): Promise<{ markets: ServedMarket[]; total: number }> {
+    return this.markets.listMarkets(q);
+  }
+
+  getMarket(id: string, now: number): Promise<ServedMarket | undefined> {
+    return this.markets.getMarket(id, now);
+  }
+
+  marketRank(market: Pick<Market, 'coin' | 'market_type' | 'start_time'>): Promise<number> {
+    return this.markets.marketRank(market);
+  }
+
+  snapshotPageJson(marketId: string, q: SnapshotQuery): Promise<{ json: string; count: number; total: number }> {
+    return this.snapshots.snapshotPageJson(marketId, q);
+  }
+
+  nearestSnapshot(marketId: string, ts: number, includeOrderbook?: boolean): Promise<Snapshot | undefined> {
+    return this.snapshots.nearestSnapshot(marketId, ts, includeOrderbook);
+  }
+
+  getAccount(name: string): Promise<Account | undefined> {
+    return this.accounts.getAccount(name);
+  }
+
+  getAccountById(id: number): Promise<Account | undefined> {
+    return this.accounts.getAccountById(id);
+  }
+
+  createAccount(a: Omit<Account, 'id'>): Promise<Account> {
+    return this.accounts.createAccount(a);
+  }
+
+  createKey(accountId: number, keyHash: string, prefix: string, now: number): Promise<ApiKeyRecord> {
+    return this.accounts.createKey(accountId, keyHash, prefix, now);
+  }
+
+  findKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
+    return this.accounts.findKeyByHash(keyHash);
+  }
+
+  listKeys(): Promise<(ApiKeyRecord & { account: Account })[]> {
+    return this.accounts.listKeys();
+  }
+
+  revokeKey(id: number, now: number): Promise<boolean> {
+    return this.accounts.revokeKey(id, now);
+  }
+
+  countActiveKeys(accountId: number, now: number): Promise<number> {
+    return this.accounts.countActiveKeys(accountId, now);
+  }
+
+  /**
+   * One connection, BEGIN ... COMMIT, and an advisory lock that every store transaction of this
+   * schema takes first: transactions run one at a time across all instances, as SQLite's
+   * BEGIN IMMEDIATE does, so check-then-create (a key cap) cannot interleave. Inside a
+   * transaction, fn runs in the one already open.
+   */
+  async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+    if (!this.pool) return fn(this);
+    return this.atomically(async (tx) => fn(new PgStore(tx, undefined, this.schema)));
+  }
+
+  /** How many migrations the schema has had. */
+  async schemaVersion(): Promise<number> {
+    return callGuarded(async () => {
+      const [row] = await this.sql.unsafe<{ v: number }[]>(`SELECT coalesce(max(version), 0)::int AS v FROM ${this.schema}.schema_migrations`);
+      return row!.v;
+    });
+  }
+
+  /** Counts for reports and tests. */
+  async counts(): Promise<PgTableCounts> {
+    return callGuarded(async () => {
+      const [row] = await this.sql<PgTableCounts[]>`
+        SELECT (SELECT count(*) FROM markets) AS markets, (SELECT count(*) FROM snapshots) AS snapshots,
+               (SELECT count(*) FROM orderbooks) AS orderbooks, (SELECT count(*) FROM accounts) AS accounts,
+               (SELECT count(*) FROM api_keys) AS keys`;
+      return row!;
+    });
+  }
+
+  /**
+   * For bulk writers (load, pull): fn in one transaction on one connection, after the schema's
+   * bulk-write lock (one bulk writer at a time across instances; readers are never blocked).
+   */
+  async bulkTransaction<T>(fn: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
+    const pool = this.pool;
+    if (!pool) throw new Error('bulkTransaction needs the store itself, not one bound to a transaction');
+    return callGuarded(
+      async () =>
+        (await pool.begin(async (tx) => {
+          await tx`SELECT pg_advisory_xact_lock(hashtext(${`msnap:bulk:${this.schema}`}))`;
+          return fn(tx);
+        })) as T,
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.pool?.end({ timeout: 5 });
+  }
+
+  /** fn in one transaction holding the store's write lock (or in the open one, for a bound store). */
+  private async atomically<T>(fn: (sql: Pg) => Promise<T>): Promise<T> {
+    const pool = this.pool;
+    if (!pool) return fn(this.sql);
+    return callGuarded(
+      async () =>
+        (await pool.begin(async (tx) => {
+          await tx`SELECT pg_advisory_xact_lock(hashtext(${`msnap:tx:${this.schema}`}))`;
+          return fn(tx);
+        })) as T,
+    );
+  }
+}
+
+/** Use to open the store behind `--store postgres://…`: connects, migrates, and fails in one readable line. */
+export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promise<PgStore> {
+  const schema = checkSchemaName(opts.schema ?? 'msnap');
+  const sql = connectPg(url, { ...opts, schema });
+  try {
+    await migratePg(sql, schema);
+  } catch (err) {
+    await sql.end({ timeout: 1 }).catch(() => undefined);
+    throw openError(url, err);
+  }
+  return new PgStore(sql, sql, schema);
+}
+
+/** What went wrong opening the store, as a one-line MsnapError (never the password). */
+function openError(url: string, err: unknown): Error {
+  if (err instanceof MsnapError) return err;
+  const where = describePgUrl(url);
+  const e = err as { code?: string; message?: string };
+  const reason = redact(e.message ?? String(err)).split('\n')[0];
+  if (isConnectionError(err)) return new UnreachableError(`cannot reach PostgreSQL at ${where}: ${reason}`);
+  // Login refused (28xxx) or no such database (3D000): the URL is wrong, not the server.
+  if (e.code?.startsWith('28') || e.code === '3D000') return new UsageError(`PostgreSQL at ${where} refused: ${reason}`);
+  return new MsnapError(`PostgreSQL at ${where}: ${reason}`);
+}
+
+async function callGuarded<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw unavailableOr(err);
+  }
+}
+
+/** The object with every method's rejection passed through unavailableOr. */
+function guard<T extends object>(target: T): T {
+  return new Proxy(target, {
+    get(obj, key, receiver) {
+      const value = Reflect.get(obj, key, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => callGuarded(() => (value as (...a: unknown[]) => Promise<unknown>).apply(obj, args));
+    },
+  });
+}

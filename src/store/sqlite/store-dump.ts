@@ -1,0 +1,112 @@
+// Everything an SQLite store holds, read out as batches of raw rows for a copy into another
+// backend (postgres/pg-load.ts): markets with their id patterns, snapshot rows, orderbooks, id
+// exceptions, origins, accounts, keys, passwords and sessions. Values stay as stored (prices
+// scaled, times as offsets), so the copy serves the very same bytes. The dense block cache and the
+// synthetic world are SQLite's own and are not part of a dump.
+import type Database from 'better-sqlite3';
+import { marketColumns, type MarketRow } from './market-row.js';
+
+/** Rows per batch: big enough to amortise a write, small enough to keep memory flat. */
+export const DUMP_BATCH_ROWS = 10_000;
+
+/** A raw row as the dump yields it: the table's columns in the order `columns` names them. */
+export type DumpRow = (string | number | null)[];
+
+/** One table of the dump: its columns and its rows in batches. */
+export interface DumpTable {
+  columns: readonly string[];
+  /** Rows in the database (for progress). */
+  count(): number;
+  batches(): AsyncIterable<DumpRow[]>;
+}
+
+/** Tables whose rows belong to one market, in (market, t) order. */
+export interface MarketDumpTable {
+  columns: readonly string[];
+  /** Rows of these markets (all when omitted). */
+  count(markets?: readonly number[]): number;
+  /** Batches of the rows of these markets (all when omitted), market by market. */
+  batches(markets?: readonly number[]): AsyncIterable<DumpRow[]>;
+}
+
+/** Use with a (read-only) connection to an msnap SQLite database; tables an older schema lacks read as empty. */
+export class StoreDump {
+  readonly snapshots: MarketDumpTable;
+  readonly orderbooks: MarketDumpTable;
+  readonly snapshotIds: MarketDumpTable;
+  readonly origins: DumpTable;
+  readonly accounts: DumpTable;
+  readonly keys: DumpTable;
+  readonly passwords: DumpTable;
+  readonly sessions: DumpTable;
+  private readonly tables: Set<string>;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly batchRows = DUMP_BATCH_ROWS,
+  ) {
+    this.tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]));
+    this.snapshots = this.marketTable('snapshots', ['market', 't', 'price', 'price_up', 'price_down']);
+    this.orderbooks = this.marketTable('orderbooks', ['market', 't', 'up', 'down']);
+    this.snapshotIds = this.marketTable('snapshot_ids', ['market', 't', 'id']);
+    this.origins = this.table('market_origin', ['market', 'origin_base_url', 'origin_dialect', 'origin_pulled_at']);
+    this.accounts = this.table('accounts', ['id', 'name', 'plan', 'trial_ends_at', 'rpm', 'burst', 'created_at']);
+    this.keys = this.table('api_keys', ['id', 'account_id', 'key_hash', 'prefix', 'created_at', 'revoked_at', 'expires_at']);
+    this.passwords = this.table('account_passwords', ['account_id', 'hash', 'updated_at']);
+    this.sessions = this.table('sessions', ['token_hash', 'account_id', 'csrf', 'created_at', 'expires_at']);
+  }
+
+  /** Every market row (id = its rowid, which snapshot rows refer to), oldest first. Markets are few: one array. */
+  markets(): MarketRow[] {
+    if (!this.tables.has('markets')) return [];
+    return this.db.prepare(`SELECT ${marketColumns(this.db)} FROM markets ORDER BY start_time, market_id`).all() as MarketRow[];
+  }
+
+  private table(name: string, columns: readonly string[]): DumpTable {
+    const present = this.tables.has(name);
+    const select = `SELECT ${columns.join(', ')} FROM ${name} ORDER BY ${columns[0]}`;
+    return {
+      columns,
+      count: () => (present ? (this.db.prepare(`SELECT count(*) FROM ${name}`).pluck().get() as number) : 0),
+      batches: () => (present ? this.batched(this.db.prepare(select).raw(true).iterate()) : empty()),
+    };
+  }
+
+  private marketTable(name: string, columns: readonly string[]): MarketDumpTable {
+    const present = this.tables.has(name);
+    const list = columns.join(', ');
+    return {
+      columns,
+      count: (markets) => {
+        if (!present) return 0;
+        if (!markets) return this.db.prepare(`SELECT count(*) FROM ${name}`).pluck().get() as number;
+        const one = this.db.prepare(`SELECT count(*) FROM ${name} WHERE market = ?`).pluck();
+        return markets.reduce((n, m) => n + (one.get(m) as number), 0);
+      },
+      batches: (markets) => {
+        if (!present) return empty();
+        if (!markets) return this.batched(this.db.prepare(`SELECT ${list} FROM ${name} ORDER BY market, t`).raw(true).iterate());
+        const one = this.db.prepare(`SELECT ${list} FROM ${name} WHERE market = ? ORDER BY t`).raw(true);
+        return this.batched(eachMarket(markets, (m) => one.iterate(m)));
+      },
+    };
+  }
+
+  private async *batched(rows: Iterable<unknown>): AsyncIterable<DumpRow[]> {
+    let batch: DumpRow[] = [];
+    for (const row of rows) {
+      batch.push(row as DumpRow);
+      if (batch.length === this.batchRows) {
+        yield batch;
+        batch = [];
+      }
+    }
+    if (batch.length > 0) yield batch;
+  }
+}
+
+function* eachMarket(markets: readonly number[], rowsOf: (market: number) => Iterable<unknown>): Iterable<unknown> {
+  for (const m of markets) yield* rowsOf(m);
+}
+
+async function* empty(): AsyncIterable<DumpRow[]> {}
