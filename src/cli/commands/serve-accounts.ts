@@ -12,7 +12,7 @@ import type { RecordSchema } from '../output/schema.js';
 import { OutputSink } from '../output/sink.js';
 import { readSecret } from '../secret-input.js';
 import { positiveInt } from './serve-keys.js';
-import { withStore } from './serve-store.js';
+import { withAnyStore } from './serve-store.js';
 
 /** One row of `accounts list` (and its --json record). */
 export interface AccountListRecord {
@@ -55,7 +55,7 @@ export async function runAccountsPassword(
   const problem = passwordProblem(opts.password);
   if (problem) throw new UsageError(problem.replace(/^The password/, 'the password').replace(/\.$/, ''));
   const hash = await hashPassword(opts.password);
-  await withStore(opts.db, {}, async (store) => {
+  await withAnyStore(opts.db, {}, async (store) => {
     const now = ctx.now();
     let account = await store.getAccount(opts.name);
     if (!account) {
@@ -74,7 +74,7 @@ export async function runAccountsPassword(
 export async function runAccountsPlan(opts: { db: string; name: string; plan: PlanName; rpm?: number; burst?: number }, ctx: CliContext): Promise<void> {
   const { planChange } = await import('../../accounts/plan-change.js');
   const change = planChange(opts.plan, opts);
-  await withStore(opts.db, { mustExist: true }, async (store) => {
+  await withAnyStore(opts.db, { mustExist: true }, async (store) => {
     const account = await store.getAccount(opts.name);
     if (!account) throw new UsageError(`no account "${opts.name}" (see msnap serve accounts list)`);
     const updated = (await store.accountAuth.setPlan(account.id, change))!;
@@ -94,7 +94,7 @@ export async function accountListRecords(store: Store, now: number): Promise<Acc
 
 /** Writes every account's record through the exporter: aligned columns, or `--json`. */
 export async function runAccountsList(opts: { db: string; json: boolean }, ctx: CliContext): Promise<void> {
-  const records = await withStore(opts.db, { mustExist: true }, (store) => accountListRecords(store, ctx.now()));
+  const records = await withAnyStore(opts.db, { mustExist: true }, (store) => accountListRecords(store, ctx.now()));
   const exporter = createExporter({ format: opts.json ? 'json' : 'table', sink: new OutputSink(ctx.stdout), color: false });
   await exporter.list(ACCOUNT_LIST_SCHEMA, records);
 }
@@ -110,7 +110,7 @@ export function serveAccountsCommand(ctx: CliContext): Command {
     .argument('<account>', 'account name')
     .option('--plan <plan>', `create the account on this plan when it does not exist: ${PLAN_NAMES.join('|')}`)
     .option('--trial', 'create the account on a 3-day builder trial when it does not exist', false)
-    .option('--db <file>', dbHelp)
+    .option('--db <file|url>', dbHelp)
     .addHelpText(
       'after',
       `
@@ -137,7 +137,7 @@ Examples:
     .argument('<plan>', PLAN_NAMES.join('|'))
     .option('--rpm <n>', 'enterprise: requests per minute')
     .option('--burst <n>', 'enterprise: burst per second')
-    .option('--db <file>', dbHelp)
+    .option('--db <file|url>', dbHelp)
     .addHelpText('after', '\nExamples:\n  $ msnap serve accounts plan alice pro\n  $ msnap serve accounts plan acme enterprise --rpm 5000 --burst 200')
     .action(async (name: string, rawPlan: string, raw: { rpm?: string; burst?: string; db?: string }) => {
       await runAccountsPlan(
@@ -156,7 +156,7 @@ Examples:
     .command('list')
     .description('List accounts: plan, trial end, whether they can sign in, active keys')
     .option('--json', 'print the records as a JSON array', false)
-    .option('--db <file>', dbHelp)
+    .option('--db <file|url>', dbHelp)
     .addHelpText('after', '\nExamples:\n  $ msnap serve accounts list\n  $ msnap serve accounts list --json')
     .action(async (raw: { json: boolean; db?: string }, cmd: Command) => {
       // The client's global --json is parsed by the root program even after `serve accounts list`.

@@ -1,10 +1,11 @@
 // `msnap serve import`: loads a file written by `msnap markets|snapshots --ndjson|--csv|--json`.
-import { existsSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { ImportFormat, ImportSummary } from '../../store/import/import-file.js';
-import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/sqlite/db-path.js';
-import { withStore } from './serve-store.js';
+import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/sqlite/db-path.js';
+import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
+import { throughStaging, withStore } from './serve-store.js';
 import type { CliContext } from '../context.js';
 
 /** Checked arguments of `serve import`. */
@@ -15,22 +16,73 @@ export interface ImportCommandOptions {
 }
 
 /** Imports one file (or '-' for stdin) in one transaction and reports what was added. */
-export async function runImport(opts: ImportCommandOptions, ctx: CliContext): Promise<ImportSummary> {
+export async function runImport(opts: ImportCommandOptions, ctx: CliContext): Promise<ImportSummary | undefined> {
   // A directory opens like a file and fails only on the first read, deep in the import.
   if (opts.file !== '-' && existsSync(opts.file) && statSync(opts.file).isDirectory()) {
     throw new UsageError(`${opts.file} is a directory; give a .ndjson, .csv or .json file`);
   }
+  if (opts.file !== '-' && isSqliteFile(opts.file)) {
+    await importStore(opts, ctx);
+    return undefined;
+  }
   const { importFile } = await import('../../store/import/import-file.js');
-  return withStore(opts.db, { cacheMiB: 256 }, async (store) => {
-    const s = await importFile(store.bulk, opts.file, { format: opts.format, stdin: ctx.stdin });
-    const fmt = (n: number) => n.toLocaleString('en-US');
-    ctx.stdout.write(
-      `imported ${opts.file === '-' ? 'stdin' : opts.file} (${s.format}): ${fmt(s.snapshotsAdded)} snapshots added, ` +
-        `${fmt(s.snapshotsSkipped)} already present; ${fmt(s.marketsAdded)} markets added, ${fmt(s.marketsUpdated)} updated; ` +
-        `${(s.ms / 1000).toFixed(1)} s (${fmt(s.rowsPerSec)} rows/s)\n`,
-    );
-    return s;
-  });
+  const load = (store: SqliteStore) => importFile(store.bulk, opts.file, { format: opts.format, stdin: ctx.stdin });
+  let s: ImportSummary;
+  if (isPostgresUrl(opts.db)) {
+    // PostgreSQL: the file is read into a temporary SQLite store by the same importer (every line
+    // checked first), then merged with COPY in one transaction: what PostgreSQL already held is skipped.
+    const started = performance.now();
+    const { result, loaded } = await throughStaging(opts.db, ctx, load);
+    const ms = performance.now() - started;
+    s = {
+      ...result,
+      snapshotsAdded: loaded.snapshotsAdded,
+      snapshotsSkipped: result.snapshotsSkipped + loaded.snapshotsSkipped,
+      marketsAdded: loaded.marketsAdded,
+      marketsUpdated: loaded.marketsUpdated,
+      orderbooksAdded: loaded.orderbooksAdded,
+      ms,
+      rowsPerSec: Math.round((result.snapshotsAdded + result.snapshotsSkipped) / (ms / 1000)),
+    };
+  } else {
+    s = await withStore(opts.db, { cacheMiB: 256 }, load);
+  }
+  const fmt = (n: number) => n.toLocaleString('en-US');
+  ctx.stdout.write(
+    `imported ${opts.file === '-' ? 'stdin' : opts.file} (${s.format}): ${fmt(s.snapshotsAdded)} snapshots added, ` +
+      `${fmt(s.snapshotsSkipped)} already present; ${fmt(s.marketsAdded)} markets added, ${fmt(s.marketsUpdated)} updated; ` +
+      `${(s.ms / 1000).toFixed(1)} s (${fmt(s.rowsPerSec)} rows/s)\n`,
+  );
+  return s;
+}
+
+/** True when `file` is an SQLite database (a store made by seed, pull or serve), by its header. */
+function isSqliteFile(file: string): boolean {
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      const head = Buffer.alloc(16);
+      return readSync(fd, head, 0, 16, 0) === 16 && head.toString('latin1') === 'SQLite format 3\0';
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+}
+
+/** A whole msnap store (an SQLite file) merged into a PostgreSQL store: markets, snapshots, ids, accounts and keys. */
+async function importStore(opts: ImportCommandOptions, ctx: CliContext): Promise<void> {
+  if (!isPostgresUrl(opts.db)) {
+    throw new UsageError(`${opts.file} is an msnap database itself; serve it with --db ${opts.file}, or import it into a PostgreSQL store (--db postgres://...)`);
+  }
+  const { loadSqliteIntoPostgres } = await import('../../store/postgres/pg-load.js');
+  const c = await loadSqliteIntoPostgres(opts.file, opts.db);
+  const fmt = (n: number) => n.toLocaleString('en-US');
+  ctx.stdout.write(
+    `imported store ${opts.file} into ${storeName(opts.db)}: ${fmt(c.snapshotsAdded)} snapshots added, ${fmt(c.snapshotsSkipped)} already present; ` +
+      `${fmt(c.marketsAdded)} markets added, ${fmt(c.marketsUpdated)} updated; ${fmt(c.accountsAdded)} accounts, ${fmt(c.keysAdded)} keys; ${(c.ms / 1000).toFixed(1)} s\n`,
+  );
 }
 
 /** Use to check the argument and flags of `serve import`; `globalFormat` is the root program's --format. */
@@ -52,7 +104,7 @@ export function serveImportCommand(ctx: CliContext): Command {
   return new Command('import')
     .description('Load markets or snapshots exported by msnap (NDJSON or CSV) into the database')
     .argument('<file>', 'file to load, or - for standard input')
-    .option('--db <file>', `SQLite database file (default: ${DEFAULT_DB_PATH_HELP})`)
+    .option('--db <file|url>', `SQLite database file (default: ${DEFAULT_DB_PATH_HELP})`)
     .addOption(new Option('--format <format>', 'input format (default: from the extension, else sniffed)').choices(['ndjson', 'csv', 'json']))
     .addHelpText(
       'after',
@@ -65,7 +117,8 @@ Examples:
   $ msnap snapshots btc-updown-5m-1763769600 --ndjson > snaps.ndjson
   $ msnap serve import snaps.ndjson --db data.db
   $ msnap snapshots BTC 5m --json > snaps.json && msnap serve import snaps.json --db data.db
-  $ msnap markets --coin btc --csv | msnap serve import - --format csv --db data.db`,
+  $ msnap markets --coin btc --csv | msnap serve import - --format csv --db data.db
+  $ msnap serve import msnap.db --db postgres://msnap@db/msnap    # a whole store (pulled or seeded) into PostgreSQL`,
     )
     .action(async (file: string, raw: { db?: string; format?: string }, cmd: Command) => {
       // The client's global --format is parsed by the root program even after `serve import`.

@@ -10,7 +10,7 @@ import type { CliContext } from '../context.js';
 import { createExporter } from '../output/exporter.js';
 import type { RecordSchema } from '../output/schema.js';
 import { OutputSink } from '../output/sink.js';
-import { withStore } from './serve-store.js';
+import { withAnyStore } from './serve-store.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -81,7 +81,7 @@ export function parseKeysCreateFlags(
 export async function runKeysCreate(opts: KeysCreateOptions, ctx: CliContext): Promise<CreatedKey> {
   const { createApiKey } = await import('../../accounts/create-key.js');
   const { db, ...keyOptions } = opts;
-  return withStore(db, {}, async (store) => {
+  return withAnyStore(db, {}, async (store) => {
     const created = await createApiKey(store, { ...keyOptions, now: ctx.now() });
     const a = created.account;
     const trial = a.trialEndsAt !== null ? `, trial until ${new Date(a.trialEndsAt).toISOString()}` : '';
@@ -112,14 +112,14 @@ export async function keyListRecords(store: Store, now: number): Promise<KeyList
 
 /** Writes every key's record through the exporter: a table of aligned columns, or `--json`. */
 export async function runKeysList(opts: { db: string; json: boolean }, ctx: CliContext): Promise<void> {
-  const records = await withStore(opts.db, { mustExist: true }, (store) => keyListRecords(store, ctx.now()));
+  const records = await withAnyStore(opts.db, { mustExist: true }, (store) => keyListRecords(store, ctx.now()));
   const exporter = createExporter({ format: opts.json ? 'json' : 'table', sink: new OutputSink(ctx.stdout), color: false });
   await exporter.list(KEY_LIST_SCHEMA, records);
 }
 
 /** Revokes key `id` at `now`; NotFoundError when there is no such key, UsageError when already revoked. */
 export async function runKeysRevoke(opts: { db: string; id: number }, ctx: CliContext): Promise<void> {
-  await withStore(opts.db, { mustExist: true }, async (store) => {
+  await withAnyStore(opts.db, { mustExist: true }, async (store) => {
     const key = (await store.listKeys()).find((k) => k.id === opts.id);
     if (!key) throw new NotFoundError(`no key with id ${opts.id} (see msnap serve keys list)`);
     if (!(await store.revokeKey(opts.id, ctx.now()))) throw new UsageError(`key ${opts.id} is already revoked`);
@@ -140,7 +140,7 @@ export function serveKeysCommand(ctx: CliContext): Command {
     .option('--trial', 'new account on a 3-day builder trial', false)
     .option('--rpm <n>', 'enterprise: requests per minute')
     .option('--burst <n>', 'enterprise: burst per second')
-    .option('--db <file>', dbHelp)
+    .option('--db <file|url>', dbHelp)
     .addHelpText(
       'after',
       `
@@ -158,7 +158,7 @@ Examples:
     .command('list')
     .description('List keys: id, account, plan, key prefix, age, status, rotation flag (never the key)')
     .option('--json', 'print the records as a JSON array', false)
-    .option('--db <file>', dbHelp)
+    .option('--db <file|url>', dbHelp)
     .addHelpText('after', '\nExamples:\n  $ msnap serve keys list\n  $ msnap serve keys list --json | jq \'.[] | select(.rotate)\'')
     .action(async (raw: { json: boolean; db?: string }, cmd: Command) => {
       // The client's global --json is parsed by the root program even after `serve keys list`.
@@ -170,7 +170,7 @@ Examples:
     .command('revoke')
     .description('Revoke a key by its id (from keys list); it stops working at once')
     .argument('<id>', 'key id')
-    .option('--db <file>', dbHelp)
+    .option('--db <file|url>', dbHelp)
     .addHelpText('after', '\nExamples:\n  $ msnap serve keys revoke 3')
     .action(async (rawId: string, raw: { db?: string }) => {
       await runKeysRevoke({ db: resolveDbPath(raw.db, ctx.env), id: positiveInt('key id', rawId) }, ctx);

@@ -4,8 +4,9 @@ import { UsageError } from '../../errors.js';
 import { MARKET_TYPES, parseMarketType, type MarketType } from '../../domain/market.js';
 // Only the defaults (for --help) at load time; the seeder itself is imported by runSeed.
 import { DEFAULT_FULL_MARKETS, type SeedSummary } from '../../store/seed/seed.js';
-import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/sqlite/db-path.js';
-import { withStore } from './serve-store.js';
+import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/sqlite/db-path.js';
+import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
+import { isSqlite, throughStaging, withAnyStore, withStore } from './serve-store.js';
 import type { CliContext } from '../context.js';
 
 /** Checked flags of `serve seed`. */
@@ -41,12 +42,12 @@ export function parseFullSpec(value: string): Partial<Record<MarketType, number>
 /** Seeds `opts.db` (which must hold no markets yet) and writes a summary to stdout. */
 export async function runSeed(opts: SeedCommandOptions, ctx: CliContext): Promise<SeedSummary> {
   const { seedDatabase } = await import('../../store/seed/seed.js');
-  return withStore(opts.db, { cacheMiB: 256 }, (store) => {
+  const seedInto = (store: SqliteStore): SeedSummary => {
     const existing = store.bulk.counts().markets;
     if (existing > 0) {
       throw new UsageError(`${opts.db} already holds ${existing} markets; seed a new file (or delete this one)`);
     }
-    const summary = seedDatabase(store.bulk, {
+    return seedDatabase(store.bulk, {
       now: ctx.now(),
       days: opts.days,
       seed: opts.seed,
@@ -54,14 +55,27 @@ export async function runSeed(opts: SeedCommandOptions, ctx: CliContext): Promis
       orderbookMs: opts.orderbookMinutes * 60_000,
       onProgress: (m) => ctx.stderr.write(`seed: ${m}\n`),
     });
-    const fmt = (n: number) => n.toLocaleString('en-US');
-    ctx.stdout.write(
-      `seeded ${opts.db}: ${fmt(summary.markets)} markets (${fmt(summary.fullMarkets)} with full snapshots), ` +
-        `${fmt(summary.snapshots)} snapshots, ${fmt(summary.orderbooks)} orderbooks in ${(summary.ms / 1000).toFixed(1)} s ` +
-        `(${fmt(summary.rowsPerSec)} rows/s)\n`,
-    );
-    return summary;
-  });
+  };
+  const started = performance.now();
+  let summary: SeedSummary;
+  if (isPostgresUrl(opts.db)) {
+    // PostgreSQL: seeded into a temporary SQLite store by the same code, then copied in one transaction.
+    const held = await withAnyStore(opts.db, {}, async (store) => (isSqlite(store) ? 0 : (await store.counts()).markets));
+    if (held > 0) throw new UsageError(`${storeName(opts.db)} already holds ${held} markets; seed an empty database`);
+    summary = (await throughStaging(opts.db, ctx, seedInto)).result;
+  } else {
+    summary = await withStore(opts.db, { cacheMiB: 256 }, seedInto);
+  }
+  const fmt = (n: number) => n.toLocaleString('en-US');
+  // Into PostgreSQL the time includes the copy; rows/s is then end to end.
+  const ms = isPostgresUrl(opts.db) ? performance.now() - started : summary.ms;
+  const rowsPerSec = isPostgresUrl(opts.db) ? Math.round((summary.snapshots + summary.orderbooks) / (ms / 1000)) : summary.rowsPerSec;
+  ctx.stdout.write(
+    `seeded ${storeName(opts.db)}: ${fmt(summary.markets)} markets (${fmt(summary.fullMarkets)} with full snapshots), ` +
+      `${fmt(summary.snapshots)} snapshots, ${fmt(summary.orderbooks)} orderbooks in ${(ms / 1000).toFixed(1)} s ` +
+      `(${fmt(rowsPerSec)} rows/s)\n`,
+  );
+  return summary;
 }
 
 /** Raw flag values of `serve seed` as commander hands them over. */
@@ -89,7 +103,7 @@ export function serveSeedCommand(ctx: CliContext): Command {
   const defaults = MARKET_TYPES.map((t) => `${t}=${DEFAULT_FULL_MARKETS[t]}`).join(',');
   return new Command('seed')
     .description('Fill a new database with deterministic synthetic markets and snapshots')
-    .option('--db <file>', `SQLite database file (default: ${DEFAULT_DB_PATH_HELP})`)
+    .option('--db <file|url>', `SQLite database file (default: ${DEFAULT_DB_PATH_HELP})`)
     .option('--days <n>', 'days of markets to create, back from now', '15')
     .option('--seed <n>', 'random seed: the data of a market depends only on the seed and the market', '1')
     .option('--full <spec>', `newest markets per coin and type that get full 8/s snapshots (default ${defaults})`)
@@ -104,7 +118,8 @@ price_start, price_end and winner with snapshot_count 0. The default makes about
 Examples:
   $ msnap serve seed --db data.db
   $ msnap serve seed --db small.db --days 1 --full 5m=3,15m=1,1hr=1,4hr=0,24hr=0
-  $ msnap serve seed --db big.db --days 15 --full 24hr=10      # ~20M snapshots for benchmarks`,
+  $ msnap serve seed --db big.db --days 15 --full 24hr=10      # ~20M snapshots for benchmarks
+  $ msnap serve seed --db postgres://msnap@db.internal/msnap    # a PostgreSQL store (COPY, one transaction)`,
     )
     .action(async (raw: SeedFlags) => {
       await runSeed(parseSeedFlags(raw, ctx.env), ctx);

@@ -1,14 +1,23 @@
-// Opening the server's database from a `serve` command: a path that cannot be opened (missing
-// directory, a directory, not SQLite) is the user's input, so it is a one-line usage error, and
-// another process holding the write lock is a DatabaseBusyError. The store (and better-sqlite3)
-// is loaded here, on first use, not when the CLI starts.
-import { existsSync } from 'node:fs';
+// Opening the server's store from a `serve` command: an SQLite file, or PostgreSQL by URL. A path
+// that cannot be opened (missing directory, a directory, not SQLite) is the user's input, so it is a
+// one-line usage error, and another process holding the write lock is a DatabaseBusyError. The
+// stores (better-sqlite3, postgres) are loaded here, on first use, not when the CLI starts.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { DatabaseBusyError, UsageError } from '../../errors.js';
+import type { PgStore } from '../../store/postgres/pg-store.js';
+import { isPostgresUrl, storeName } from '../../store/sqlite/db-path.js';
 import type { SqliteStoreOptions } from '../../store/sqlite/open.js';
 import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
+import type { CliContext } from '../context.js';
 
-/** Use in `serve` itself, which keeps the store open while it serves: failures become UsageError (exit 2). */
+/** Either store `serve` runs on. */
+export type ServeStore = SqliteStore | PgStore;
+
+/** Use where a command needs an SQLite file (pull, live): a PostgreSQL URL is a usage error. */
 export async function openServeStore(db: string, opts: SqliteStoreOptions = {}): Promise<SqliteStore> {
+  if (isPostgresUrl(db)) throw new UsageError(`${storeName(db)}: this command works on an SQLite file, not PostgreSQL`);
   const { openSqliteStore } = await import('../../store/sqlite/open.js');
   try {
     return openSqliteStore(db, opts);
@@ -17,22 +26,31 @@ export async function openServeStore(db: string, opts: SqliteStoreOptions = {}):
   }
 }
 
+/** Use in `serve` and the commands that only need the Store interface: SQLite or PostgreSQL. */
+export async function openAnyStore(db: string, opts: SqliteStoreOptions = {}): Promise<ServeStore> {
+  if (!isPostgresUrl(db)) return openServeStore(db, opts);
+  const { openPgStore } = await import('../../store/postgres/pg-store.js');
+  return openPgStore(db);
+}
+
+/** True for the SQLite store (seed, import, live and origins work on it directly). */
+export function isSqlite(store: ServeStore): store is SqliteStore {
+  return 'bulk' in store;
+}
+
 /** Use before a command that only reads or changes what is there: a typo must not create a database. */
 export function requireExisting(db: string): void {
+  if (isPostgresUrl(db)) return;
   if (!existsSync(db)) {
     throw new UsageError(`no database at ${db}`, 'check --db (or MSNAP_DB); msnap serve seed or msnap serve --demo creates one');
   }
 }
 
 /**
- * Use in every `serve` subcommand: opens `db`, runs `fn`, explains a busy database, always closes.
- * `mustExist` for commands that make no sense on a new file (keys list, revoke).
+ * Use in the `serve` subcommands that write through SQLite's bulk writer (seed, import): opens
+ * `db`, runs `fn`, explains a busy database, always closes.
  */
-export async function withStore<T>(
-  db: string,
-  opts: SqliteStoreOptions & { mustExist?: boolean },
-  fn: (store: SqliteStore) => T | Promise<T>,
-): Promise<T> {
+export async function withStore<T>(db: string, opts: SqliteStoreOptions & { mustExist?: boolean }, fn: (store: SqliteStore) => T | Promise<T>): Promise<T> {
   if (opts.mustExist) requireExisting(db);
   const store = await openServeStore(db, opts);
   try {
@@ -40,7 +58,45 @@ export async function withStore<T>(
   } catch (err) {
     throw explainBusy(err, db);
   } finally {
-    store.close();
+    store.closeSync();
+  }
+}
+
+/** Like withStore for commands that need only the Store interface (keys, accounts): SQLite or PostgreSQL. */
+export async function withAnyStore<T>(db: string, opts: { mustExist?: boolean }, fn: (store: ServeStore) => T | Promise<T>): Promise<T> {
+  if (opts.mustExist) requireExisting(db);
+  const store = await openAnyStore(db);
+  try {
+    return await fn(store);
+  } catch (err) {
+    throw explainBusy(err, db);
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * Use for seed and import into PostgreSQL: `fn` writes a temporary SQLite store with the usual
+ * bulk writer, which is then merged into PostgreSQL with COPY in one transaction (all or nothing).
+ * Returns fn's result and the merge's counts.
+ */
+export async function throughStaging<T>(url: string, ctx: CliContext, fn: (staging: SqliteStore) => T | Promise<T>) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'msnap-staging-'));
+  const file = path.join(dir, 'staging.db');
+  try {
+    const result = await withStore(file, { cacheMiB: 256 }, fn);
+    const { loadSqliteIntoPostgres } = await import('../../store/postgres/pg-load.js');
+    let shown = '';
+    const loaded = await loadSqliteIntoPostgres(file, url, {
+      onProgress: (p) => {
+        // One line per table as it starts: a load of millions of rows is not silent.
+        if (p.table !== shown) ctx.stderr.write(`msnap: loading ${p.table} into ${storeName(url)} (${p.total.toLocaleString('en-US')} rows)\n`);
+        shown = p.table;
+      },
+    });
+    return { result, loaded };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -7,8 +7,7 @@ import { isIP } from 'node:net';
 import { Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { RunningServer } from '../../server/listen.js';
-import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/sqlite/db-path.js';
-import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
+import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/sqlite/db-path.js';
 import { VERSION } from '../../version.js';
 import type { CliContext } from '../context.js';
 import { serveImportCommand } from './serve-import.js';
@@ -16,11 +15,16 @@ import { serveAccountsCommand } from './serve-accounts.js';
 import { serveKeysCommand } from './serve-keys.js';
 import { prepareLive, type LiveRun } from './serve-live.js';
 import { serveSeedCommand } from './serve-seed.js';
-import { explainBusy, openServeStore } from './serve-store.js';
+import { explainBusy, isSqlite, openAnyStore, throughStaging, type ServeStore } from './serve-store.js';
+import type { SharedLimiter } from '../../ratelimit/shared-limiter.js';
+import { redactUrl } from '../../ratelimit/redis-url.js';
 
 /** Flag values of `msnap serve`, checked. */
 export interface ServeOptions {
+  /** An SQLite file, or a postgres:// URL (several instances may share it). */
   db: string;
+  /** A redis:// URL: the rate limits every instance on it shares; undefined = in this process. */
+  limiter?: string;
   host: string;
   port: number;
   demo: boolean;
@@ -60,6 +64,8 @@ export function parseHost(value: string): string {
 /** Raw flag values of `msnap serve` as commander hands them over. */
 interface ServeFlags {
   db?: string;
+  store?: string;
+  limiter?: string;
   host: string;
   port: string;
   demo: boolean;
@@ -69,13 +75,23 @@ interface ServeFlags {
 
 /** Use to check the flags of `msnap serve`; the timeouts come from MSNAP_HEADERS_TIMEOUT_MS / MSNAP_REQUEST_TIMEOUT_MS. */
 export function parseServeFlags(raw: ServeFlags, env: NodeJS.ProcessEnv): ServeOptions {
+  if (raw.db !== undefined && raw.store !== undefined) throw new UsageError('give --db or --store, not both (--store is --db for a postgres:// URL)');
+  if (raw.store !== undefined && !isPostgresUrl(raw.store)) {
+    throw new UsageError(`--store takes a PostgreSQL URL such as postgres://user@host:5432/msnap; got "${raw.store.slice(0, 40)}" (an SQLite file goes to --db)`);
+  }
+  const db = resolveDbPath(raw.store ?? raw.db, env);
+  const limiter = raw.limiter ?? (env.MSNAP_REDIS_URL || undefined);
+  if (isPostgresUrl(db) && raw.live === true) {
+    throw new UsageError('--live runs the synthetic world in one process over an SQLite file; it is not available with a PostgreSQL store');
+  }
   return {
-    db: resolveDbPath(raw.db, env),
+    db,
+    limiter,
     host: parseHost(raw.host),
     port: parsePort(raw.port),
     demo: raw.demo,
     signup: raw.signup,
-    live: raw.live ?? raw.demo,
+    live: raw.live ?? (raw.demo && !isPostgresUrl(db)),
     headersTimeoutMs: envMs(env, 'MSNAP_HEADERS_TIMEOUT_MS'),
     requestTimeoutMs: envMs(env, 'MSNAP_REQUEST_TIMEOUT_MS'),
   };
@@ -92,6 +108,8 @@ export function serveCommand(ctx: CliContext): Command {
   const cmd = new Command('serve')
     .description('Run the Market Snapshot Data Service locally over SQLite')
     .option('--db <file>', `SQLite database file (default: ${DEFAULT_DB_PATH_HELP})`)
+    .option('--store <url>', 'a PostgreSQL store, postgres://user@host:5432/db, shared by any number of instances (env MSNAP_DATABASE_URL)')
+    .option('--limiter <url>', 'share the rate limits of every instance through Redis, redis://host:6379/0 (env MSNAP_REDIS_URL)')
     .addOption(new Option('--host <host>', 'address to listen on').default('127.0.0.1'))
     .addOption(new Option('--port <port>', 'port to listen on; 0 picks a free one').default('8787'))
     .option('--demo', 'seed an empty or missing database and print one builder and one pro key', false)
@@ -120,6 +138,7 @@ Examples:
   $ msnap serve accounts password alice --plan pro   # an account that can sign in
   $ msnap serve seed --db data.db --days 15
   $ msnap serve keys create --db data.db --account alice --plan pro
+  $ msnap serve --store postgres://msnap@db/msnap --limiter redis://cache:6379 --port 8001   # one of N instances
   $ curl -H "X-API-Key: $KEY" "http://127.0.0.1:8787/api/v1/markets?coin=btc&limit=5"
   $ curl -H "X-API-Key: $KEY" "http://127.0.0.1:8787/v4/markets?coin=btc&limit=5"`,
     )
@@ -133,7 +152,7 @@ Examples:
   // The root program does not use positional options, so `serve seed --db x` hands --db to
   // `serve`; pass it on to whichever subcommand (at any depth) runs and takes --db itself.
   cmd.hook('preSubcommand', (self, sub) => {
-    const db = self.getOptionValue('db') as string | undefined;
+    const db = (self.getOptionValue('store') ?? self.getOptionValue('db')) as string | undefined;
     if (db !== undefined) forwardDb(sub, db);
   });
   return cmd;
@@ -167,27 +186,30 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
     import('../../server/listen.js'),
     import('../../dashboard/serve-dashboard.js'),
   ]);
+  const name = storeName(options.db);
   // A mistyped --db would otherwise be served as a new, empty database without a word.
-  const created = !existsSync(options.db);
-  const store = await openServeStore(options.db);
-  if (!options.demo) {
-    const { total } = await store.listMarkets({ limit: 1, offset: 0, window: null, now: ctx.now() });
-    if (created) {
-      ctx.stderr.write(
-        `msnap serve: ${options.db} did not exist: created an empty database (no markets, no keys); fill it with msnap serve seed --db ${options.db} or msnap serve import, or use --demo\n`,
-      );
-    } else if (total === 0) {
-      ctx.stderr.write(`msnap serve: ${options.db} holds no markets; fill it with msnap serve seed or msnap serve import, or use --demo\n`);
-    }
-  }
+  const created = !isPostgresUrl(options.db) && !existsSync(options.db);
+  const store = await openAnyStore(options.db);
+  const log = (line: string) => ctx.stderr.write(`${line}\n`);
+  let limiter: SharedLimiter | undefined;
   let running: RunningServer;
   let demoLines: string[] = [];
   let live: LiveRun | undefined;
   try {
+    if (!options.demo) {
+      const { total } = await store.listMarkets({ limit: 1, offset: 0, window: null, now: ctx.now() });
+      if (created) {
+        ctx.stderr.write(
+          `msnap serve: ${options.db} did not exist: created an empty database (no markets, no keys); fill it with msnap serve seed --db ${options.db} or msnap serve import, or use --demo\n`,
+        );
+      } else if (total === 0) {
+        ctx.stderr.write(`msnap serve: ${name} holds no markets; fill it with msnap serve seed or msnap serve import, or use --demo\n`);
+      }
+    }
+    if (options.limiter !== undefined) limiter = await openLimiter(options.limiter, log);
     if (options.demo) demoLines = await prepareDemo(store, ctx, options.db);
-    if (options.live) live = await prepareLive(store, ctx, options.db);
-    const log = (line: string) => ctx.stderr.write(`${line}\n`);
-    const app = createApp({ store, now: ctx.now, version: VERSION, log });
+    if (options.live && isSqlite(store)) live = await prepareLive(store, ctx, options.db);
+    const app = createApp({ store, limiter, now: ctx.now, version: VERSION, log });
     const dashboard = serveDashboard(store, app, { now: ctx.now, signupOpen: options.signup, log });
     running = await startServer({
       app,
@@ -198,7 +220,8 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
       requestTimeoutMs: options.requestTimeoutMs,
     });
   } catch (err) {
-    store.close();
+    await store.close();
+    await limiter?.close();
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new UsageError(`port ${options.port} is already in use on ${options.host}`, 'pick another with --port (0 = any free port)');
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`cannot listen on ${options.host}: not an address of this machine`);
@@ -207,8 +230,11 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
   }
   ctx.stdout.write(`msnap serve listening on ${running.url}\n`);
   for (const line of demoLines) ctx.stdout.write(`${line}\n`);
+  if (!isSqlite(store) || limiter) {
+    ctx.stderr.write(`msnap serve: store ${name}; rate limits ${limiter ? `shared through ${redactUrl(options.limiter!)}` : 'in this process only'}\n`);
+  }
   // A pulled store says where its data came from (stderr: stdout's first line is the URL line).
-  for (const o of store.origins()) {
+  for (const o of isSqlite(store) ? store.origins() : []) {
     ctx.stderr.write(
       `msnap serve: ${o.markets.toLocaleString('en-US')} market${o.markets === 1 ? '' : 's'} pulled from ${o.baseUrl} (${o.dialect}), last ${new Date(o.lastPulledAt).toISOString()}\n`,
     );
@@ -221,12 +247,21 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
   try {
     await running.close();
   } finally {
-    store.close();
+    await store.close();
+    await limiter?.close();
   }
 }
 
+/** The Redis limiter behind --limiter; its outages and recoveries are logged (never the password). */
+async function openLimiter(url: string, log: (line: string) => void): Promise<SharedLimiter> {
+  const { createRedisLimiter } = await import('../../ratelimit/redis-limiter.js');
+  return createRedisLimiter(url, {
+    onHealthChange: (healthy, reason) => log(`msnap serve: rate limiter ${healthy ? 'reachable again' : `unreachable (${reason}); refusing requests with 503`}`),
+  });
+}
+
 /** Seeds an empty database and gives each demo account a key when it has none; returns the lines to print. */
-async function prepareDemo(store: SqliteStore, ctx: CliContext, db: string): Promise<string[]> {
+async function prepareDemo(store: ServeStore, ctx: CliContext, db: string): Promise<string[]> {
   const [{ seedDatabase }, { ensureDemoKeys }] = await Promise.all([
     import('../../store/seed/seed.js'),
     import('../../accounts/demo-accounts.js'),
@@ -236,7 +271,9 @@ async function prepareDemo(store: SqliteStore, ctx: CliContext, db: string): Pro
     const { total } = await store.listMarkets({ limit: 1, offset: 0, window: null, now });
     if (total === 0) {
       ctx.stderr.write('msnap serve: seeding the demo database (15 days of markets)...\n');
-      const summary = seedDatabase(store.bulk, { now });
+      const summary = isSqlite(store)
+        ? seedDatabase(store.bulk, { now })
+        : (await throughStaging(db, ctx, (staging) => seedDatabase(staging.bulk, { now }))).result;
       ctx.stderr.write(
         `msnap serve: seeded ${summary.markets} markets and ${summary.snapshots} snapshots in ${(summary.ms / 1000).toFixed(1)} s\n`,
       );

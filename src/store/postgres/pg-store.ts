@@ -141,6 +141,13 @@ export class PgStore implements Store {
     );
   }
 
+  /** One round trip; StoreUnavailableError while PostgreSQL cannot be reached (public health reports it). */
+  async ping(): Promise<void> {
+    await callGuarded(async () => {
+      await this.sql`SELECT 1`;
+    });
+  }
+
   async close(): Promise<void> {
     await this.pool?.end({ timeout: 5 });
   }
