@@ -23,6 +23,7 @@ import { offlineMirrorFigure } from './figures/offline-mirror.js';
 import { dialectPagesFigure } from './figures/dialect-pages.js';
 import { parquetFigure } from './figures/parquet-export.js';
 import { liveLatencyFigure } from './figures/live-latency.js';
+import { scaleOutFigure } from './figures/scale-out.js';
 
 const opts = benchOptions(process.argv.slice(2));
 const started = performance.now();
@@ -110,6 +111,7 @@ try {
   await measure(8, 'Live ticks do not stall requests', () => liveLatencyFigure(ctx));
   await measure(9, 'Dialects: snapshot pages', () => dialectPagesFigure(ctx));
   await measure(10, 'Offline mirror', () => offlineMirrorFigure(ctx));
+  await measure(11, 'Scale-out: PostgreSQL and several instances', () => scaleOutFigure(ctx));
 
   figures.sort((a, b) => a.id - b.id);
   const totalSeconds = (performance.now() - started) / 1000;
