@@ -271,12 +271,13 @@ async function prepareDemo(store: ServeStore, ctx: CliContext, db: string): Prom
     const { total } = await store.listMarkets({ limit: 1, offset: 0, window: null, now });
     if (total === 0) {
       ctx.stderr.write('msnap serve: seeding the demo database (15 days of markets)...\n');
+      const started = performance.now();
       const summary = isSqlite(store)
         ? seedDatabase(store.bulk, { now })
         : (await throughStaging(db, ctx, (staging) => seedDatabase(staging.bulk, { now }))).result;
-      ctx.stderr.write(
-        `msnap serve: seeded ${summary.markets} markets and ${summary.snapshots} snapshots in ${(summary.ms / 1000).toFixed(1)} s\n`,
-      );
+      // Into PostgreSQL the copy is part of the wait: the time given is the whole of it.
+      const ms = isSqlite(store) ? summary.ms : performance.now() - started;
+      ctx.stderr.write(`msnap serve: seeded ${summary.markets} markets and ${summary.snapshots} snapshots in ${(ms / 1000).toFixed(1)} s\n`);
     }
     const lines: string[] = [];
     for (const demo of await ensureDemoKeys(store, now)) {
