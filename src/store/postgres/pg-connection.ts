@@ -6,7 +6,7 @@ import { UsageError } from '../../errors.js';
 import { StoreUnavailableError } from '../store.js';
 
 /** A pooled client or one bound to a transaction: the store's classes run on either. */
-export type Pg = postgres.Sql | postgres.TransactionSql;
+export type Pg = postgres.Sql | postgres.ReservedSql;
 
 /** Options for openPgStore. */
 export interface PgStoreOptions {
@@ -91,8 +91,7 @@ export function connectPg(url: string, opts: PgStoreOptions = {}): postgres.Sql 
     idle_timeout: 60,
     prepare: true,
     onnotice: () => undefined,
-    // Our own tables use no custom types: skip the type query on every new connection.
-    fetch_types: false,
+    // fetch_types stays on: with it off, reserve() on a fresh connection never resolves (3.4.9).
     types: {
       int8: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) },
     },

@@ -42,7 +42,7 @@ export interface LoadCounts {
   ms: number;
 }
 
-type Tx = postgres.TransactionSql;
+type Tx = postgres.ReservedSql;
 
 /**
  * Use to copy the SQLite store at `sqlitePath` into a PostgreSQL store (an open PgStore, or a URL:

@@ -33,24 +33,24 @@ class Differ {
   }
 }
 
-beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), 'msnap-pg-conf-'));
-  const file = path.join(dir, 'mixed.db');
-  lite = await buildMixedSqliteStore(dir, file);
-  server = await startThrowawayPostgres();
-  pg = await openPgStore(server.url);
-  await loadSqliteIntoPostgres(file, pg);
-  all = (await lite.listMarkets({ limit: 100_000, offset: 0, window: null, now: MIXED_NOW })).markets;
-}, 120_000);
-
-afterAll(async () => {
-  await pg?.close();
-  await server?.destroy();
-  lite?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
 describe.skipIf(skipWithoutPostgres('PostgreSQL store conformance'))('PostgreSQL store answers as the SQLite store', () => {
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'msnap-pg-conf-'));
+    const file = path.join(dir, 'mixed.db');
+    lite = await buildMixedSqliteStore(dir, file);
+    server = await startThrowawayPostgres();
+    pg = await openPgStore(server.url);
+    await loadSqliteIntoPostgres(file, pg);
+    all = (await lite.listMarkets({ limit: 100_000, offset: 0, window: null, now: MIXED_NOW })).markets;
+  }, 120_000);
+
+  afterAll(async () => {
+    await pg?.close();
+    await server?.destroy();
+    lite?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
   it('loads a store worth comparing: every kind of market is there', () => {
     expect(all.length).toBeGreaterThan(1000);
     expect(all.some((m) => m.market_id === ODD_MARKET && m.event_id === 'ev-1')).toBe(true);

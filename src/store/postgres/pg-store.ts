@@ -12,6 +12,7 @@ import { connectPg, describePgUrl, isConnectionError, redact, unavailableOr, typ
 import { PgMarketReads } from './pg-market-reads.js';
 import { checkSchemaName, migratePg } from './pg-migrations.js';
 import { PgSnapshotReads } from './pg-snapshot-reads.js';
+import { inTransaction, type ConnectionState } from './pg-transaction.js';
 
 export type { PgStoreOptions } from './pg-connection.js';
 
@@ -31,16 +32,20 @@ export class PgStore implements Store {
   private readonly snapshots: PgSnapshotReads;
   private readonly accounts: PgAccounts;
 
-  /** `pool` is undefined for the store a transaction hands out (it runs on `sql`, the transaction). */
+  /**
+   * `pool` is undefined for the store a transaction hands out: it runs on `sql`, the transaction's
+   * connection, and marks `connection` lost when a call finds it gone.
+   */
   constructor(
     readonly sql: Pg,
     private readonly pool: postgres.Sql | undefined,
     readonly schema: string,
+    private readonly connection: ConnectionState = { lost: false },
   ) {
-    this.markets = guard(new PgMarketReads(sql));
-    this.snapshots = guard(new PgSnapshotReads(sql, this.markets));
-    this.accounts = guard(new PgAccounts(sql));
-    this.accountAuth = guard(new PgAccountAuth(sql, (fn) => this.atomically(fn)));
+    this.markets = guard(new PgMarketReads(sql), connection);
+    this.snapshots = guard(new PgSnapshotReads(sql, this.markets), connection);
+    this.accounts = guard(new PgAccounts(sql), connection);
+    this.accountAuth = guard(new PgAccountAuth(sql, (fn) => this.atomically(fn)), connection);
   }
 
   listMarkets(q: MarketQuery): Promise<{ markets: ServedMarket[]; total: number }> {
@@ -103,7 +108,8 @@ export class PgStore implements Store {
    */
   async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     if (!this.pool) return fn(this);
-    return this.atomically(async (tx) => fn(new PgStore(tx, undefined, this.schema)));
+    const pool = this.pool;
+    return callGuarded(() => inTransaction(pool, `msnap:tx:${this.schema}`, (tx, state) => fn(new PgStore(tx, undefined, this.schema, state))));
   }
 
   /** How many migrations the schema has had. */
@@ -129,16 +135,10 @@ export class PgStore implements Store {
    * For bulk writers (load, pull): fn in one transaction on one connection, after the schema's
    * bulk-write lock (one bulk writer at a time across instances; readers are never blocked).
    */
-  async bulkTransaction<T>(fn: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
+  async bulkTransaction<T>(fn: (tx: postgres.ReservedSql) => Promise<T>): Promise<T> {
     const pool = this.pool;
     if (!pool) throw new Error('bulkTransaction needs the store itself, not one bound to a transaction');
-    return callGuarded(
-      async () =>
-        (await pool.begin(async (tx) => {
-          await tx`SELECT pg_advisory_xact_lock(hashtext(${`msnap:bulk:${this.schema}`}))`;
-          return fn(tx);
-        })) as T,
-    );
+    return callGuarded(() => inTransaction(pool, `msnap:bulk:${this.schema}`, (tx) => fn(tx)));
   }
 
   async close(): Promise<void> {
@@ -149,13 +149,7 @@ export class PgStore implements Store {
   private async atomically<T>(fn: (sql: Pg) => Promise<T>): Promise<T> {
     const pool = this.pool;
     if (!pool) return fn(this.sql);
-    return callGuarded(
-      async () =>
-        (await pool.begin(async (tx) => {
-          await tx`SELECT pg_advisory_xact_lock(hashtext(${`msnap:tx:${this.schema}`}))`;
-          return fn(tx);
-        })) as T,
-    );
+    return callGuarded(() => inTransaction(pool, `msnap:tx:${this.schema}`, (tx) => fn(tx)));
   }
 }
 
@@ -192,13 +186,20 @@ async function callGuarded<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The object with every method's rejection passed through unavailableOr. */
-function guard<T extends object>(target: T): T {
+/** The object with every method's rejection passed through unavailableOr; a lost connection is noted in `connection`. */
+function guard<T extends object>(target: T, connection: ConnectionState): T {
   return new Proxy(target, {
     get(obj, key, receiver) {
       const value = Reflect.get(obj, key, receiver) as unknown;
       if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => callGuarded(() => (value as (...a: unknown[]) => Promise<unknown>).apply(obj, args));
+      return async (...args: unknown[]) => {
+        try {
+          return await (value as (...a: unknown[]) => Promise<unknown>).apply(obj, args);
+        } catch (err) {
+          if (isConnectionError(err)) connection.lost = true;
+          throw unavailableOr(err);
+        }
+      };
     },
   });
 }
