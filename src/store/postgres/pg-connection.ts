@@ -53,6 +53,15 @@ export function unavailableOr(err: unknown): unknown {
   return new StoreUnavailableError(`PostgreSQL unavailable (${e.code}): ${redact(e.message ?? '')}`);
 }
 
+/** Use to run one store call: its connection failures become StoreUnavailableError. */
+export async function guarded<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw unavailableOr(err);
+  }
+}
+
 /** host:port/database of a store URL, for messages; never the user's password. */
 export function describePgUrl(url: string): string {
   const u = parsePgUrl(url);

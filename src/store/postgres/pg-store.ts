@@ -5,10 +5,12 @@ import type postgres from 'postgres';
 import type { Market, ServedMarket, Snapshot } from '../../domain/market.js';
 import { MsnapError, UnreachableError, UsageError } from '../../errors.js';
 import type { AccountAuthStore } from '../account-auth-store.js';
+import type { Origin, OriginSummary } from '../mirror/mirror-writer.js';
 import type { Account, ApiKeyRecord, MarketQuery, SnapshotQuery, Store } from '../store.js';
 import { PgAccountAuth } from './pg-account-auth.js';
 import { PgAccounts } from './pg-accounts.js';
-import { connectPg, describePgUrl, isConnectionError, redact, unavailableOr, type Pg, type PgStoreOptions } from './pg-connection.js';
+import { connectPg, describePgUrl, guarded, isConnectionError, redact, unavailableOr, type Pg, type PgStoreOptions } from './pg-connection.js';
+import { pgOriginSummary, PgMirrorWriter } from './pg-mirror-writer.js';
 import { PgMarketReads } from './pg-market-reads.js';
 import { checkSchemaName, migratePg } from './pg-migrations.js';
 import { PgSnapshotReads } from './pg-snapshot-reads.js';
@@ -109,12 +111,27 @@ export class PgStore implements Store {
   async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     if (!this.pool) return fn(this);
     const pool = this.pool;
-    return callGuarded(() => inTransaction(pool, `msnap:tx:${this.schema}`, (tx, state) => fn(new PgStore(tx, undefined, this.schema, state))));
+    return guarded(() => inTransaction(pool, `msnap:tx:${this.schema}`, (tx, state) => fn(new PgStore(tx, undefined, this.schema, state))));
+  }
+
+  /** The writer msnap pull stores a service's markets and snapshots through, each page committed. */
+  mirrorWriter(origin: Origin): PgMirrorWriter {
+    return new PgMirrorWriter(this, origin);
+  }
+
+  /** How many snapshots of a market the store holds (0 when it does not know the market). */
+  async storedSnapshots(marketId: string): Promise<number> {
+    return (await this.markets.getMarket(marketId, 0))?.snapshot_count ?? 0;
+  }
+
+  /** Where pulled markets came from, per source (empty when nothing was pulled). */
+  async origins(): Promise<OriginSummary[]> {
+    return guarded(() => pgOriginSummary(this.sql));
   }
 
   /** How many migrations the schema has had. */
   async schemaVersion(): Promise<number> {
-    return callGuarded(async () => {
+    return guarded(async () => {
       const [row] = await this.sql.unsafe<{ v: number }[]>(`SELECT coalesce(max(version), 0)::int AS v FROM ${this.schema}.schema_migrations`);
       return row!.v;
     });
@@ -122,7 +139,7 @@ export class PgStore implements Store {
 
   /** Counts for reports and tests. */
   async counts(): Promise<PgTableCounts> {
-    return callGuarded(async () => {
+    return guarded(async () => {
       const [row] = await this.sql<PgTableCounts[]>`
         SELECT (SELECT count(*) FROM markets) AS markets, (SELECT count(*) FROM snapshots) AS snapshots,
                (SELECT count(*) FROM orderbooks) AS orderbooks, (SELECT count(*) FROM accounts) AS accounts,
@@ -138,7 +155,7 @@ export class PgStore implements Store {
   async bulkTransaction<T>(fn: (tx: postgres.ReservedSql) => Promise<T>): Promise<T> {
     const pool = this.pool;
     if (!pool) throw new Error('bulkTransaction needs the store itself, not one bound to a transaction');
-    return callGuarded(() => inTransaction(pool, `msnap:bulk:${this.schema}`, (tx) => fn(tx)));
+    return guarded(() => inTransaction(pool, `msnap:bulk:${this.schema}`, (tx) => fn(tx)));
   }
 
   async close(): Promise<void> {
@@ -149,7 +166,7 @@ export class PgStore implements Store {
   private async atomically<T>(fn: (sql: Pg) => Promise<T>): Promise<T> {
     const pool = this.pool;
     if (!pool) return fn(this.sql);
-    return callGuarded(() => inTransaction(pool, `msnap:tx:${this.schema}`, (tx) => fn(tx)));
+    return guarded(() => inTransaction(pool, `msnap:tx:${this.schema}`, (tx) => fn(tx)));
   }
 }
 
@@ -176,14 +193,6 @@ function openError(url: string, err: unknown): Error {
   // Login refused (28xxx) or no such database (3D000): the URL is wrong, not the server.
   if (e.code?.startsWith('28') || e.code === '3D000') return new UsageError(`PostgreSQL at ${where} refused: ${reason}`);
   return new MsnapError(`PostgreSQL at ${where}: ${reason}`);
-}
-
-async function callGuarded<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw unavailableOr(err);
-  }
 }
 
 /** The object with every method's rejection passed through unavailableOr; a lost connection is noted in `connection`. */
