@@ -154,6 +154,11 @@ describe.skipIf(skipWithoutPostgres('PostgreSQL store conformance'))('PostgreSQL
         }
       }
     }
+    // Local reads (msnap --db) take the same pages as records.
+    for (const m of withRows.slice(0, 20)) {
+      const q: SnapshotQuery = { limit: 500, offset: 7, includeOrderbook: true };
+      await d.same(`snapshotPage ${m.market_id}`, (s) => s.snapshotPage(m.market_id, q));
+    }
     await d.same('snapshotPageJson unknown', (s) => s.snapshotPageJson('eth-updown-5m-0', { limit: 10, offset: 0, includeOrderbook: true }));
     expect(d.diffs).toEqual([]);
   });

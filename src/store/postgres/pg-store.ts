@@ -6,7 +6,7 @@ import type { Market, ServedMarket, Snapshot } from '../../domain/market.js';
 import { MsnapError, UnreachableError, UsageError } from '../../errors.js';
 import type { AccountAuthStore } from '../account-auth-store.js';
 import type { Origin, OriginSummary } from '../mirror/mirror-writer.js';
-import type { Account, ApiKeyRecord, MarketQuery, SnapshotQuery, Store } from '../store.js';
+import { V1_SNAPSHOT_FORMAT, type Account, type ApiKeyRecord, type MarketQuery, type SnapshotQuery, type Store } from '../store.js';
 import { PgAccountAuth } from './pg-account-auth.js';
 import { PgAccounts } from './pg-accounts.js';
 import { connectPg, describePgUrl, guarded, isConnectionError, redact, unavailableOr, type Pg, type PgStoreOptions } from './pg-connection.js';
@@ -64,6 +64,15 @@ export class PgStore implements Store {
 
   snapshotPageJson(marketId: string, q: SnapshotQuery): Promise<{ json: string; count: number; total: number }> {
     return this.snapshots.snapshotPageJson(marketId, q);
+  }
+
+  /**
+   * A page as snapshotPageJson gives it, as records: for local reads (msnap --db). Parsed back from
+   * the page's JSON, which gives the very same numbers (see sqlite/snapshot-objects.ts).
+   */
+  async snapshotPage(marketId: string, q: SnapshotQuery): Promise<{ snapshots: Snapshot[]; total: number }> {
+    const page = await this.snapshots.snapshotPageJson(marketId, { ...q, format: V1_SNAPSHOT_FORMAT });
+    return { snapshots: JSON.parse(page.json) as Snapshot[], total: page.total };
   }
 
   nearestSnapshot(marketId: string, ts: number, includeOrderbook?: boolean): Promise<Snapshot | undefined> {
