@@ -61,7 +61,7 @@ describe.skipIf(skipWithoutPostgres('PostgreSQL load'))('loading an SQLite store
     } finally {
       await store.close();
     }
-  });
+  }, 120_000);
 
   it('a bad row midway leaves the target exactly as it was', async () => {
     const store = await openPgStore(server.url, { schema: 'bad_row' });
@@ -80,7 +80,7 @@ describe.skipIf(skipWithoutPostgres('PostgreSQL load'))('loading an SQLite store
     } finally {
       await store.close();
     }
-  });
+  }, 120_000);
 
   it('a connection killed midway fails as unavailable, leaves nothing, and the store goes on', async () => {
     const store = await openPgStore(server.url, { schema: 'killed' });
@@ -103,7 +103,7 @@ describe.skipIf(skipWithoutPostgres('PostgreSQL load'))('loading an SQLite store
       await admin.end();
       await store.close();
     }
-  });
+  }, 120_000);
 
   it('merges: rows, details, accounts and keys it lacks are added; what it holds stays', async () => {
     const store = await openPgStore(server.url, { schema: 'merge' });
@@ -171,5 +171,5 @@ describe.skipIf(skipWithoutPostgres('PostgreSQL load'))('loading an SQLite store
       l.close();
       await store.close();
     }
-  });
+  }, 120_000);
 });

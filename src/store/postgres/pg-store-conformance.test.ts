@@ -113,7 +113,7 @@ describe.skipIf(skipWithoutPostgres('PostgreSQL store conformance'))('PostgreSQL
     );
     expect(d.diffs).toEqual([]);
     expect(d.calls).toBeGreaterThan(1000);
-  });
+  }, 120_000);
 
   it('gets every market, ranks it, and knows no unknown ones', async () => {
     const d = new Differ();
@@ -125,7 +125,7 @@ describe.skipIf(skipWithoutPostgres('PostgreSQL store conformance'))('PostgreSQL
     await d.same('getMarket at an earlier now', (s) => s.getMarket(all[0]!.market_id, all[0]!.start_time + 1));
     await d.same('marketRank of a start past every market', (s) => s.marketRank({ coin: 'BTC', market_type: '5m', start_time: 0 }));
     expect(d.diffs).toEqual([]);
-  });
+  }, 120_000);
 
   it('serves the same snapshot pages, byte for byte, in every format', async () => {
     const d = new Differ();
@@ -161,7 +161,7 @@ describe.skipIf(skipWithoutPostgres('PostgreSQL store conformance'))('PostgreSQL
     }
     await d.same('snapshotPageJson unknown', (s) => s.snapshotPageJson('eth-updown-5m-0', { limit: 10, offset: 0, includeOrderbook: true }));
     expect(d.diffs).toEqual([]);
-  });
+  }, 120_000);
 
   it('finds the same nearest snapshot at, before, after and between rows, ties to the earlier', async () => {
     const d = new Differ();
@@ -179,5 +179,5 @@ describe.skipIf(skipWithoutPostgres('PostgreSQL store conformance'))('PostgreSQL
     expect(d.diffs).toEqual([]);
     const tie = await pg.nearestSnapshot(ODD_MARKET, 1763762400050);
     expect(tie?.time).toBe(1763762400000);
-  });
+  }, 120_000);
 });
