@@ -21,23 +21,6 @@ let lite: SqliteStore;
 let liteSql: Database.Database;
 let pg: PgStore;
 
-beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), 'msnap-pg-acct-'));
-  const file = path.join(dir, 'a.db');
-  lite = openSqliteStore(file);
-  liteSql = openSql(file);
-  server = await startThrowawayPostgres();
-  pg = await openPgStore(server.url, { schema: 'accounts_test' });
-}, 60_000);
-
-afterAll(async () => {
-  await pg?.close();
-  await server?.destroy();
-  liteSql?.close();
-  lite?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
 /** The same calls on a store; every answer (and a raw look at what expiry leaves) goes in the log. */
 async function script(s: Store, setExpiry: (keyId: number, at: number) => Promise<void>, sessionCount: () => Promise<number>): Promise<unknown[]> {
   const log: unknown[] = [];
@@ -103,6 +86,23 @@ async function script(s: Store, setExpiry: (keyId: number, at: number) => Promis
 }
 
 describe.skipIf(skipWithoutPostgres('PostgreSQL accounts and transactions'))('PostgreSQL accounts and transactions', () => {
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'msnap-pg-acct-'));
+    const file = path.join(dir, 'a.db');
+    lite = openSqliteStore(file);
+    liteSql = openSql(file);
+    server = await startThrowawayPostgres();
+    pg = await openPgStore(server.url, { schema: 'accounts_test' });
+  }, 60_000);
+
+  afterAll(async () => {
+    await pg?.close();
+    await server?.destroy();
+    liteSql?.close();
+    lite?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
   it('runs the scripted account, key, password and session sequence exactly as SQLite', async () => {
     const fromLite = await script(
       lite,

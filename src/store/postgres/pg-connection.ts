@@ -6,7 +6,7 @@ import { UsageError } from '../../errors.js';
 import { StoreUnavailableError } from '../store.js';
 
 /** A pooled client or one bound to a transaction: the store's classes run on either. */
-export type Pg = postgres.Sql | postgres.TransactionSql;
+export type Pg = postgres.Sql | postgres.ReservedSql;
 
 /** Options for openPgStore. */
 export interface PgStoreOptions {
@@ -53,6 +53,15 @@ export function unavailableOr(err: unknown): unknown {
   return new StoreUnavailableError(`PostgreSQL unavailable (${e.code}): ${redact(e.message ?? '')}`);
 }
 
+/** Use to run one store call: its connection failures become StoreUnavailableError. */
+export async function guarded<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw unavailableOr(err);
+  }
+}
+
 /** host:port/database of a store URL, for messages; never the user's password. */
 export function describePgUrl(url: string): string {
   const u = parsePgUrl(url);
@@ -91,8 +100,7 @@ export function connectPg(url: string, opts: PgStoreOptions = {}): postgres.Sql 
     idle_timeout: 60,
     prepare: true,
     onnotice: () => undefined,
-    // Our own tables use no custom types: skip the type query on every new connection.
-    fetch_types: false,
+    // fetch_types stays on: with it off, reserve() on a fresh connection never resolves (3.4.9).
     types: {
       int8: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) },
     },

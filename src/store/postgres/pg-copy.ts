@@ -1,8 +1,8 @@
 // Bulk rows into PostgreSQL with COPY ... FROM STDIN in the text format: one round of the protocol
 // per table instead of one INSERT per row, streamed batch by batch with backpressure.
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { Pg } from './pg-connection.js';
+import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
+import { isConnectionError, type Pg } from './pg-connection.js';
 
 /** One value as COPY's text format wants it: \N for null, backslash escapes in text. */
 export function copyValue(v: string | number | boolean | null | undefined): string {
@@ -31,7 +31,8 @@ export function copyLines(rows: readonly (readonly (string | number | boolean | 
 
 /**
  * Use inside a transaction: streams every batch into `table (columns)`; `onBatch` hears how many
- * rows each batch held. Returns the rows copied. A bad value fails the COPY and so the transaction.
+ * rows each batch held (and may hold the copy up while it answers). Returns the rows copied. A bad
+ * value fails the COPY and so the transaction; so does a lost connection.
  */
 export async function copyInto<R>(
   sql: Pg,
@@ -39,17 +40,44 @@ export async function copyInto<R>(
   columns: readonly string[],
   batches: AsyncIterable<R[]>,
   map: (row: R) => readonly (string | number | boolean | null | undefined)[],
-  onBatch?: (rows: number) => void,
+  onBatch?: (rows: number) => void | Promise<void>,
 ): Promise<number> {
+  // As a simple query: after a bad row the server ends the COPY at once with ReadyForQuery;
+  // under the extended protocol it would wait for a Sync the driver never sends, and hang.
+  const stream = await sql.unsafe(`COPY ${table} (${columns.join(', ')}) FROM STDIN`).simple().writable();
+  const done = finished(stream);
+  done.catch(() => undefined);
+  // The driver finishes the stream only on success: when the server rejects the data after the
+  // last write (or the connection drops then), 'finish' never comes. A query queued behind the
+  // COPY settles either way: it fails (transaction aborted, or connection closed) when the COPY did.
+  let finalSent!: () => void;
+  const finalCalled = new Promise<void>((resolve) => (finalSent = resolve));
+  const driverFinal = stream._final.bind(stream);
+  stream._final = (callback) => {
+    driverFinal(callback);
+    finalSent();
+  };
   let rows = 0;
-  const stream = await sql.unsafe(`COPY ${table} (${columns.join(', ')}) FROM STDIN`).writable();
-  async function* text(): AsyncIterable<string> {
+  try {
     for await (const batch of batches) {
-      yield copyLines(batch.map(map));
+      if (!stream.write(copyLines(batch.map(map)))) await Promise.race([once(stream, 'drain'), done]);
       rows += batch.length;
-      onBatch?.(batch.length);
+      await onBatch?.(batch.length);
     }
+  } catch (err) {
+    stream.destroy(err as Error);
+    throw err;
   }
-  await pipeline(Readable.from(text()), stream);
+  stream.end();
+  await Promise.race([
+    done,
+    finalCalled.then(async () => {
+      try {
+        await sql`SELECT 1`;
+      } catch (err) {
+        throw isConnectionError(err) ? err : new Error(`PostgreSQL refused a row copied into ${table} (the load is rolled back)`);
+      }
+    }),
+  ]);
   return rows;
 }

@@ -6,7 +6,7 @@ import { copyInto } from './pg-copy.js';
 
 /** Use inside the load's transaction, after the markets. */
 export async function loadAccounts(
-  tx: postgres.TransactionSql,
+  tx: postgres.ReservedSql,
   dump: StoreDump,
 ): Promise<{ accountsAdded: number; keysAdded: number; sessionsAdded: number }> {
   await tx

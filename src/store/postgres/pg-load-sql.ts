@@ -64,22 +64,29 @@ export const MERGE_IDS_SQL = `WITH ex AS (
   FROM (SELECT market, count(*) AS n FROM ex GROUP BY market) c WHERE m.id = c.market`;
 
 /**
- * BulkWriter.refreshMarkets for every known market that received rows: snapshot_count, the dense
- * flag, price_start / price_end from the first / last row where still unknown and the rows reach
- * the market's first / final second, then the winner where both are known.
+ * BulkWriter.refreshMarkets for the markets `marketsIn` selects (a subquery or a list of ids):
+ * snapshot_count, the dense flag, price_start / price_end from the first / last row where still
+ * unknown and the rows reach the market's first / final second, then the winner where both are
+ * known. Two statements, run in this order.
  */
-export const REFRESH_SQL = `WITH st AS (
-    SELECT s.market, count(*) AS n, min(s.t) AS lo, max(s.t) AS hi,
-      count(*) FILTER (WHERE s.t % ${SNAPSHOT_INTERVAL_MS} <> 0) AS off
-    FROM snapshots s WHERE s.market IN (SELECT DISTINCT market FROM load_added) GROUP BY s.market),
-  edge AS (SELECT st.*, f.t AS ft, f.price AS fp, l.t AS lt, l.price AS lp FROM st
-    CROSS JOIN LATERAL (SELECT t, price FROM snapshots WHERE market = st.market ORDER BY t ASC LIMIT 1) f
-    CROSS JOIN LATERAL (SELECT t, price FROM snapshots WHERE market = st.market ORDER BY t DESC LIMIT 1) l)
-  UPDATE markets m SET snapshot_count = e.n,
-    dense = (e.lo = 0 AND e.off = 0 AND e.hi = (e.n - 1) * ${SNAPSHOT_INTERVAL_MS}),
-    price_start = coalesce(m.price_start, CASE WHEN e.ft < 1000 THEN e.fp::float8 / ${PRICE_SCALE} END),
-    price_end = coalesce(m.price_end, CASE WHEN e.lt >= m.end_time - m.start_time - 1000 THEN e.lp::float8 / ${PRICE_SCALE} END)
-  FROM edge e WHERE m.id = e.market;
-  UPDATE markets m SET winner = CASE WHEN m.price_end >= m.price_start THEN 'Up' ELSE 'Down' END
-  WHERE m.winner IS NULL AND m.price_start IS NOT NULL AND m.price_end IS NOT NULL
-    AND m.id IN (SELECT DISTINCT market FROM load_added)`;
+export function refreshSql(marketsIn: string): [string, string] {
+  return [
+    `WITH st AS (
+      SELECT s.market, count(*) AS n, min(s.t) AS lo, max(s.t) AS hi,
+        count(*) FILTER (WHERE s.t % ${SNAPSHOT_INTERVAL_MS} <> 0) AS off
+      FROM snapshots s WHERE s.market IN (${marketsIn}) GROUP BY s.market),
+    edge AS (SELECT st.*, f.t AS ft, f.price AS fp, l.t AS lt, l.price AS lp FROM st
+      CROSS JOIN LATERAL (SELECT t, price FROM snapshots WHERE market = st.market ORDER BY t ASC LIMIT 1) f
+      CROSS JOIN LATERAL (SELECT t, price FROM snapshots WHERE market = st.market ORDER BY t DESC LIMIT 1) l)
+    UPDATE markets m SET snapshot_count = e.n,
+      dense = (e.lo = 0 AND e.off = 0 AND e.hi = (e.n - 1) * ${SNAPSHOT_INTERVAL_MS}),
+      price_start = coalesce(m.price_start, CASE WHEN e.ft < 1000 THEN e.fp::float8 / ${PRICE_SCALE} END),
+      price_end = coalesce(m.price_end, CASE WHEN e.lt >= m.end_time - m.start_time - 1000 THEN e.lp::float8 / ${PRICE_SCALE} END)
+    FROM edge e WHERE m.id = e.market`,
+    `UPDATE markets m SET winner = CASE WHEN m.price_end >= m.price_start THEN 'Up' ELSE 'Down' END
+    WHERE m.winner IS NULL AND m.price_start IS NOT NULL AND m.price_end IS NOT NULL AND m.id IN (${marketsIn})`,
+  ];
+}
+
+/** The refresh of every known market a load added rows to. */
+export const REFRESH_SQL = refreshSql('SELECT DISTINCT market FROM load_added').join(';\n');

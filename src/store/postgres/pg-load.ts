@@ -24,7 +24,8 @@ export interface LoadProgress {
 
 /** Options for loadSqliteIntoPostgres. */
 export interface LoadOptions {
-  onProgress?: (p: LoadProgress) => void;
+  /** Called after every batch; a returned promise holds the load until it settles. */
+  onProgress?: (p: LoadProgress) => void | Promise<void>;
   /** Store options when the target is a URL. */
   store?: PgStoreOptions;
 }
@@ -42,7 +43,7 @@ export interface LoadCounts {
   ms: number;
 }
 
-type Tx = postgres.TransactionSql;
+type Tx = postgres.ReservedSql;
 
 /**
  * Use to copy the SQLite store at `sqlitePath` into a PostgreSQL store (an open PgStore, or a URL:
@@ -64,7 +65,7 @@ export async function loadSqliteIntoPostgres(sqlitePath: string, target: PgStore
   }
 }
 
-async function load(tx: Tx, dump: StoreDump, progress: (p: LoadProgress) => void): Promise<Omit<LoadCounts, 'ms'>> {
+async function load(tx: Tx, dump: StoreDump, progress: (p: LoadProgress) => void | Promise<void>): Promise<Omit<LoadCounts, 'ms'>> {
   const markets = dump.markets();
   await tx.unsafe(TEMP_MARKETS_SQL);
   const marketColumns = ['src', 'market_id', 'coin', 'market_type', 'start_time', 'end_time', 'price_start', 'price_end', 'winner',
@@ -75,7 +76,7 @@ async function load(tx: Tx, dump: StoreDump, progress: (p: LoadProgress) => void
     // msnap's own ids follow the SQLite rowid: kept as an explicit pattern, since the row gets a new id here.
     m.id_base ?? m.id * SNAPSHOT_ID_STRIDE, m.id_base === null ? null : m.id_step, m.id_exceptions,
   ]);
-  progress({ table: 'markets', done: markets.length, total: markets.length });
+  await progress({ table: 'markets', done: markets.length, total: markets.length });
   const mapped = await tx.unsafe<{ src: number; dst: number; inserted: boolean; fresh: boolean }[]>(UPSERT_MARKETS_SQL);
   await tx.unsafe(ADOPT_MARKETS_SQL);
   const dst = new Map(mapped.map((r) => [r.src, r.dst]));

@@ -4,6 +4,7 @@
 // Append new steps at the end; never edit one that has shipped.
 import type postgres from 'postgres';
 import type { Migration } from '../sqlite/migrations.js';
+import { inTransaction } from './pg-transaction.js';
 
 /**
  * The same data as the SQLite schema (sqlite/migrations.ts) with the same meaning per column:
@@ -134,8 +135,7 @@ export async function migratePg(sql: postgres.Sql, schema: string): Promise<numb
   const latest = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]?.version ?? 0;
   let version = 0;
   for (;;) {
-    const step = await sql.begin(async (tx) => {
-      await tx`SELECT pg_advisory_xact_lock(hashtext(${`msnap:migrate:${schema}`}))`;
+    const step = await inTransaction(sql, `msnap:migrate:${schema}`, async (tx) => {
       await tx.unsafe(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
       await tx.unsafe(`CREATE TABLE IF NOT EXISTS ${schema}.schema_migrations (
         version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);

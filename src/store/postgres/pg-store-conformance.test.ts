@@ -33,24 +33,24 @@ class Differ {
   }
 }
 
-beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), 'msnap-pg-conf-'));
-  const file = path.join(dir, 'mixed.db');
-  lite = await buildMixedSqliteStore(dir, file);
-  server = await startThrowawayPostgres();
-  pg = await openPgStore(server.url);
-  await loadSqliteIntoPostgres(file, pg);
-  all = (await lite.listMarkets({ limit: 100_000, offset: 0, window: null, now: MIXED_NOW })).markets;
-}, 120_000);
-
-afterAll(async () => {
-  await pg?.close();
-  await server?.destroy();
-  lite?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
 describe.skipIf(skipWithoutPostgres('PostgreSQL store conformance'))('PostgreSQL store answers as the SQLite store', () => {
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'msnap-pg-conf-'));
+    const file = path.join(dir, 'mixed.db');
+    lite = await buildMixedSqliteStore(dir, file);
+    server = await startThrowawayPostgres();
+    pg = await openPgStore(server.url);
+    await loadSqliteIntoPostgres(file, pg);
+    all = (await lite.listMarkets({ limit: 100_000, offset: 0, window: null, now: MIXED_NOW })).markets;
+  }, 120_000);
+
+  afterAll(async () => {
+    await pg?.close();
+    await server?.destroy();
+    lite?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
   it('loads a store worth comparing: every kind of market is there', () => {
     expect(all.length).toBeGreaterThan(1000);
     expect(all.some((m) => m.market_id === ODD_MARKET && m.event_id === 'ev-1')).toBe(true);
@@ -113,7 +113,7 @@ describe.skipIf(skipWithoutPostgres('PostgreSQL store conformance'))('PostgreSQL
     );
     expect(d.diffs).toEqual([]);
     expect(d.calls).toBeGreaterThan(1000);
-  });
+  }, 120_000);
 
   it('gets every market, ranks it, and knows no unknown ones', async () => {
     const d = new Differ();
@@ -125,7 +125,7 @@ describe.skipIf(skipWithoutPostgres('PostgreSQL store conformance'))('PostgreSQL
     await d.same('getMarket at an earlier now', (s) => s.getMarket(all[0]!.market_id, all[0]!.start_time + 1));
     await d.same('marketRank of a start past every market', (s) => s.marketRank({ coin: 'BTC', market_type: '5m', start_time: 0 }));
     expect(d.diffs).toEqual([]);
-  });
+  }, 120_000);
 
   it('serves the same snapshot pages, byte for byte, in every format', async () => {
     const d = new Differ();
@@ -154,9 +154,14 @@ describe.skipIf(skipWithoutPostgres('PostgreSQL store conformance'))('PostgreSQL
         }
       }
     }
+    // Local reads (msnap --db) take the same pages as records.
+    for (const m of withRows.slice(0, 20)) {
+      const q: SnapshotQuery = { limit: 500, offset: 7, includeOrderbook: true };
+      await d.same(`snapshotPage ${m.market_id}`, (s) => s.snapshotPage(m.market_id, q));
+    }
     await d.same('snapshotPageJson unknown', (s) => s.snapshotPageJson('eth-updown-5m-0', { limit: 10, offset: 0, includeOrderbook: true }));
     expect(d.diffs).toEqual([]);
-  });
+  }, 120_000);
 
   it('finds the same nearest snapshot at, before, after and between rows, ties to the earlier', async () => {
     const d = new Differ();
@@ -174,5 +179,5 @@ describe.skipIf(skipWithoutPostgres('PostgreSQL store conformance'))('PostgreSQL
     expect(d.diffs).toEqual([]);
     const tie = await pg.nearestSnapshot(ODD_MARKET, 1763762400050);
     expect(tie?.time).toBe(1763762400000);
-  });
+  }, 120_000);
 });

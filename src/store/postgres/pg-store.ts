@@ -5,13 +5,16 @@ import type postgres from 'postgres';
 import type { Market, ServedMarket, Snapshot } from '../../domain/market.js';
 import { MsnapError, UnreachableError, UsageError } from '../../errors.js';
 import type { AccountAuthStore } from '../account-auth-store.js';
-import type { Account, ApiKeyRecord, MarketQuery, SnapshotQuery, Store } from '../store.js';
+import type { Origin, OriginSummary } from '../mirror/mirror-writer.js';
+import { V1_SNAPSHOT_FORMAT, type Account, type ApiKeyRecord, type MarketQuery, type SnapshotQuery, type Store } from '../store.js';
 import { PgAccountAuth } from './pg-account-auth.js';
 import { PgAccounts } from './pg-accounts.js';
-import { connectPg, describePgUrl, isConnectionError, redact, unavailableOr, type Pg, type PgStoreOptions } from './pg-connection.js';
+import { connectPg, describePgUrl, guarded, isConnectionError, redact, unavailableOr, type Pg, type PgStoreOptions } from './pg-connection.js';
+import { pgOriginSummary, PgMirrorWriter } from './pg-mirror-writer.js';
 import { PgMarketReads } from './pg-market-reads.js';
 import { checkSchemaName, migratePg } from './pg-migrations.js';
 import { PgSnapshotReads } from './pg-snapshot-reads.js';
+import { inTransaction, type ConnectionState } from './pg-transaction.js';
 
 export type { PgStoreOptions } from './pg-connection.js';
 
@@ -31,16 +34,20 @@ export class PgStore implements Store {
   private readonly snapshots: PgSnapshotReads;
   private readonly accounts: PgAccounts;
 
-  /** `pool` is undefined for the store a transaction hands out (it runs on `sql`, the transaction). */
+  /**
+   * `pool` is undefined for the store a transaction hands out: it runs on `sql`, the transaction's
+   * connection, and marks `connection` lost when a call finds it gone.
+   */
   constructor(
     readonly sql: Pg,
     private readonly pool: postgres.Sql | undefined,
     readonly schema: string,
+    private readonly connection: ConnectionState = { lost: false },
   ) {
-    this.markets = guard(new PgMarketReads(sql));
-    this.snapshots = guard(new PgSnapshotReads(sql, this.markets));
-    this.accounts = guard(new PgAccounts(sql));
-    this.accountAuth = guard(new PgAccountAuth(sql, (fn) => this.atomically(fn)));
+    this.markets = guard(new PgMarketReads(sql), connection);
+    this.snapshots = guard(new PgSnapshotReads(sql, this.markets), connection);
+    this.accounts = guard(new PgAccounts(sql), connection);
+    this.accountAuth = guard(new PgAccountAuth(sql, (fn) => this.atomically(fn)), connection);
   }
 
   listMarkets(q: MarketQuery): Promise<{ markets: ServedMarket[]; total: number }> {
@@ -57,6 +64,15 @@ export class PgStore implements Store {
 
   snapshotPageJson(marketId: string, q: SnapshotQuery): Promise<{ json: string; count: number; total: number }> {
     return this.snapshots.snapshotPageJson(marketId, q);
+  }
+
+  /**
+   * A page as snapshotPageJson gives it, as records: for local reads (msnap --db). Parsed back from
+   * the page's JSON, which gives the very same numbers (see sqlite/snapshot-objects.ts).
+   */
+  async snapshotPage(marketId: string, q: SnapshotQuery): Promise<{ snapshots: Snapshot[]; total: number }> {
+    const page = await this.snapshots.snapshotPageJson(marketId, { ...q, format: V1_SNAPSHOT_FORMAT });
+    return { snapshots: JSON.parse(page.json) as Snapshot[], total: page.total };
   }
 
   nearestSnapshot(marketId: string, ts: number, includeOrderbook?: boolean): Promise<Snapshot | undefined> {
@@ -103,12 +119,28 @@ export class PgStore implements Store {
    */
   async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     if (!this.pool) return fn(this);
-    return this.atomically(async (tx) => fn(new PgStore(tx, undefined, this.schema)));
+    const pool = this.pool;
+    return guarded(() => inTransaction(pool, `msnap:tx:${this.schema}`, (tx, state) => fn(new PgStore(tx, undefined, this.schema, state))));
+  }
+
+  /** The writer msnap pull stores a service's markets and snapshots through, each page committed. */
+  mirrorWriter(origin: Origin): PgMirrorWriter {
+    return new PgMirrorWriter(this, origin);
+  }
+
+  /** How many snapshots of a market the store holds (0 when it does not know the market). */
+  async storedSnapshots(marketId: string): Promise<number> {
+    return (await this.markets.getMarket(marketId, 0))?.snapshot_count ?? 0;
+  }
+
+  /** Where pulled markets came from, per source (empty when nothing was pulled). */
+  async origins(): Promise<OriginSummary[]> {
+    return guarded(() => pgOriginSummary(this.sql));
   }
 
   /** How many migrations the schema has had. */
   async schemaVersion(): Promise<number> {
-    return callGuarded(async () => {
+    return guarded(async () => {
       const [row] = await this.sql.unsafe<{ v: number }[]>(`SELECT coalesce(max(version), 0)::int AS v FROM ${this.schema}.schema_migrations`);
       return row!.v;
     });
@@ -116,7 +148,7 @@ export class PgStore implements Store {
 
   /** Counts for reports and tests. */
   async counts(): Promise<PgTableCounts> {
-    return callGuarded(async () => {
+    return guarded(async () => {
       const [row] = await this.sql<PgTableCounts[]>`
         SELECT (SELECT count(*) FROM markets) AS markets, (SELECT count(*) FROM snapshots) AS snapshots,
                (SELECT count(*) FROM orderbooks) AS orderbooks, (SELECT count(*) FROM accounts) AS accounts,
@@ -129,16 +161,10 @@ export class PgStore implements Store {
    * For bulk writers (load, pull): fn in one transaction on one connection, after the schema's
    * bulk-write lock (one bulk writer at a time across instances; readers are never blocked).
    */
-  async bulkTransaction<T>(fn: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
+  async bulkTransaction<T>(fn: (tx: postgres.ReservedSql) => Promise<T>): Promise<T> {
     const pool = this.pool;
     if (!pool) throw new Error('bulkTransaction needs the store itself, not one bound to a transaction');
-    return callGuarded(
-      async () =>
-        (await pool.begin(async (tx) => {
-          await tx`SELECT pg_advisory_xact_lock(hashtext(${`msnap:bulk:${this.schema}`}))`;
-          return fn(tx);
-        })) as T,
-    );
+    return guarded(() => inTransaction(pool, `msnap:bulk:${this.schema}`, (tx) => fn(tx)));
   }
 
   /** One round trip; StoreUnavailableError while PostgreSQL cannot be reached (public health reports it). */
@@ -156,13 +182,7 @@ export class PgStore implements Store {
   private async atomically<T>(fn: (sql: Pg) => Promise<T>): Promise<T> {
     const pool = this.pool;
     if (!pool) return fn(this.sql);
-    return callGuarded(
-      async () =>
-        (await pool.begin(async (tx) => {
-          await tx`SELECT pg_advisory_xact_lock(hashtext(${`msnap:tx:${this.schema}`}))`;
-          return fn(tx);
-        })) as T,
-    );
+    return guarded(() => inTransaction(pool, `msnap:tx:${this.schema}`, (tx) => fn(tx)));
   }
 }
 
@@ -191,21 +211,20 @@ function openError(url: string, err: unknown): Error {
   return new MsnapError(`PostgreSQL at ${where}: ${reason}`);
 }
 
-async function callGuarded<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw unavailableOr(err);
-  }
-}
-
-/** The object with every method's rejection passed through unavailableOr. */
-function guard<T extends object>(target: T): T {
+/** The object with every method's rejection passed through unavailableOr; a lost connection is noted in `connection`. */
+function guard<T extends object>(target: T, connection: ConnectionState): T {
   return new Proxy(target, {
     get(obj, key, receiver) {
       const value = Reflect.get(obj, key, receiver) as unknown;
       if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => callGuarded(() => (value as (...a: unknown[]) => Promise<unknown>).apply(obj, args));
+      return async (...args: unknown[]) => {
+        try {
+          return await (value as (...a: unknown[]) => Promise<unknown>).apply(obj, args);
+        } catch (err) {
+          if (isConnectionError(err)) connection.lost = true;
+          throw unavailableOr(err);
+        }
+      };
     },
   });
 }

@@ -1,0 +1,129 @@
+// The write side of `msnap pull --db postgres://…`: the same calls as the SQLite MirrorWriter
+// (store/mirror/mirror-writer.ts), asynchronous. Each page is its own transaction, so an
+// interrupted pull keeps every page it finished and nothing half; the source's snapshot ids are
+// kept as a pattern plus exceptions, decided exactly as SourceIds does.
+import type { Market, Snapshot } from '../../domain/market.js';
+import type { LocalMarketState, Origin, OriginSummary } from '../mirror/mirror-writer.js';
+import { toScaled } from '../sqlite/price-scale.js';
+import { idAt, inferPattern, patternOf, type IdPattern } from '../sqlite/snapshot-ids.js';
+import { guarded, type Pg } from './pg-connection.js';
+import { refreshSql } from './pg-load-sql.js';
+import type { PgStore } from './pg-store.js';
+
+/** A market as the upsert leaves it: its id and bounds, and what it held before this write. */
+interface UpsertedMarket {
+  id: number;
+  start_time: number;
+  end_time: number;
+  created: boolean;
+  snapshot_count: number;
+  id_base: number | null;
+  id_step: number | null;
+}
+
+/** Use in `msnap pull` against a PostgreSQL store (one per run), through PgStore.mirrorWriter. */
+export class PgMirrorWriter {
+  constructor(
+    private readonly store: PgStore,
+    private readonly origin: Origin,
+  ) {}
+
+  /** The market as stored now. */
+  async local(marketId: string): Promise<LocalMarketState> {
+    const [r] = await guarded(
+      () => this.store.sql<{ id: number; count: number; last_t: number | null; start_time: number; end_time: number }[]>`
+        SELECT m.id, m.snapshot_count AS count, (SELECT max(t) FROM snapshots s WHERE s.market = m.id) AS last_t, m.start_time, m.end_time
+        FROM markets m WHERE m.market_id = ${marketId}`,
+    );
+    if (!r) return { ref: undefined, count: 0, lastTime: undefined };
+    return {
+      ref: { rowid: r.id, startTime: r.start_time, endTime: r.end_time },
+      count: r.count,
+      lastTime: r.last_t === null ? undefined : r.start_time + r.last_t,
+    };
+  }
+
+  /** Stores (or fills in) the market's metadata and origin; true when it was new. */
+  async market(m: Market): Promise<boolean> {
+    return this.store.bulkTransaction(async (tx) => (await this.upsert(tx, m)).created);
+  }
+
+  /** Stores one page of the market's snapshots (orderbooks too when they came) in one transaction; returns rows new to the store. */
+  async page(m: Market, snapshots: readonly Snapshot[]): Promise<number> {
+    return this.store.bulkTransaction(async (tx) => {
+      const market = await this.upsert(tx, m);
+      // A snapshot outside its market cannot be stored under it; the service never sends one.
+      const inside = snapshots.filter((s) => s.time >= market.start_time && s.time < market.end_time);
+      const ts = inside.map((s) => s.time - market.start_time);
+      const added = await tx`
+        INSERT INTO snapshots (market, t, price, price_up, price_down)
+        SELECT ${market.id}, * FROM unnest(${tx.array(ts, 20)}::bigint[], ${tx.array(inside.map((s) => toScaled(s.price)), 20)}::bigint[],
+          ${tx.array(inside.map((s) => toScaled(s.price_up)), 20)}::bigint[], ${tx.array(inside.map((s) => toScaled(s.price_down)), 20)}::bigint[])
+        ON CONFLICT DO NOTHING`;
+      const books = inside.flatMap((s, i) => (s.orderbook_up && s.orderbook_down ? [[ts[i]!, JSON.stringify(s.orderbook_up), JSON.stringify(s.orderbook_down)] as const] : []));
+      if (books.length > 0) {
+        await tx`
+          INSERT INTO orderbooks (market, t, up, down)
+          SELECT ${market.id}, * FROM unnest(${tx.array(books.map((b) => b[0]), 20)}::bigint[], ${tx.array(books.map((b) => b[1]))}::text[],
+            ${tx.array(books.map((b) => b[2]))}::text[])
+          ON CONFLICT DO NOTHING`;
+      }
+      await this.keepSourceIds(tx, market, inside.flatMap((s, i) => (Number.isSafeInteger(s.id) ? [[ts[i]!, s.id] as [number, number]] : [])));
+      for (const statement of refreshSql(String(market.id))) await tx.unsafe(statement);
+      return added.count;
+    });
+  }
+
+  /**
+   * SourceIds within one page: a market that holds rows or a pattern keeps it, else the page's first
+   * two rows decide it; every id the pattern does not give is stored as an exception.
+   */
+  private async keepSourceIds(tx: Pg, market: UpsertedMarket, ids: [number, number][]): Promise<void> {
+    if (ids.length === 0) return;
+    const known = market.id_base !== null || market.snapshot_count > 0;
+    let pattern: IdPattern;
+    if (known) {
+      pattern = patternOf(market);
+    } else {
+      pattern = inferPattern(ids[0]![0], ids[0]![1], ids[1]?.[0], ids[1]?.[1]);
+      await tx`UPDATE markets SET id_base = ${pattern.base}, id_step = ${pattern.step} WHERE id = ${market.id}`;
+    }
+    const off = ids.filter(([t, id]) => idAt(pattern, t) !== id);
+    if (off.length === 0) return;
+    const stored = await tx`
+      INSERT INTO snapshot_ids (market, t, id)
+      SELECT ${market.id}, * FROM unnest(${tx.array(off.map((x) => x[0]), 20)}::bigint[], ${tx.array(off.map((x) => x[1]), 20)}::bigint[])
+      ON CONFLICT DO NOTHING`;
+    if (stored.count > 0) await tx`UPDATE markets SET id_exceptions = id_exceptions + ${stored.count} WHERE id = ${market.id}`;
+  }
+
+  private async upsert(tx: Pg, m: Market): Promise<UpsertedMarket> {
+    // Values the service sent replace what is stored; nulls keep it (as BulkWriter.upsertMarket).
+    // Update first, insert only a new market: an INSERT ... ON CONFLICT would use up an id of the
+    // sequence every time, and a market without source ids is served under ids made of its own.
+    let [row] = await tx<UpsertedMarket[]>`
+      UPDATE markets SET price_start = coalesce(${m.price_start}, price_start), price_end = coalesce(${m.price_end}, price_end),
+        winner = coalesce(${m.winner}, winner)
+      WHERE market_id = ${m.market_id}
+      RETURNING id, start_time, end_time, false AS created, snapshot_count, id_base, id_step`;
+    row ??= (
+      await tx<UpsertedMarket[]>`
+        INSERT INTO markets (market_id, coin, market_type, start_time, end_time, price_start, price_end, winner)
+        VALUES (${m.market_id}, ${m.coin}, ${m.market_type}, ${m.start_time}, ${m.end_time}, ${m.price_start}, ${m.price_end}, ${m.winner})
+        RETURNING id, start_time, end_time, true AS created, snapshot_count, id_base, id_step`
+    )[0];
+    await tx`
+      INSERT INTO market_origin (market, origin_base_url, origin_dialect, origin_pulled_at)
+      VALUES (${row!.id}, ${this.origin.baseUrl}, ${this.origin.dialect}, ${this.origin.pulledAt})
+      ON CONFLICT (market) DO UPDATE SET origin_base_url = excluded.origin_base_url,
+        origin_dialect = excluded.origin_dialect, origin_pulled_at = excluded.origin_pulled_at`;
+    return row!;
+  }
+}
+
+/** Use to show what a PostgreSQL store mirrors (serve prints it); empty when nothing was pulled. */
+export async function pgOriginSummary(sql: Pg): Promise<OriginSummary[]> {
+  return sql<OriginSummary[]>`
+    SELECT origin_base_url AS "baseUrl", origin_dialect AS dialect, count(*)::int AS markets, max(origin_pulled_at) AS "lastPulledAt"
+    FROM market_origin GROUP BY origin_base_url, origin_dialect ORDER BY "lastPulledAt" DESC`;
+}
