@@ -169,7 +169,7 @@ export class PgStore implements Store {
 
   /** One round trip; StoreUnavailableError while PostgreSQL cannot be reached (public health reports it). */
   async ping(): Promise<void> {
-    await callGuarded(async () => {
+    await guarded(async () => {
       await this.sql`SELECT 1`;
     });
   }
