@@ -16,6 +16,13 @@ import { V1_SNAPSHOT_FORMAT, type Account, type ApiKeyRecord, type MarketQuery, 
 
 type StoredMarket = Omit<ServedMarket, 'status'>;
 
+/** What MemoryStore.contents gives: the raw data set. */
+export interface MemoryContents {
+  markets: (StoredMarket & { snapshots: Snapshot[] })[];
+  accounts: Account[];
+  keys: (ApiKeyRecord & { keyHash: string })[];
+}
+
 /** Use in tests that need a Store without a database; fill it with `addMarkets` / `addAccountWithKey`. */
 export class MemoryStore implements Store {
   private readonly markets = new Map<string, StoredMarket>();
@@ -95,6 +102,18 @@ export class MemoryStore implements Store {
   setOrderbook(id: string, time: number, up: Snapshot['orderbook_up'], down: Snapshot['orderbook_down']): void {
     const s = this.snapshots.get(id)?.find((x) => x.time === time);
     if (s) Object.assign(s, { orderbook_up: up, orderbook_down: down });
+  }
+
+  /**
+   * Everything stored, as stored (markets oldest insertion first, keys with their hashes): for
+   * copying this data set into a real store (sqlite-copy.ts) so every backend serves the same.
+   */
+  contents(): MemoryContents {
+    return {
+      markets: [...this.markets.values()].map((m) => ({ ...m, snapshots: (this.snapshots.get(m.market_id) ?? []).map((s) => ({ ...s })) })),
+      accounts: this.accounts.map((a) => ({ ...a })),
+      keys: this.keys.map((k) => ({ ...k })),
+    };
   }
 
   private withStatus(m: StoredMarket, now: number): ServedMarket {
