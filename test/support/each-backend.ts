@@ -10,10 +10,10 @@ let server: ThrowawayPostgres | undefined;
 export function usePostgres(): void {
   beforeAll(async () => {
     server = await startThrowawayPostgres();
-    setPostgresUrl(server.url);
+    await setPostgresUrl(server.url);
   }, 120_000);
   afterAll(async () => {
-    setPostgresUrl(undefined);
+    await setPostgresUrl(undefined);
     await server?.destroy();
     server = undefined;
   });
