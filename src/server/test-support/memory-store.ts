@@ -12,6 +12,7 @@ import {
   type Snapshot,
 } from '../../domain/market.js';
 import type { AccountAuthStore, PlanChange, SessionRecord } from '../../store/account-auth-store.js';
+import { toMarket } from '../../store/sqlite/market-row.js';
 import { V1_SNAPSHOT_FORMAT, type Account, type ApiKeyRecord, type MarketQuery, type SnapshotQuery, type Store } from '../../store/store.js';
 
 type StoredMarket = Omit<ServedMarket, 'status'>;
@@ -116,8 +117,10 @@ export class MemoryStore implements Store {
     };
   }
 
+  // The real stores' own conversion, so status and what an active market hides (price_end, winner,
+  // final figures) follow the same rule; the row fields only they use do not matter here.
   private withStatus(m: StoredMarket, now: number): ServedMarket {
-    return { ...m, status: now >= m.start_time && now < m.end_time ? 'active' : 'resolved' };
+    return toMarket({ ...m, id: 0, dense: 0, id_base: null, id_step: null, id_exceptions: 0 }, now);
   }
 
   private sorted(): StoredMarket[] {
