@@ -6,6 +6,7 @@ import { eachBackend } from '../../test/support/each-backend.js';
 import { btc24, inOrder, NEWEST_24H, T0, testApp, type TestAppOptions } from './test-support/test-app.js';
 
 const DAY = 86_400_000;
+type Headers = Record<string, string>;
 
 function json(r: AppResponse): Record<string, unknown> {
   expect(r.headers['Content-Type']).toBe('application/json; charset=utf-8');
@@ -405,6 +406,7 @@ eachBackend('route conformance (app.test.ts)', (backend) => {
     });
 
     it('an unexpected exception is 500 JSON without a stack; logged without the query', async () => {
+      // `failing` wraps this backend's own store (test-app.ts), so the 500 path runs on every backend.
       const { get, logs } = await setup({ failing: true });
       const r = await get('/api/v1/markets?coin=btc', 'key-pro');
       const body = expectError(r, 500, 'Internal Server Error');

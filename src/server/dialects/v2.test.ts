@@ -125,6 +125,7 @@ eachBackend('v2 conformance (v2.test.ts)', (backend) => {
         message: expect.stringMatching(/most recent 14 24hr markets/),
         current_plan: 'builder',
       });
+      // `failing` wraps this backend's own store (test-app.ts), so the 500 path runs on every backend.
       const failing = await setup({ failing: true });
       const r = await failing.get('/v2/markets?coin=btc', 'key-pro');
       expect(detail(r, 500)).toMatch(/unexpected error/);

@@ -233,6 +233,7 @@ eachBackend('v4 conformance (v4.test.ts)', (backend) => {
     });
 
     it('INTERNAL_ERROR without internals; an over-long URL is INVALID_PARAMETER', async () => {
+      // `failing` wraps this backend's own store (test-app.ts), so the 500 path runs on every backend.
       const failing = await setup({ failing: true });
       const r = await failing.get('/v4/markets?coin=btc', 'key-pro');
       v4Error(r, 500, 'INTERNAL_ERROR');
