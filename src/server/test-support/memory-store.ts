@@ -12,9 +12,17 @@ import {
   type Snapshot,
 } from '../../domain/market.js';
 import type { AccountAuthStore, PlanChange, SessionRecord } from '../../store/account-auth-store.js';
+import { toMarket } from '../../store/sqlite/market-row.js';
 import { V1_SNAPSHOT_FORMAT, type Account, type ApiKeyRecord, type MarketQuery, type SnapshotQuery, type Store } from '../../store/store.js';
 
 type StoredMarket = Omit<ServedMarket, 'status'>;
+
+/** What MemoryStore.contents gives: the raw data set. */
+export interface MemoryContents {
+  markets: (StoredMarket & { snapshots: Snapshot[] })[];
+  accounts: Account[];
+  keys: (ApiKeyRecord & { keyHash: string })[];
+}
 
 /** Use in tests that need a Store without a database; fill it with `addMarkets` / `addAccountWithKey`. */
 export class MemoryStore implements Store {
@@ -97,8 +105,22 @@ export class MemoryStore implements Store {
     if (s) Object.assign(s, { orderbook_up: up, orderbook_down: down });
   }
 
+  /**
+   * Everything stored, as stored (markets oldest insertion first, keys with their hashes): for
+   * copying this data set into a real store (sqlite-copy.ts) so every backend serves the same.
+   */
+  contents(): MemoryContents {
+    return {
+      markets: [...this.markets.values()].map((m) => ({ ...m, snapshots: (this.snapshots.get(m.market_id) ?? []).map((s) => ({ ...s })) })),
+      accounts: this.accounts.map((a) => ({ ...a })),
+      keys: this.keys.map((k) => ({ ...k })),
+    };
+  }
+
+  // The real stores' own conversion, so status and what an active market hides (price_end, winner,
+  // final figures) follow the same rule; the row fields only they use do not matter here.
   private withStatus(m: StoredMarket, now: number): ServedMarket {
-    return { ...m, status: now >= m.start_time && now < m.end_time ? 'active' : 'resolved' };
+    return toMarket({ ...m, id: 0, dense: 0, id_base: null, id_step: null, id_exceptions: 0 }, now);
   }
 
   private sorted(): StoredMarket[] {

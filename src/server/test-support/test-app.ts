@@ -1,59 +1,33 @@
-// A core app over a small memory store for the route and dialect suites: markets of two coins,
-// snapshots with depth, one market with the hosted service's details, and keys of every state.
+// A core app over one backend's store for the route and dialect suites: the data set of
+// fixture.ts in memory, in a real SQLite file or in a real PostgreSQL (backends.ts).
 import { expect } from 'vitest';
-import { marketStartCovering } from '../../domain/market.js';
+import type { Store } from '../../store/store.js';
 import { createApp, type AppResponse } from '../app.js';
-import { MemoryStore } from './memory-store.js';
+import { openBackendStore, type Backend } from './backends.js';
+import { T0, type MarketSeries } from './fixture.js';
 
-/** The clock the suites start at. */
-export const T0 = Date.UTC(2025, 10, 22, 12, 0, 0);
-const DAY = 86_400_000;
-/** Start of the newest BTC 24hr market (rank 0); 20 of them, 40 snapshots each. */
-export const NEWEST_24H = marketStartCovering('24hr', T0) - DAY;
-/** The id of the BTC 24hr market of rank `rank` (0 = newest; the builder window holds 14). */
-export const btc24 = (rank: number): string => `btc-updown-24hr-${(NEWEST_24H - rank * DAY) / 1000}`;
-/** The newest ETH 1hr market (the active one at T0), 10 snapshots. */
-export const ETH_1H = `eth-updown-1hr-${marketStartCovering('1hr', T0) / 1000}`;
-/** The details btc24(0) carries. */
-export const DETAILS = {
-  event_id: '1234567',
-  condition_id: `0x${'0f'.repeat(32)}`,
-  clob_token_up: '7'.repeat(72),
-  clob_token_down: '8'.repeat(75),
-  final_volume: 1250.5,
-  final_liquidity: 300,
-  resolved_at: NEWEST_24H + DAY + 60_000,
-  created_at: NEWEST_24H - DAY,
-  updated_at: NEWEST_24H + DAY + 60_000,
-};
-/** btc24(0)'s depth at its second snapshot. */
-export const BOOK = { bids: [{ price: 0.52, size: 120.5 }], asks: [{ price: 0.53, size: 7 }] };
+export { BOOK, btc24, DETAILS, ETH_1H, NEWEST_24H, T0 } from './fixture.js';
+export type { Backend } from './backends.js';
 
 type Headers = Record<string, string>;
 
-/** Use per test: a fresh app and store; `get` moves the clock by `step` ms before each call. */
-export function testApp(options: { step?: number; failing?: boolean } = {}) {
+/** Options of testApp. */
+export interface TestAppOptions {
+  /** Default 'memory'. */
+  backend?: Backend;
+  /** Ms the clock moves before each call (default 100). */
+  step?: number;
+  /** listMarkets throws (an unexpected error with a path in its message), on any backend. */
+  failing?: boolean;
+  /** Markets beyond the data set. */
+  more?: MarketSeries[];
+}
+
+/** Use per test: a fresh app over a fresh store; `get` moves the clock by `step` ms before each call. */
+export async function testApp(options: TestAppOptions = {}) {
   const clock = { t: T0 };
-  const store = new MemoryStore();
-  store.addMarkets('BTC', '24hr', NEWEST_24H, 20, 40);
-  store.addMarkets('ETH', '1hr', marketStartCovering('1hr', T0), 3, 10);
-  store.setDetails(btc24(0), DETAILS);
-  store.setOrderbook(btc24(0), NEWEST_24H + 125, BOOK, { bids: [], asks: [{ price: 0.48, size: 1 }] });
-  store.addAccountWithKey({ name: 'b', plan: 'builder' }, 'key-builder', T0 - DAY);
-  store.addAccountWithKey({ name: 'b', plan: 'builder' }, 'key-builder-2', T0 - DAY);
-  store.addAccountWithKey({ name: 'p', plan: 'pro' }, 'key-pro', T0 - DAY);
-  store.addAccountWithKey({ name: 't', plan: 'builder', trialEndsAt: T0 + 2 * DAY }, 'key-trial', T0 - DAY);
-  store.addAccountWithKey({ name: 'old', plan: 'builder', trialEndsAt: T0 - 1 }, 'key-ended', T0 - 4 * DAY);
-  store.addAccountWithKey({ name: 'e', plan: 'enterprise', requestsPerMinute: 100, burstPerSecond: 7 }, 'key-ent', T0);
-  // The minute window refuses before the bucket does.
-  store.addAccountWithKey({ name: 'slow', plan: 'enterprise', requestsPerMinute: 3, burstPerSecond: 50 }, 'key-slow', T0);
-  const revoked = store.addAccountWithKey({ name: 'b', plan: 'builder' }, 'key-revoked', T0 - DAY);
-  store.revokeKey(revoked.record.id, T0 - 1000);
-  const expired = store.addAccountWithKey({ name: 'p', plan: 'pro' }, 'key-expired', T0 - DAY);
-  store.expireKey(expired.record.id, T0 - 1000);
-  if (options.failing) {
-    store.listMarkets = () => Promise.reject(new Error('disk on fire at /secret/path'));
-  }
+  const opened = await openBackendStore(options.backend ?? 'memory', options.more);
+  const store = options.failing ? failingListMarkets(opened) : opened;
   const logs: string[] = [];
   const app = createApp({ store, now: () => clock.t, version: '9.9.9', log: (l) => logs.push(l) });
   const step = options.step ?? 100;
@@ -64,7 +38,18 @@ export function testApp(options: { step?: number; failing?: boolean } = {}) {
   }
   const get = (url: string, key?: string, extra: Headers = {}, addr?: string) =>
     call('GET', url, key === undefined ? extra : { 'X-API-Key': key, ...extra }, addr);
-  return { clock, store, app, call, get, logs };
+  return { clock, app, call, get, logs };
+}
+
+/** The store with listMarkets rejecting: a wrapper, so the 500 path is tested over every backend. */
+function failingListMarkets(store: Store): Store {
+  return new Proxy(store, {
+    get(target, key) {
+      if (key === 'listMarkets') return () => Promise.reject(new Error('disk on fire at /secret/path'));
+      const value = Reflect.get(target, key, target) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 /** The parsed JSON body; also checks the content type and the headers every response carries. */
