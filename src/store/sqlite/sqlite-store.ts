@@ -9,6 +9,7 @@ import { BulkWriter } from './bulk-writer.js';
 import { DataVersion } from './data-version.js';
 import { DenseBlocks } from './dense-blocks.js';
 import { MarketReads } from './market-reads.js';
+import type { RowLayout } from './row-layout.js';
 import { SnapshotReads } from './snapshot-reads.js';
 import { MirrorWriter, originSummary, type Origin, type OriginSummary } from '../mirror/mirror-writer.js';
 
@@ -115,5 +116,10 @@ export class SqliteStore implements Store {
 
   close(): void {
     if (this.db.open) this.db.close();
+  }
+
+  /** A page as snapshotPageJson gives it, written in `layout` (a local export's lines, from the stored values). */
+  snapshotPageText(marketId: string, q: SnapshotQuery, layout: RowLayout): { text: string | Uint8Array; count: number; total: number } {
+    return this.snapshots.snapshotPageText(marketId, q, layout);
   }
 }
