@@ -18,6 +18,7 @@ interface Proxy {
 }
 
 let dir: string;
+let sourceDb: string;
 let source: Served;
 let proxy: Proxy;
 let env: Record<string, string>;
@@ -25,7 +26,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   await buildIfStale();
   dir = mkdtempSync(path.join(tmpdir(), 'msnap-mirror-'));
-  const db = path.join(dir, 'source.db');
+  const db = (sourceDb = path.join(dir, 'source.db'));
   // Three full 1hr markets per coin: 28,800 snapshots each, three pages of up to 10,000.
   await seed(db, ['--days', '1', '--full', '5m=2,15m=0,1hr=3,4hr=0,24hr=0']);
   const key = await createKey(db, 'mirror', 'pro');
@@ -173,6 +174,36 @@ describe('msnap pull', () => {
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toBe(`msnap: no such database: ${path.join(dir, 'nope.db')} (make one with msnap pull or msnap serve seed)`);
   }, 120_000);
+});
+
+describe('local exports (--db writes its text straight from the stored values)', () => {
+  it('equal the same export through serve byte for byte: csv, ndjson, json; with --orderbook, --from/--to, -o FILE', async () => {
+    const direct = { ...env, MSNAP_BASE_URL: source.url };
+    const listed = await msnap(['markets', '--coin', 'BTC', '--type', '1hr', '--limit', '3', '--json', '--db', sourceDb], { cwd: dir });
+    const [newest, , oldest] = JSON.parse(listed.stdout) as { start_time: number }[];
+    // From inside the oldest market to inside the newest, off the 125 ms grid at both ends.
+    const range = ['--from', String(oldest!.start_time + 1_234_567), '--to', String(newest!.start_time + 600_001)];
+    let depth = 0;
+    for (const format of ['--csv', '--ndjson', '--json']) {
+      for (const extra of [[], ['--orderbook'], range, ['--orderbook', ...range]]) {
+        const args = ['snapshots', 'BTC', '1hr', '--last', '3', format, ...extra];
+        const served = await msnap(args, { env: direct, cwd: dir, keepFinalNewline: true, timeout: 60_000 });
+        const local = await msnap([...args, '--db', sourceDb], { cwd: dir, keepFinalNewline: true, timeout: 60_000 });
+        expect(served.exitCode, served.stderr).toBe(0);
+        expect(local.exitCode, local.stderr).toBe(0);
+        expect(local.stdout.length).toBeGreaterThan(100_000);
+        expect(local.stdout === served.stdout, `${args.join(' ')}`).toBe(true);
+        if (extra.includes('--orderbook')) depth += local.stdout.split('orderbook_up').length - 1;
+      }
+    }
+    // The seed gives the newest ten minutes depth: the orderbook runs did carry some.
+    expect(depth).toBeGreaterThan(1000);
+    const out = path.join(dir, 'local-export.csv');
+    const file = await msnap(['snapshots', 'ETH', '5m', '--last', '2', '--orderbook', '--csv', '-o', out, '--db', sourceDb], { cwd: dir });
+    expect(file.exitCode, file.stderr).toBe(0);
+    const served = await msnap(['snapshots', 'ETH', '5m', '--last', '2', '--orderbook', '--csv'], { env: direct, cwd: dir, keepFinalNewline: true });
+    expect(readFileSync(out, 'utf8') === served.stdout).toBe(true);
+  }, 240_000);
 });
 
 describe('export -> serve import -> export', () => {
