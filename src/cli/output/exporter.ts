@@ -10,7 +10,7 @@ import type { OutputSink } from './sink.js';
 import { isTextFormat, type TextFormat } from './snapshot-text.js';
 import type { RowLayout } from '../../store/sqlite/row-layout.js';
 import type { TextPage } from '../../client/types.js';
-import { renderRecordTable, renderTable, type TableOptions } from './table.js';
+import type { TableOptions } from './table.js';
 import type { TableFit } from './table-fit.js';
 
 /** What a list export did: rows written, and whether the reader went away first. */
@@ -89,7 +89,7 @@ export function createExporter(opts: ExporterOptions): Exporter {
         await parquetList(schema, [[row]]);
         return;
       }
-      if (opts.format === 'table') await emit(renderRecordTable(schema, row, tableOptions()));
+      if (opts.format === 'table') await emit((await tables()).renderRecordTable(schema, row, tableOptions()));
       else if (opts.format === 'csv') await emit(csvHeader(schema) + csvRow(schema, row));
       else if (opts.format === 'ndjson') await emit(ndjsonLine(schema, row));
       else await emit(jsonRecord(schema, row));
@@ -207,7 +207,7 @@ export function createExporter(opts: ExporterOptions): Exporter {
         kept.push(row);
       }
     }
-    await emit(renderTable(schema, kept, tableOptions()));
+    await emit((await tables()).renderTable(schema, kept, tableOptions()));
     await done();
     if (capped) {
       opts.onNote?.(
@@ -216,6 +216,11 @@ export function createExporter(opts: ExporterOptions): Exporter {
     }
     return { rows: kept.length, readerGone: sink.closed };
   }
+}
+
+// cli-table3 takes a good part of the CLI's start (~50 ms): loaded only by runs that print a table.
+function tables(): Promise<typeof import('./table.js')> {
+  return import('./table.js');
 }
 
 // The text of a page of rows in a machine format, `first` being the number of rows written before it.
