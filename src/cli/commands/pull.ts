@@ -67,6 +67,7 @@ export async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSum
         // Progress counts what the store holds, so a resumed pull shows how far along it is.
         done += Math.min(before.count, m.snapshot_count);
         const rows = await pullMarket(client, writer, m, opts, before.lastTime, before.count, (pageRows) => {
+          // Every request counts, one answered with no rows too (a resumed market may have none left).
           s.snapshotRequests++;
           done += pageRows;
           progress.update({ pages: s.snapshotRequests, rows: done, total });
@@ -119,6 +120,10 @@ async function pullMarket(
       ...(from !== undefined ? { from } : {}),
       ...(opts.to !== undefined ? { to: opts.to } : {}),
       includeOrderbook: opts.orderbook,
+      // A page with rows is counted once stored (below); an empty one is never yielded.
+      onPage: (p) => {
+        if (p.rows === 0) onPage(0);
+      },
     })) {
       added += writer.page(m, page);
       onPage(page.length);

@@ -11,7 +11,7 @@ import type { Limits } from '../types.js';
 import { paceOf, type Dialect } from './dialect.js';
 import { v4Envelope } from './list-envelope.js';
 import { v4ErrorFor } from './v4-errors.js';
-import { marketFromV4, snapshotFromV4 } from './v4-records.js';
+import { lacksSnapshotCount, marketFromV4, snapshotFromV4 } from './v4-records.js';
 
 /** The probe `--api auto` sends; a 200 means the service speaks v4. */
 export const V4_PROBE_PATH = '/v4/billing/plan-limits';
@@ -91,6 +91,7 @@ function planLimits(body: unknown, rate: { remaining?: number; reset?: number })
 export const v4: Dialect = {
   name: 'v4',
   marketsCounted: false,
+  countless: lacksSnapshotCount,
 
   listCoins: (coin) => (coin ? [coin] : [...COINS]),
 
@@ -143,11 +144,14 @@ export const v4: Dialect = {
     return { markets, ...v4Envelope(b, markets.length, q.offset ?? 0) };
   },
 
+  // Two requests where the record has no `snapshot_count` (the hosted service): the market, then its count.
   market(t, id) {
     return withMarketCoin(id, async (coin) => {
       const path = `/v4/markets/${encodeURIComponent(id)}`;
       const { body } = await get(t, path, coin, {});
-      return t.parse(() => marketFromV4(body, coin, t.now()), path);
+      const m = t.parse(() => marketFromV4(body, coin, t.now()), path);
+      if (!lacksSnapshotCount(m)) return m;
+      return { ...m, snapshot_count: (await v4.snapshotsPage(t, m.market_id, { limit: 1, offset: 0 })).total };
     });
   },
 
