@@ -67,6 +67,21 @@ function digest(file: string): { markets: number; snapshots: number; sha: string
 
 const PULL = ['pull', 'BTC', '1hr', '--last', '3'];
 
+/** The pulled markets' ids as the source lists them, newest first. */
+async function sourceIdsNewestFirst(): Promise<string[]> {
+  const r = await msnap(['markets', '--coin', 'BTC', '--type', '1hr', '--limit', '3', '--json', '--db', sourceDb], { cwd: dir });
+  return (JSON.parse(r.stdout) as { market_id: string }[]).map((m) => m.market_id);
+}
+
+function orderbookRows(file: string): number {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare('SELECT count(*) FROM orderbooks').pluck().get() as number;
+  } finally {
+    db.close();
+  }
+}
+
 /** What the source lists for the pulled markets: their snapshots and the pages of 10,000 they take. */
 async function sourceCounts(): Promise<{ rows: number; pages: number }> {
   const r = await msnap(['markets', '--coin', 'BTC', '--type', '1hr', '--limit', '3', '--json'], { env: { ...env, MSNAP_BASE_URL: source.url } });
@@ -124,6 +139,34 @@ describe('msnap pull', () => {
     expect(proxy.log.length).toBeGreaterThan(beforeThird);
     expect(snapshotRequests(beforeThird)).toBe(0);
     expect(digest(resumed)).toEqual(want);
+  }, 240_000);
+
+  it('--orderbook over markets already complete fetches their depth, only where it is missing; a third run makes no snapshot request', async () => {
+    const file = path.join(dir, 'depth.db');
+    const ids = (await sourceIdsNewestFirst()).slice(0, 3);
+    // The newest market with depth, then all three without: the older two lack it.
+    expect((await msnap([...PULL.slice(0, 3), '--last', '1', '--orderbook', '--db', file], { env, cwd: dir, timeout: 60_000 })).exitCode).toBe(0);
+    expect((await msnap([...PULL, '--db', file], { env, cwd: dir, timeout: 60_000 })).exitCode).toBe(0);
+    const dry = await msnap([...PULL, '--orderbook', '--db', file, '--dry-run'], { env, cwd: dir });
+    expect(dry.stderr).toContain('dry run: 2 markets to fetch; 1 already complete in');
+    const at = proxy.log.length;
+    const second = await msnap([...PULL, '--orderbook', '--db', file], { env, cwd: dir, timeout: 120_000 });
+    expect(second.exitCode, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(/0 new, 2 updated, 1 already complete; 0 snapshots added in \d+ snapshot requests/);
+    const asked = proxy.log.slice(at).filter((e) => /\/snapshots(\?|$)/.test(e.path)).map((e) => e.path);
+    expect(asked.length).toBeGreaterThan(0);
+    expect(asked.filter((p) => p.includes(ids[0]!))).toEqual([]);
+    expect(new Set(asked.map((p) => /markets\/([^/]+)\/snapshots/.exec(p)![1]))).toEqual(new Set([ids[1], ids[2]]));
+    expect(asked.every((p) => p.includes('include_orderbook=true'))).toBe(true);
+    // The same store as one --orderbook pull into an empty file.
+    const clean = path.join(dir, 'depth-clean.db');
+    expect((await msnap([...PULL, '--orderbook', '--db', clean], { env, cwd: dir, timeout: 120_000 })).exitCode).toBe(0);
+    expect(digest(file)).toEqual(digest(clean));
+    expect(orderbookRows(clean)).toBeGreaterThan(0);
+    const third = proxy.log.length;
+    const again = await msnap([...PULL, '--orderbook', '--db', file], { env, cwd: dir, timeout: 60_000 });
+    expect(again.stderr).toMatch(/0 new, 0 updated, 3 already complete; 0 snapshots added in 0 snapshot requests/);
+    expect(snapshotRequests(third)).toBe(0);
   }, 240_000);
 
   it('--dry-run lists markets, rows and requests and fetches no snapshot', async () => {
