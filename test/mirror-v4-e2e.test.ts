@@ -118,6 +118,12 @@ describe('msnap pull --api v4', () => {
   it('stores what a v1 pull stores (digest and --db bytes); a re-run makes no snapshot request', async () => {
     const v1 = path.join(dir, 'v1.db');
     const v4 = path.join(dir, 'v4.db');
+    // The dry run plans in v4's pages (at most 1,000 rows), as the pull then asks.
+    const dry = await msnap(['pull', 'ETH', '1hr', '--last', '1', '--db', v4, '--dry-run'], { env: env('v4'), cwd: dir });
+    const [, rows, requests] = /: ([\d,]+) rows, (\d+) requests\n/.exec(dry.stderr)!.map((v) => Number(v.replace(/,/g, '')));
+    expect(rows).toBeGreaterThan(2000);
+    expect(requests).toBe(Math.ceil(rows! / 1000));
+    expect(dry.stderr).toContain(`snapshot requests of up to 1,000 rows`);
     for (const [file, api] of [[v1, 'v1'], [v4, 'v4']] as const) {
       for (const args of [['ETH', '5m', '--last', '2', '--orderbook'], ['ETH', '1hr', '--last', '1']]) {
         const r = await msnap(['pull', ...args, '--db', file], { env: env(api), cwd: dir, timeout: 120_000 });

@@ -13,7 +13,7 @@ import { runWithGlobals, type CliDeps } from '../deps.js';
 import { TIME_HELP } from '../time.js';
 import { explainBusy, openServeStore } from './serve-store.js';
 import { chooseMarkets, parseSnapshotsArgs, type SnapshotsOptions } from './snapshots.js';
-import { planPull, dryRunText } from './pull-plan.js';
+import { planPull, dryRunText, snapshotPageSize } from './pull-plan.js';
 
 /** The checked arguments and flags of `msnap pull`. */
 export interface PullOptions extends SnapshotsOptions {
@@ -48,7 +48,7 @@ export async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSum
     try {
       const state = store?.mirrorState();
       // With --orderbook, rows whose depth was never fetched are fetched again.
-      const plan = planPull(markets, (id) => state?.held(id, opts.orderbook) ?? 0);
+      const plan = planPull(markets, (id) => state?.held(id, opts.orderbook) ?? 0, await snapshotPageSize(client));
       deps.info(dryRunText(plan, await client.limits().catch(() => undefined), opts.db));
     } finally {
       store?.close();

@@ -13,7 +13,7 @@ import type { RowLayout } from '../../store/sqlite/row-layout.js';
 import { BAR_SCHEMA, snapshotSchema } from '../output/record-schemas.js';
 import { RESAMPLE_INTERVALS, resampleInterval, resamplePages } from '../../analysis/bars.js';
 import { TIME_HELP } from '../time.js';
-import { dryRunText, planPull } from './pull-plan.js';
+import { dryRunText, planPull, snapshotPageSize } from './pull-plan.js';
 
 /** Which markets to read: one by id, or a coin and type (latest N and/or a range). */
 export type SnapshotsTarget = { marketId: string } | { coin: Coin; marketType: MarketType };
@@ -222,7 +222,7 @@ export async function runSnapshots(opts: SnapshotsOptions, deps: CliDeps): Promi
   const client = await deps.client();
   if (opts.dryRun) {
     const markets = 'marketId' in opts.target ? [await client.market(opts.target.marketId)] : await chooseMarkets(client, opts.target, opts, deps);
-    deps.info(dryRunText(planPull(markets, () => 0), await client.limits().catch(() => undefined), undefined));
+    deps.info(dryRunText(planPull(markets, () => 0, await snapshotPageSize(client)), await client.limits().catch(() => undefined), undefined));
     return;
   }
   let ids: string[];

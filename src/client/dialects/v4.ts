@@ -18,7 +18,8 @@ export const V4_PROBE_PATH = '/v4/billing/plan-limits';
 
 // The hosted v4 maxima: asking no more keeps the service's clamping warnings for the data window.
 const MARKETS_PAGE_MAX = 100;
-const SNAPSHOTS_PAGE_MAX = 1000;
+/** The most snapshots a v4 page holds (what the client asks at most): a dry run plans by it. */
+export const V4_SNAPSHOTS_PAGE_MAX = 1000;
 // v4 refuses an input time outside these bounds (13-digit epoch ms).
 const MIN_MS = 1_000_000_000_000;
 const MAX_MS = 9_999_999_999_999;
@@ -163,7 +164,7 @@ export const v4: Dialect = {
         path,
         coin,
         {
-          limit: pageLimit(q.limit, SNAPSHOTS_PAGE_MAX),
+          limit: pageLimit(q.limit, V4_SNAPSHOTS_PAGE_MAX),
           offset: q.offset,
           start_time: msParam(q.from),
           end_time: endParam(q.to),
