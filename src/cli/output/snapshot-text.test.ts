@@ -54,6 +54,16 @@ function fill(store: SqliteStore): void {
     price_down: 0.5,
   }));
   writer.page(b, rowsB);
+  // Gappy with ordinary values: the raw rows' byte writer (ids by pattern, a few one by one).
+  const d = market('BTC', '15m', T0 + 1_800_000);
+  writer.page(d, Array.from({ length: 3000 }, (_, i) => ({
+    id: 9_100_000_000 + i * 250 + (i % 1000 === 7 ? 5 : 0),
+    market_id: d.market_id,
+    time: d.start_time + i * 250 + (i % 11 === 0 ? 1 : 0),
+    price: Math.round((95_000 + Math.sin(i) * 50) * 1e4) / 1e4,
+    price_up: (i % 97) / 100,
+    price_down: 1 - (i % 97) / 100,
+  })));
   // Dense, ids a step per 125 ms slot.
   const c = market('SOL', '15m', T0 + 900_000);
   writer.page(c, Array.from({ length: 1200 }, (_, i) => ({ id: 5_000_000 + i * 3, market_id: c.market_id, time: c.start_time + i * 125, price: 150 + i / 1e4, price_up: 0.25, price_down: 0.75 })));
@@ -64,7 +74,7 @@ function fill(store: SqliteStore): void {
     store.bulk.insertOrderbook(ref.rowid, 250, 'null', '{"bids":[{"size":1,"price":0.4}],"asks":[]}');
     store.bulk.insertOrderbook(ref.rowid, 375, '{"bids":[{"price":"0.5","size":"1.50"}],"asks":[{"price":0.6,"size":2,"extra":true}]}', '[]');
   });
-  ids.push(a.market_id, b.market_id, c.market_id);
+  ids.push(a.market_id, b.market_id, c.market_id, d.market_id);
 }
 
 beforeAll(() => {
@@ -108,7 +118,7 @@ async function exportAll(format: 'csv' | 'ndjson' | 'json', q: SnapshotsStreamQu
 }
 
 describe('a local store writing export text itself', () => {
-  const ranges: SnapshotsStreamQuery[] = [{}, { from: T0 + 1_000, to: T0 + 1_200_000 }, { from: T0 + 300_500 }, { to: T0 + 2_000_000 }];
+  const ranges: SnapshotsStreamQuery[] = [{}, { from: T0 + 1_000, to: T0 + 1_200_000 }, { from: T0 + 300_500 }, { to: T0 + 2_000_000 }, { from: T0 + 1_800_001, to: T0 + 2_100_000 }];
   for (const format of ['csv', 'ndjson', 'json'] as const) {
     it(`writes the records' ${format} byte for byte, with and without orderbooks, whole and in ranges`, async () => {
       for (const includeOrderbook of [false, true]) {
@@ -128,7 +138,7 @@ describe('a local store writing export text itself', () => {
   it('keeps what the records hold: a row of each kind, read back', async () => {
     const { out } = await exportAll('ndjson', { includeOrderbook: true }, true);
     const rows = out.trim().split('\n').map((l) => JSON.parse(l) as Snapshot);
-    expect(rows).toHaveLength(21_000 + 700 + 1200);
+    expect(rows).toHaveLength(21_000 + 700 + 1200 + 3000);
     expect(rows[0]).toEqual({ id: 700_000_000, market_id: ids[0], time: T0, price: 97_000, price_up: 0, price_down: 0, orderbook_up: book(0.5), orderbook_down: book(0.49) });
     // Pairs and text numbers are read as the client reads them; a side that is no object is left out.
     expect(rows[1]!.orderbook_up).toEqual({ bids: [{ price: 0.52, size: 100 }, { price: 0.51, size: 3 }], asks: [{ price: 0.53, size: 4 }] });

@@ -9,6 +9,7 @@ import { SIDE_BITS, writeDensePage, writeDenseRows } from './dense-page-writer.j
 import { marketColumns, type MarketRow } from './market-row.js';
 import { fromScaled, PRICE_SCALE } from './price-scale.js';
 import { idAt, patternOf, type PageIds } from './snapshot-ids.js';
+import { writeRawRows } from './raw-rows-writer.js';
 import type { RowLayout } from './row-layout.js';
 import { snapshotRowsToJson, writeSnapshotRows, type RawSnapshotRow } from './snapshot-json.js';
 import { denseToSnapshots, packable, rowsToSnapshots } from './snapshot-objects.js';
@@ -116,7 +117,8 @@ export class SnapshotReads {
     const dense = page.kind === 'dense' ? writeDenseRows({ ...page, ids, marketId: m.market_id, startTime: m.start_time }, layout) : undefined;
     if (dense !== undefined) return { text: dense, count: page.kind === 'dense' ? page.prices.length : 0, total: page.total };
     const rows = page.kind === 'rows' ? page.rows : this.rowsOf(page, q);
-    return { text: writeSnapshotRows(rows, ids, m.market_id, m.start_time, layout, q.includeOrderbook), count: rows.length, total: page.total };
+    const bytes = q.includeOrderbook ? undefined : writeRawRows(rows, ids, m.market_id, m.start_time, layout);
+    return { text: bytes ?? writeSnapshotRows(rows, ids, m.market_id, m.start_time, layout, q.includeOrderbook), count: rows.length, total: page.total };
   }
 
   /** The same page as snapshotPageJson, as the contract's records (local reads: no JSON in between). */
