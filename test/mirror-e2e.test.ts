@@ -18,6 +18,7 @@ interface Proxy {
 }
 
 let dir: string;
+let sourceDb: string;
 let source: Served;
 let proxy: Proxy;
 let env: Record<string, string>;
@@ -25,7 +26,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   await buildIfStale();
   dir = mkdtempSync(path.join(tmpdir(), 'msnap-mirror-'));
-  const db = path.join(dir, 'source.db');
+  const db = (sourceDb = path.join(dir, 'source.db'));
   // Three full 1hr markets per coin: 28,800 snapshots each, three pages of up to 10,000.
   await seed(db, ['--days', '1', '--full', '5m=2,15m=0,1hr=3,4hr=0,24hr=0']);
   const key = await createKey(db, 'mirror', 'pro');
@@ -65,6 +66,21 @@ function digest(file: string): { markets: number; snapshots: number; sha: string
 }
 
 const PULL = ['pull', 'BTC', '1hr', '--last', '3'];
+
+/** The pulled markets' ids as the source lists them, newest first. */
+async function sourceIdsNewestFirst(): Promise<string[]> {
+  const r = await msnap(['markets', '--coin', 'BTC', '--type', '1hr', '--limit', '3', '--json', '--db', sourceDb], { cwd: dir });
+  return (JSON.parse(r.stdout) as { market_id: string }[]).map((m) => m.market_id);
+}
+
+function orderbookRows(file: string): number {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare('SELECT count(*) FROM orderbooks').pluck().get() as number;
+  } finally {
+    db.close();
+  }
+}
 
 /** What the source lists for the pulled markets: their snapshots and the pages of 10,000 they take. */
 async function sourceCounts(): Promise<{ rows: number; pages: number }> {
@@ -125,6 +141,34 @@ describe('msnap pull', () => {
     expect(digest(resumed)).toEqual(want);
   }, 240_000);
 
+  it('--orderbook over markets already complete fetches their depth, only where it is missing; a third run makes no snapshot request', async () => {
+    const file = path.join(dir, 'depth.db');
+    const ids = (await sourceIdsNewestFirst()).slice(0, 3);
+    // The newest market with depth, then all three without: the older two lack it.
+    expect((await msnap([...PULL.slice(0, 3), '--last', '1', '--orderbook', '--db', file], { env, cwd: dir, timeout: 60_000 })).exitCode).toBe(0);
+    expect((await msnap([...PULL, '--db', file], { env, cwd: dir, timeout: 60_000 })).exitCode).toBe(0);
+    const dry = await msnap([...PULL, '--orderbook', '--db', file, '--dry-run'], { env, cwd: dir });
+    expect(dry.stderr).toContain('dry run: 2 markets to fetch; 1 already complete in');
+    const at = proxy.log.length;
+    const second = await msnap([...PULL, '--orderbook', '--db', file], { env, cwd: dir, timeout: 120_000 });
+    expect(second.exitCode, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(/0 new, 2 updated, 1 already complete; 0 snapshots added in \d+ snapshot requests/);
+    const asked = proxy.log.slice(at).filter((e) => /\/snapshots(\?|$)/.test(e.path)).map((e) => e.path);
+    expect(asked.length).toBeGreaterThan(0);
+    expect(asked.filter((p) => p.includes(ids[0]!))).toEqual([]);
+    expect(new Set(asked.map((p) => /markets\/([^/]+)\/snapshots/.exec(p)![1]))).toEqual(new Set([ids[1], ids[2]]));
+    expect(asked.every((p) => p.includes('include_orderbook=true'))).toBe(true);
+    // The same store as one --orderbook pull into an empty file.
+    const clean = path.join(dir, 'depth-clean.db');
+    expect((await msnap([...PULL, '--orderbook', '--db', clean], { env, cwd: dir, timeout: 120_000 })).exitCode).toBe(0);
+    expect(digest(file)).toEqual(digest(clean));
+    expect(orderbookRows(clean)).toBeGreaterThan(0);
+    const third = proxy.log.length;
+    const again = await msnap([...PULL, '--orderbook', '--db', file], { env, cwd: dir, timeout: 60_000 });
+    expect(again.stderr).toMatch(/0 new, 0 updated, 3 already complete; 0 snapshots added in 0 snapshot requests/);
+    expect(snapshotRequests(third)).toBe(0);
+  }, 240_000);
+
   it('--dry-run lists markets, rows and requests and fetches no snapshot', async () => {
     const { rows, pages } = await sourceCounts();
     const at = proxy.log.length;
@@ -173,6 +217,36 @@ describe('msnap pull', () => {
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toBe(`msnap: no such database: ${path.join(dir, 'nope.db')} (make one with msnap pull or msnap serve seed)`);
   }, 120_000);
+});
+
+describe('local exports (--db writes its text straight from the stored values)', () => {
+  it('equal the same export through serve byte for byte: csv, ndjson, json; with --orderbook, --from/--to, -o FILE', async () => {
+    const direct = { ...env, MSNAP_BASE_URL: source.url };
+    const listed = await msnap(['markets', '--coin', 'BTC', '--type', '1hr', '--limit', '3', '--json', '--db', sourceDb], { cwd: dir });
+    const [newest, , oldest] = JSON.parse(listed.stdout) as { start_time: number }[];
+    // From inside the oldest market to inside the newest, off the 125 ms grid at both ends.
+    const range = ['--from', String(oldest!.start_time + 1_234_567), '--to', String(newest!.start_time + 600_001)];
+    let depth = 0;
+    for (const format of ['--csv', '--ndjson', '--json']) {
+      for (const extra of [[], ['--orderbook'], range, ['--orderbook', ...range]]) {
+        const args = ['snapshots', 'BTC', '1hr', '--last', '3', format, ...extra];
+        const served = await msnap(args, { env: direct, cwd: dir, keepFinalNewline: true, timeout: 60_000 });
+        const local = await msnap([...args, '--db', sourceDb], { cwd: dir, keepFinalNewline: true, timeout: 60_000 });
+        expect(served.exitCode, served.stderr).toBe(0);
+        expect(local.exitCode, local.stderr).toBe(0);
+        expect(local.stdout.length).toBeGreaterThan(100_000);
+        expect(local.stdout === served.stdout, `${args.join(' ')}`).toBe(true);
+        if (extra.includes('--orderbook')) depth += local.stdout.split('orderbook_up').length - 1;
+      }
+    }
+    // The seed gives the newest ten minutes depth: the orderbook runs did carry some.
+    expect(depth).toBeGreaterThan(1000);
+    const out = path.join(dir, 'local-export.csv');
+    const file = await msnap(['snapshots', 'ETH', '5m', '--last', '2', '--orderbook', '--csv', '-o', out, '--db', sourceDb], { cwd: dir });
+    expect(file.exitCode, file.stderr).toBe(0);
+    const served = await msnap(['snapshots', 'ETH', '5m', '--last', '2', '--orderbook', '--csv'], { env: direct, cwd: dir, keepFinalNewline: true });
+    expect(readFileSync(out, 'utf8') === served.stdout).toBe(true);
+  }, 240_000);
 });
 
 describe('export -> serve import -> export', () => {

@@ -1,15 +1,22 @@
 // Figure 10: the offline mirror. (a) One complete market exported to CSV from a local store with
-// --db and through `msnap serve` over the same file, alternately, best of each; the two files
-// must be byte-identical. (b) `msnap pull` of those markets, then a re-pull of the complete
-// store through a recording proxy: requests made (snapshot requests must be 0) and wall time.
+// --db (which writes the text straight from the stored values) and through `msnap serve` over the
+// same file, alternately, best of each; the two files must be byte-identical, and the local
+// export's peak RSS stays within the export memory limit. (b) `msnap pull` of those markets, then
+// a re-pull of the complete store through a recording proxy: requests made (snapshot requests
+// must be 0) and wall time.
 import path from 'node:path';
 import { readFileSync, rmSync } from 'node:fs';
 import { runMsnap } from '../child-process.js';
 import { createKey, fullMarkets, startMsnapServe } from '../msnap-commands.js';
 import { startRequestLogProxy } from '../request-log-proxy.js';
 import { describeTarget, judge } from '../targets.js';
+import { MEMORY_TARGET_MB } from './export-throughput.js';
 
+// The issue's target is for a 24hr market (691,200 rows). Quick mode exports a 4hr market (115,200
+// rows), where both processes' start (~0.2 s each) weighs six times more: it guards against a
+// regression, not the target itself.
 const TARGET = { min: 5 };
+const QUICK_TARGET = { min: 2 };
 
 /** Run both halves against ctx.db; returns figure 10. */
 export async function offlineMirrorFigure(ctx) {
@@ -22,15 +29,17 @@ export async function offlineMirrorFigure(ctx) {
   const local = path.join(ctx.tmpDir, 'mirror-local.csv');
   const serveRuns = [];
   const localRuns = [];
+  let localPeakKb = null;
   let pulls;
   try {
     for (let round = 0; round < ctx.sizes.exportRounds; round++) {
       const s = await runMsnap(['snapshots', market.market_id, '--csv', '-o', viaServe, '--quiet'], { env, tmpDir: ctx.tmpDir });
       if (s.code !== 0) throw new Error(`export through serve failed: ${s.stderr.slice(-2000)}`);
       serveRuns.push(s.wallMs);
-      const l = await runMsnap(['snapshots', market.market_id, '--csv', '-o', local, '--quiet', '--db', ctx.db], { env: ctx.cliEnv('http://127.0.0.1:1', ''), tmpDir: ctx.tmpDir });
+      const l = await runMsnap(['snapshots', market.market_id, '--csv', '-o', local, '--quiet', '--db', ctx.db], { env: ctx.cliEnv('http://127.0.0.1:1', ''), tmpDir: ctx.tmpDir, measureRss: true });
       if (l.code !== 0) throw new Error(`local export failed: ${l.stderr.slice(-2000)}`);
       localRuns.push(l.wallMs);
+      if (l.peakRssKb !== null) localPeakKb = Math.max(localPeakKb ?? 0, l.peakRssKb);
     }
     pulls = await pullTwice(ctx, server.url, key, market);
   } finally {
@@ -45,18 +54,23 @@ export async function offlineMirrorFigure(ctx) {
   const serveRate = rate(Math.min(...serveRuns));
   const localRate = rate(Math.min(...localRuns));
   const ratio = localRate / serveRate;
+  const target = ctx.quick ? QUICK_TARGET : TARGET;
+  const peakMb = localPeakKb === null ? null : localPeakKb / 1024;
   const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
   return {
     title: 'Offline mirror',
     method:
       `(a) \`msnap snapshots ${market.market_id} --csv -o FILE --db DB\` (${rows.toLocaleString('en-US')} rows, read from the SQLite file) against the same export ` +
-      `through \`msnap serve\` over the same file, alternately, ${ctx.sizes.exportRounds} round(s), best of each, processes timed from spawn to exit, enterprise key. ` +
+      `through \`msnap serve\` over the same file, alternately, ${ctx.sizes.exportRounds} round(s), best of each, processes timed from spawn to exit, enterprise key; peak RSS of the local runs from GNU time. ` +
       `(b) \`msnap pull ${pulls.args.join(' ')}\` into an empty store, then again over the complete store, through a loopback proxy that counts requests.`,
     rows: [
       { name: 'Mirror: local export rows/s (--db)', value: localRate, unit: ' rows/s' },
       { name: 'Mirror: export rows/s through serve', value: serveRate, unit: ' rows/s' },
-      { name: 'Mirror: local / through serve', value: ratio, unit: 'x', target: describeTarget(TARGET, 'x'), verdict: judge({ value: ratio, ...TARGET }) },
+      { name: 'Mirror: local / through serve', value: ratio, unit: 'x', target: describeTarget(target, 'x'), verdict: judge({ value: ratio, ...target }) },
       { name: 'Mirror: local output byte-identical', value: same ? 'yes' : 'NO', target: 'yes', verdict: { pass: same, miss: same ? 0 : Infinity } },
+      ...(peakMb === null
+        ? []
+        : [{ name: 'Mirror: local export peak RSS', value: peakMb, unit: ' MB', target: describeTarget(MEMORY_TARGET_MB, ' MB'), verdict: judge({ value: peakMb, ...MEMORY_TARGET_MB }) }]),
       { name: 'Mirror: first pull, requests / wall', value: `${pulls.first.requests} / ${s(pulls.first.wallMs)}` },
       { name: 'Mirror: re-pull of the complete store, snapshot requests', value: pulls.again.snapshotRequests, target: '= 0', verdict: judge({ value: pulls.again.snapshotRequests, exactly: 0 }) },
       { name: 'Mirror: re-pull, requests / wall', value: `${pulls.again.requests} / ${s(pulls.again.wallMs)}` },
@@ -68,6 +82,7 @@ export async function offlineMirrorFigure(ctx) {
     ],
     notes: [
       `local runs: ${localRuns.map(s).join(', ')}; through serve: ${serveRuns.map(s).join(', ')}.`,
+      ...(ctx.quick ? [`quick mode: a ${market.market_type} market, target ${describeTarget(QUICK_TARGET, 'x')} (process start weighs more); the full run's 24hr market is held to ${describeTarget(TARGET, 'x')}.`] : []),
       `first pull: ${pulls.first.snapshotRequests} snapshot requests of ${pulls.first.requests}; re-pull: only the market listing and limits.`,
     ],
   };

@@ -128,7 +128,7 @@ export class MsnapClient implements MsnapApi {
       const lists = coins.map((coin) => this.listing(d, { ...q, ...per, coin }, false));
       stream = slice(mergeNewestFirst(lists), offset, wanted);
     }
-    if (!d.marketsCounted) stream = withSnapshotCounts(stream, (id) => this.countSnapshots(d, id));
+    if (!d.marketsCounted) stream = withSnapshotCounts(stream, (id) => this.countSnapshots(d, id), d.countless);
     yield* stream;
     // Without both coin and type the service never clamps: the window shortens such a list
     // silently, so say what it held back (the limits are known: `all` read them first).

@@ -1,6 +1,7 @@
 // The records and queries that cross the client/CLI boundary, and `MsnapApi`, the part of the
 // client core that commands use: one definition each, so the compiler guards the boundary.
 import type { Coin, Market, MarketStatus, MarketType, Snapshot } from '../domain/market.js';
+import type { RowLayout } from '../store/sqlite/row-layout.js';
 
 /** What `/api/health` says, with the round-trip time of the answering attempt. */
 export interface Health {
@@ -106,6 +107,12 @@ export interface SnapshotsPage {
   nextOffset?: number | null;
 }
 
+/** Export text a source wrote itself (ASCII bytes, or a string), and the rows it holds. */
+export interface TextPage {
+  text: string | Uint8Array;
+  rows: number;
+}
+
 /** Use wherever a command needs the service: `MsnapClient` implements it, command tests fake it. */
 export interface MsnapApi {
   /** The API dialect spoken (`v1`, `v4`), when it talks to a service; pull records it as a market's origin. */
@@ -117,6 +124,11 @@ export interface MsnapApi {
   market(id: string): Promise<Market>;
   /** A market's snapshots a page at a time (exports render whole pages). */
   snapshotPages(id: string, q: SnapshotsStreamQuery): AsyncIterable<readonly Snapshot[]>;
+  /**
+   * Local stores only: the same snapshots as export text in `layout`, written straight from the
+   * stored values (no records), byte for byte what the exporter writes from snapshotPages' records.
+   */
+  snapshotText?(id: string, q: SnapshotsStreamQuery, layout: RowLayout): AsyncIterable<TextPage>;
   at(marketId: string, ts: number): Promise<AtResult>;
   close(): Promise<void>;
 }

@@ -19,7 +19,14 @@ describe('planPull', () => {
       rows: 23_992,
       requests: 3,
       complete: 1,
+      pageSize: 10_000,
     });
+  });
+
+  it('plans v4 runs in its pages of at most 1,000 rows', () => {
+    const plan = planPull([market('a', 28_800), market('b', 7_192)], () => 0, 1000);
+    expect(plan.markets.map((m) => m.requests)).toEqual([29, 8]);
+    expect(dryRunText(plan, undefined, undefined)).toContain('total: 35,992 rows in 37 snapshot requests of up to 1,000 rows; nothing fetched');
   });
 });
 

@@ -1,7 +1,7 @@
 // `--dry-run` of pull and snapshots: what a run would fetch (markets, rows, requests) and how long
 // that takes at the key's limits, worked out from the market list alone (no snapshot request).
 import type { Market } from '../../domain/market.js';
-import type { Limits } from '../../client/types.js';
+import type { Limits, MsnapApi } from '../../client/types.js';
 import { DEFAULT_SNAPSHOT_PAGE } from '../../client/snapshot-pager.js';
 
 /** One market's share of a run. */
@@ -18,11 +18,21 @@ export interface PullPlan {
   requests: number;
   /** Markets the store already holds completely (pull only). */
   complete: number;
+  /** Rows a request asks for. */
+  pageSize: number;
+}
+
+/** Use for a plan's page size: what the run will ask per request (v4 pages hold at most 1,000 rows). */
+export async function snapshotPageSize(client: MsnapApi): Promise<number> {
+  if ((await client.api?.()) !== 'v4') return DEFAULT_SNAPSHOT_PAGE;
+  // Loaded already by the client that speaks v4.
+  const { V4_SNAPSHOTS_PAGE_MAX } = await import('../../client/dialects/v4.js');
+  return Math.min(DEFAULT_SNAPSHOT_PAGE, V4_SNAPSHOTS_PAGE_MAX);
 }
 
 /** Use for a dry run: `stored` gives how many rows of a market the destination already holds (0 for an export). */
 export function planPull(markets: readonly Market[], stored: (marketId: string) => number, pageSize = DEFAULT_SNAPSHOT_PAGE): PullPlan {
-  const plan: PullPlan = { markets: [], rows: 0, requests: 0, complete: 0 };
+  const plan: PullPlan = { markets: [], rows: 0, requests: 0, complete: 0, pageSize };
   for (const m of markets) {
     const have = stored(m.market_id);
     const rows = Math.max(0, m.snapshot_count - have);
@@ -61,6 +71,6 @@ export function dryRunText(plan: PullPlan, limits: Limits | undefined, destinati
   return [
     `dry run: ${n(plan.markets.length)} market${plan.markets.length === 1 ? '' : 's'} to fetch${done}`,
     ...lines,
-    `total: ${n(plan.rows)} rows in ${n(plan.requests)} snapshot request${plan.requests === 1 ? '' : 's'} of up to ${n(DEFAULT_SNAPSHOT_PAGE)} rows${time}; nothing fetched`,
+    `total: ${n(plan.rows)} rows in ${n(plan.requests)} snapshot request${plan.requests === 1 ? '' : 's'} of up to ${n(plan.pageSize)} rows${time}; nothing fetched`,
   ].join('\n');
 }

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { Command } from 'commander';
 import type { Market } from '../../domain/market.js';
 import type { MsnapApi } from '../../client/types.js';
-import type { MirrorWriter } from '../../store/mirror/mirror-writer.js';
+import type { LocalMarketState, MirrorWriter } from '../../store/mirror/mirror-writer.js';
 import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/sqlite/db-path.js';
 import type { CliContext } from '../context.js';
 import { readGlobals } from '../global-options.js';
@@ -13,7 +13,7 @@ import { runWithGlobals, type CliDeps } from '../deps.js';
 import { TIME_HELP } from '../time.js';
 import { explainBusy, openServeStore } from './serve-store.js';
 import { chooseMarkets, parseSnapshotsArgs, type SnapshotsOptions } from './snapshots.js';
-import { planPull, dryRunText } from './pull-plan.js';
+import { planPull, dryRunText, snapshotPageSize } from './pull-plan.js';
 
 /** The checked arguments and flags of `msnap pull`. */
 export interface PullOptions extends SnapshotsOptions {
@@ -46,7 +46,9 @@ export async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSum
     // A dry run writes nothing, not even a new empty store.
     const store = existsSync(opts.db) ? await openServeStore(opts.db, { readonly: true }) : undefined;
     try {
-      const plan = planPull(markets, (id) => store?.storedSnapshots(id) ?? 0);
+      const state = store?.mirrorState();
+      // With --orderbook, rows whose depth was never fetched are fetched again.
+      const plan = planPull(markets, (id) => state?.held(id, opts.orderbook) ?? 0, await snapshotPageSize(client));
       deps.info(dryRunText(plan, await client.limits().catch(() => undefined), opts.db));
     } finally {
       store?.close();
@@ -63,10 +65,11 @@ export async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSum
     try {
       for (const m of markets) {
         const before = writer.local(m.market_id);
-        const fresh = before.ref === undefined;
+        const fresh = !before.exists;
         // Progress counts what the store holds, so a resumed pull shows how far along it is.
-        done += Math.min(before.count, m.snapshot_count);
-        const rows = await pullMarket(client, writer, m, opts, before.lastTime, before.count, (pageRows) => {
+        done += Math.min(writer.state.held(m.market_id, opts.orderbook), m.snapshot_count);
+        const rows = await pullMarket(client, writer, m, opts, before, (pageRows) => {
+          // Every request counts, one answered with no rows too (a resumed market may have none left).
           s.snapshotRequests++;
           done += pageRows;
           progress.update({ pages: s.snapshotRequests, rows: done, total });
@@ -93,8 +96,9 @@ export async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSum
 }
 
 /**
- * One market: nothing to fetch when the store already holds `snapshot_count` rows (-1 then);
- * else from after the newest stored snapshot (a range: the whole range), and once more from the
+ * One market: nothing to fetch when the store already holds `snapshot_count` rows (and, with
+ * --orderbook, fetched their depth) (-1 then); else from after the newest stored snapshot, or with
+ * depth asked for, from where its depth stopped (a range: the whole range), and once more from the
  * start if rows are still missing (the store held a range that was not a prefix). Returns the rows added.
  */
 async function pullMarket(
@@ -102,31 +106,38 @@ async function pullMarket(
   writer: MirrorWriter,
   m: Market,
   opts: SnapshotsOptions,
-  lastTime: number | undefined,
-  count: number,
+  before: LocalMarketState,
   onPage: (rows: number) => void,
 ): Promise<number> {
   const ranged = opts.from !== undefined || opts.to !== undefined;
-  // Every snapshot stored: nothing in any range can be missing.
-  if (count === m.snapshot_count && count > 0) {
-    writer.market(m);
-    return -1;
-  }
+  const { count, lastTime, depthThrough } = before;
+  // Depth covers the stored rows once it was fetched past the newest of them.
+  const depthDone = !opts.orderbook || (depthThrough !== undefined && lastTime !== undefined && depthThrough > lastTime);
   writer.market(m);
+  // Every snapshot stored: nothing in any range can be missing.
+  if (count === m.snapshot_count && count > 0 && depthDone) return -1;
   let added = 0;
   const fetch = async (from: number | undefined): Promise<void> => {
+    // Read on from where depth stopped (or before it): each page extends what holds depth.
+    const extendsDepth = opts.orderbook && (from ?? m.start_time) <= (depthThrough ?? m.start_time);
     for await (const page of client.snapshotPages(m.market_id, {
       ...(from !== undefined ? { from } : {}),
       ...(opts.to !== undefined ? { to: opts.to } : {}),
       includeOrderbook: opts.orderbook,
+      // A page with rows is counted once stored (below); an empty one is never yielded.
+      onPage: (p) => {
+        if (p.rows === 0) onPage(0);
+      },
     })) {
-      added += writer.page(m, page);
+      added += writer.page(m, page, extendsDepth ? page[page.length - 1]!.time + 1 : undefined);
       onPage(page.length);
     }
   };
-  // Unranged, the stored rows are a prefix (pages are written oldest first): continue after them.
+  // Unranged, the stored rows are a prefix (pages are written oldest first): continue after them,
+  // or where their depth stopped (stored rows come again, with depth, and are not doubled).
   // A range may sit beside rows of another range, so it is fetched whole (stored rows are ignored).
-  const resumeFrom = !ranged && lastTime !== undefined ? lastTime + 1 : opts.from;
+  const after = lastTime !== undefined ? lastTime + 1 : undefined;
+  const resumeFrom = ranged ? opts.from : depthDone ? after : depthThrough;
   await fetch(resumeFrom);
   if (!ranged && resumeFrom !== undefined && writer.local(m.market_id).count < m.snapshot_count) await fetch(undefined);
   return added;

@@ -8,11 +8,12 @@ import { coinArg, countArg, marketIdArg, checkMarketOrCoinType, marketTypeArg, t
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
 import type { Progress } from '../output/progress.js';
-import type { MsnapApi, WindowEnd } from '../../client/types.js';
+import type { MsnapApi, SnapshotsStreamQuery, TextPage, WindowEnd } from '../../client/types.js';
+import type { RowLayout } from '../../store/sqlite/row-layout.js';
 import { BAR_SCHEMA, snapshotSchema } from '../output/record-schemas.js';
 import { RESAMPLE_INTERVALS, resampleInterval, resamplePages } from '../../analysis/bars.js';
 import { TIME_HELP } from '../time.js';
-import { dryRunText, planPull } from './pull-plan.js';
+import { dryRunText, planPull, snapshotPageSize } from './pull-plan.js';
 
 /** Which markets to read: one by id, or a coin and type (latest N and/or a range). */
 export type SnapshotsTarget = { marketId: string } | { coin: Coin; marketType: MarketType };
@@ -221,7 +222,7 @@ export async function runSnapshots(opts: SnapshotsOptions, deps: CliDeps): Promi
   const client = await deps.client();
   if (opts.dryRun) {
     const markets = 'marketId' in opts.target ? [await client.market(opts.target.marketId)] : await chooseMarkets(client, opts.target, opts, deps);
-    deps.info(dryRunText(planPull(markets, () => 0), await client.limits().catch(() => undefined), undefined));
+    deps.info(dryRunText(planPull(markets, () => 0, await snapshotPageSize(client)), await client.limits().catch(() => undefined), undefined));
     return;
   }
   let ids: string[];
@@ -239,10 +240,13 @@ export async function runSnapshots(opts: SnapshotsOptions, deps: CliDeps): Promi
   const progress = await deps.progress('snapshots');
   let result;
   try {
-    const pages = streamAll(client, ids, opts, progress, knownTotal);
+    const onPage = pageCounter(ids.length, progress, knownTotal);
+    const pages = streamAll(client, ids, opts, onPage);
+    // A local store writes machine text itself, straight from its stored values.
+    const text = client.snapshotText ? (layout: RowLayout) => streamText(client, ids, opts, onPage, layout) : undefined;
     result = opts.resample !== undefined
       ? await exporter.listPages(BAR_SCHEMA, resamplePages(pages, opts.resample, opts.fill))
-      : await exporter.listPages(snapshotSchema(opts.orderbookColumns ? 'flat' : opts.orderbook), pages);
+      : await exporter.listPages(snapshotSchema(opts.orderbookColumns ? 'flat' : opts.orderbook), pages, text);
   } finally {
     progress.stop();
   }
@@ -252,31 +256,35 @@ export async function runSnapshots(opts: SnapshotsOptions, deps: CliDeps): Promi
   }
 }
 
-async function* streamAll(
-  client: MsnapApi,
-  ids: string[],
-  opts: SnapshotsOptions,
-  progress: Progress,
-  knownTotal: number | undefined,
-): AsyncGenerator<readonly Snapshot[]> {
+/** Counts pages and rows across markets for the progress line; told each page's rows and total. */
+type PageCounter = (info: { rows: number; total: number }) => void;
+
+function pageCounter(markets: number, progress: Progress, knownTotal: number | undefined): PageCounter {
   let pages = 0;
   let rows = 0;
-  for (const id of ids) {
-    const onPage = (info: { total: number }): void => {
-      pages += 1;
-      const total = knownTotal ?? (ids.length === 1 ? info.total : undefined);
-      progress.update({ pages, rows, ...(total !== undefined ? { total } : {}) });
-    };
-    for await (const page of client.snapshotPages(id, {
-      ...(opts.from !== undefined ? { from: opts.from } : {}),
-      ...(opts.to !== undefined ? { to: opts.to } : {}),
-      includeOrderbook: opts.orderbook,
-      onPage,
-    })) {
-      rows += page.length;
-      yield page;
-    }
-  }
+  return (info) => {
+    pages += 1;
+    const total = knownTotal ?? (markets === 1 ? info.total : undefined);
+    progress.update({ pages, rows, ...(total !== undefined ? { total } : {}) });
+    rows += info.rows;
+  };
+}
+
+function streamQuery(opts: SnapshotsOptions, onPage: PageCounter): SnapshotsStreamQuery {
+  return {
+    ...(opts.from !== undefined ? { from: opts.from } : {}),
+    ...(opts.to !== undefined ? { to: opts.to } : {}),
+    includeOrderbook: opts.orderbook,
+    onPage,
+  };
+}
+
+async function* streamAll(client: MsnapApi, ids: string[], opts: SnapshotsOptions, onPage: PageCounter): AsyncGenerator<readonly Snapshot[]> {
+  for (const id of ids) yield* client.snapshotPages(id, streamQuery(opts, onPage));
+}
+
+async function* streamText(client: MsnapApi, ids: string[], opts: SnapshotsOptions, onPage: PageCounter, layout: RowLayout): AsyncGenerator<TextPage> {
+  for (const id of ids) yield* client.snapshotText!(id, streamQuery(opts, onPage), layout);
 }
 
 /** The `snapshots` command. */

@@ -43,7 +43,8 @@ export async function openAtomicFile(
   } catch {
     // New file: the default mode.
   }
-  const opened = createWriteStream(tempPath, { flags: 'w', mode });
+  // Room for a page or two in flight: the next page is rendered while the last one is written.
+  const opened = createWriteStream(tempPath, { flags: 'w', mode, highWaterMark: 1 << 20 });
   // Registered in the same tick as the stream, before the file is created on the thread pool: a
   // signal arriving while it is being opened must still remove it, not fall through to the
   // default handler and leave it behind.

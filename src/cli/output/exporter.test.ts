@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openAtomicFile } from './atomic-file.js';
-import { createExporter } from './exporter.js';
+import type { RowLayout } from '../../store/sqlite/row-layout.js';
+import { createExporter, type TextSource } from './exporter.js';
 import type { RecordSchema } from './schema.js';
 import { OutputSink } from './sink.js';
 
@@ -79,6 +80,43 @@ describe('exporter', () => {
       expect(byPage.text).toBe(byRow.text);
       expect(byPage.text.length).toBeGreaterThan(all.length);
     }
+  });
+
+  it('takes a source\'s own text where the schema has a layout for the format, and the records elsewhere', async () => {
+    const layoutSchema: RecordSchema<Row> = { ...schema, textLayout: (format) => ({ format }) as unknown as RowLayout };
+    const asked: string[] = [];
+    // The source's rows as the records path would write them: CSV/NDJSON lines, JSON items joined by ",\n".
+    const text: TextSource = (layout) => {
+      const format = (layout as unknown as { format: string }).format;
+      asked.push(format);
+      const line = (n: number) => (format === 'csv' ? `${n}\n` : format === 'ndjson' ? `{"n":${n}}\n` : `{"n":${n}}`);
+      const join = format === 'json' ? ',\n' : '';
+      return (async function* () {
+        yield { text: [1, 2].map(line).join(join), rows: 2 };
+        yield { text: '', rows: 0 };
+        yield { text: Buffer.from([3].map(line).join(join)), rows: 1 };
+      })();
+    };
+    for (const format of ['csv', 'ndjson', 'json', 'table'] as const) {
+      let recordsRead = false;
+      async function* records(): AsyncGenerator<readonly Row[]> {
+        recordsRead = true;
+        yield [{ n: 1 }, { n: 2 }, { n: 3 }];
+      }
+      const viaText = pipe();
+      const r = await createExporter({ format, sink: new OutputSink(viaText), color: false }).listPages(layoutSchema, records(), text);
+      const viaRows = pipe();
+      await createExporter({ format, sink: new OutputSink(viaRows), color: false }).list(schema, [{ n: 1 }, { n: 2 }, { n: 3 }]);
+      await Promise.all([new Promise((done) => viaText.end(done)), new Promise((done) => viaRows.end(done))]);
+      expect(r).toEqual({ rows: 3, readerGone: false });
+      expect(viaText.text, format).toBe(viaRows.text);
+      expect(recordsRead, format).toBe(format === 'table');
+    }
+    expect(asked).toEqual(['csv', 'ndjson', 'json']);
+    // An empty source: the header, or [].
+    const empty = pipe();
+    await createExporter({ format: 'json', sink: new OutputSink(empty), color: false }).listPages(layoutSchema, [], () => (async function* () {})());
+    expect(empty.text).toBe('[]\n');
   });
 
   it('stops pulling rows once the reader is gone (EPIPE), without an error', async () => {

@@ -4,10 +4,13 @@ import { csvHeader, csvLines, csvRow } from './csv.js';
 import type { OutputFormat } from './format.js';
 import type { ByteOutput } from './parquet.js';
 import type { ParquetCodec } from './parquet-codecs.js';
-import { jsonArrayEnd, jsonArrayItems, jsonRecord, ndjsonLine, ndjsonLines } from './json.js';
+import { jsonArrayEnd, jsonArrayItems, jsonArraySeparator, jsonRecord, ndjsonLine, ndjsonLines } from './json.js';
 import type { RecordSchema } from './schema.js';
 import type { OutputSink } from './sink.js';
-import { renderRecordTable, renderTable, type TableOptions } from './table.js';
+import { isTextFormat, type TextFormat } from './snapshot-text.js';
+import type { RowLayout } from '../../store/sqlite/row-layout.js';
+import type { TextPage } from '../../client/types.js';
+import type { TableOptions } from './table.js';
 import type { TableFit } from './table-fit.js';
 
 /** What a list export did: rows written, and whether the reader went away first. */
@@ -17,15 +20,20 @@ export interface ListResult {
   readerGone: boolean;
 }
 
+/** Rows a source writes as text itself, in the layout it is given (a local store, from its stored values). */
+export type TextSource = (layout: RowLayout) => AsyncIterable<TextPage>;
+
 /** Use in commands to write results; built once per run by deps.ts. */
 export interface Exporter {
   /** Write rows as they arrive (the iterator is stopped early when the reader goes away). */
   list<T>(schema: RecordSchema<T>, rows: AsyncIterable<T> | Iterable<T>): Promise<ListResult>;
   /**
    * Write rows a page at a time (large exports): each page becomes one string and one write, so
-   * the cost per row is the row's text alone. Same bytes as `list` over the same rows.
+   * the cost per row is the row's text alone. Same bytes as `list` over the same rows. `text`:
+   * the same rows as a source can write them itself, taken instead of `pages` (which are then
+   * never read) when the format is a machine one the schema has a text layout for.
    */
-  listPages<T>(schema: RecordSchema<T>, pages: AsyncIterable<readonly T[]> | Iterable<readonly T[]>): Promise<ListResult>;
+  listPages<T>(schema: RecordSchema<T>, pages: AsyncIterable<readonly T[]> | Iterable<readonly T[]>, text?: TextSource): Promise<ListResult>;
   /** Write one result. */
   record<T>(schema: RecordSchema<T>, row: T): Promise<void>;
 }
@@ -52,8 +60,8 @@ const RENDER_SLICE = 500;
 /** Build the exporter for the chosen format. */
 export function createExporter(opts: ExporterOptions): Exporter {
   const { sink } = opts;
-  const emit = async (text: string): Promise<void> => {
-    const wait = sink.write(text);
+  const emit = async (text: string | Uint8Array): Promise<void> => {
+    const wait = typeof text === 'string' ? sink.write(text) : sink.writeBytes(text);
     if (wait) await wait;
     if (sink.failure) throw sink.failure;
   };
@@ -68,7 +76,11 @@ export function createExporter(opts: ExporterOptions): Exporter {
       return writePages(schema, onePerPage(rows));
     },
 
-    listPages<T>(schema: RecordSchema<T>, pages: AsyncIterable<readonly T[]> | Iterable<readonly T[]>): Promise<ListResult> {
+    listPages<T>(schema: RecordSchema<T>, pages: AsyncIterable<readonly T[]> | Iterable<readonly T[]>, text?: TextSource): Promise<ListResult> {
+      const format = opts.format;
+      if (text && schema.textLayout && isTextFormat(format)) {
+        return writeChunks(schema, format, ownText(text(schema.textLayout(format)), format));
+      }
       return writePages(schema, pages);
     },
 
@@ -77,7 +89,7 @@ export function createExporter(opts: ExporterOptions): Exporter {
         await parquetList(schema, [[row]]);
         return;
       }
-      if (opts.format === 'table') await emit(renderRecordTable(schema, row, tableOptions()));
+      if (opts.format === 'table') await emit((await tables()).renderRecordTable(schema, row, tableOptions()));
       else if (opts.format === 'csv') await emit(csvHeader(schema) + csvRow(schema, row));
       else if (opts.format === 'ndjson') await emit(ndjsonLine(schema, row));
       else await emit(jsonRecord(schema, row));
@@ -108,7 +120,39 @@ export function createExporter(opts: ExporterOptions): Exporter {
   ): Promise<ListResult> {
     if (opts.format === 'table') return tableList(schema, pages);
     if (opts.format === 'parquet') return parquetList(schema, pages);
-    const render = pageRenderer(opts.format, schema);
+    return writeChunks(schema, opts.format, rendered(pages, pageRenderer(opts.format, schema)));
+  }
+
+  // A page is rendered a slice at a time: text waiting to be written stays small, so it dies
+  // young instead of being copied into the old generation (peak RSS, not just speed).
+  async function* rendered<T>(
+    pages: AsyncIterable<readonly T[]> | Iterable<readonly T[]>,
+    render: (rows: readonly T[], first: number) => string,
+  ): AsyncGenerator<TextPage> {
+    let count = 0;
+    for await (const page of pages) {
+      if (sink.closed) return;
+      for (let at = 0; at < page.length && !sink.closed; at += RENDER_SLICE) {
+        const rows = at === 0 && page.length <= RENDER_SLICE ? page : page.slice(at, at + RENDER_SLICE);
+        yield { text: render(rows, count), rows: rows.length };
+        count += rows.length;
+      }
+    }
+  }
+
+  // A source's own pages of rows, joined as the format joins rows (JSON: `[` first, then commas).
+  async function* ownText(pages: AsyncIterable<TextPage>, format: TextFormat): AsyncGenerator<TextPage> {
+    let count = 0;
+    for await (const page of pages) {
+      if (sink.closed) return;
+      if (page.rows === 0) continue;
+      if (format === 'json') yield { text: jsonArraySeparator(count), rows: 0 };
+      yield page;
+      count += page.rows;
+    }
+  }
+
+  async function writeChunks<T>(schema: RecordSchema<T>, format: TextFormat, chunks: AsyncIterable<TextPage>): Promise<ListResult> {
     let count = 0;
     // Nothing is written before the first page has arrived: a request that fails at once must not
     // leave a header-only CSV (or a lone `[`) on stdout.
@@ -116,21 +160,16 @@ export function createExporter(opts: ExporterOptions): Exporter {
     const start = async (): Promise<void> => {
       if (started) return;
       started = true;
-      if (opts.format === 'csv') await emit(csvHeader(schema));
+      if (format === 'csv') await emit(csvHeader(schema));
     };
-    for await (const page of pages) {
+    for await (const chunk of chunks) {
       if (sink.closed) break;
       await start();
-      // A page is rendered a slice at a time: text waiting to be written stays small, so it dies
-      // young instead of being copied into the old generation (peak RSS, not just speed).
-      for (let at = 0; at < page.length && !sink.closed; at += RENDER_SLICE) {
-        const rows = at === 0 && page.length <= RENDER_SLICE ? page : page.slice(at, at + RENDER_SLICE);
-        await emit(render(rows, count));
-        count += rows.length;
-      }
+      await emit(chunk.text);
+      count += chunk.rows;
     }
     if (!sink.closed) await start();
-    if (opts.format === 'json' && !sink.closed) await emit(jsonArrayEnd(count));
+    if (format === 'json' && !sink.closed) await emit(jsonArrayEnd(count));
     await done();
     return { rows: count, readerGone: sink.closed };
   }
@@ -168,7 +207,7 @@ export function createExporter(opts: ExporterOptions): Exporter {
         kept.push(row);
       }
     }
-    await emit(renderTable(schema, kept, tableOptions()));
+    await emit((await tables()).renderTable(schema, kept, tableOptions()));
     await done();
     if (capped) {
       opts.onNote?.(
@@ -179,8 +218,13 @@ export function createExporter(opts: ExporterOptions): Exporter {
   }
 }
 
+// cli-table3 takes a good part of the CLI's start (~50 ms): loaded only by runs that print a table.
+function tables(): Promise<typeof import('./table.js')> {
+  return import('./table.js');
+}
+
 // The text of a page of rows in a machine format, `first` being the number of rows written before it.
-function pageRenderer<T>(format: Exclude<OutputFormat, 'table' | 'parquet'>, schema: RecordSchema<T>): (rows: readonly T[], first: number) => string {
+function pageRenderer<T>(format: TextFormat, schema: RecordSchema<T>): (rows: readonly T[], first: number) => string {
   if (format === 'csv') return csvLines(schema);
   if (format === 'ndjson') return ndjsonLines(schema);
   return jsonArrayItems(schema);

@@ -35,11 +35,16 @@ export function jsonArrayItems<T>(schema: RecordSchema<T>): (rows: readonly T[],
     let out = '';
     let index = first;
     for (const row of rows) {
-      out += `${index === 0 ? '[\n' : ',\n'}${text(row)}`;
+      out += `${jsonArraySeparator(index)}${text(row)}`;
       index += 1;
     }
     return out;
   };
+}
+
+/** What comes before row number `index` (0-based) of a streamed JSON array. */
+export function jsonArraySeparator(index: number): string {
+  return index === 0 ? '[\n' : ',\n';
 }
 
 /** What closes a streamed JSON array of `count` rows (an empty list is `[]`). */

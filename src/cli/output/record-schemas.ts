@@ -5,6 +5,7 @@ import type { AtResult, Limits } from '../../client/types.js';
 import type { Market, Snapshot } from '../../domain/market.js';
 import { levelAt, orderbookColumns } from './orderbook-columns.js';
 import { isoCell, type RecordSchema } from './schema.js';
+import { snapshotRowLayout } from './snapshot-text.js';
 
 /** Markets, as `msnap markets` prints them. */
 export const MARKET_SCHEMA: RecordSchema<Market> = {
@@ -41,7 +42,7 @@ export function snapshotSchema(includeOrderbook: boolean | OrderbookLayout): Rec
     { name: 'price_up', value: (s) => s.price_up, parquet: 'double' },
     { name: 'price_down', value: (s) => s.price_down, parquet: 'double' },
   ];
-  if (layout === 'none') return { columns };
+  if (layout === 'none') return { columns, textLayout: (format) => snapshotRowLayout(format, false) };
   const flat = { columns: [...columns, ...orderbookColumns()] };
   if (layout === 'flat') return flat;
   columns.push(
@@ -49,7 +50,7 @@ export function snapshotSchema(includeOrderbook: boolean | OrderbookLayout): Rec
     { name: 'orderbook_up', value: (s) => s.orderbook_up, label: 'up bid | ask', table: (s) => topOfBook(s.orderbook_up) },
     { name: 'orderbook_down', value: (s) => s.orderbook_down, label: 'down bid | ask', table: (s) => topOfBook(s.orderbook_down) },
   );
-  return { columns, parquetSchema: flat };
+  return { columns, parquetSchema: flat, textLayout: (format) => snapshotRowLayout(format, true) };
 }
 
 // The best bid and ask of one side, as `price×size | price×size`.

@@ -1,5 +1,7 @@
 // How a kind of record becomes output: named columns in contract order, plus optional table
 // formatting and JSON shaping. Commands pick a schema; exporters decide what to do with it.
+import type { RowLayout } from '../../store/sqlite/row-layout.js';
+import type { TextFormat } from './snapshot-text.js';
 
 /** A value a CSV cell or table cell can hold; objects are written as JSON text. */
 export type CellValue = string | number | boolean | null | undefined | object;
@@ -38,6 +40,8 @@ export interface RecordSchema<T> {
   emptyTable?: string;
   /** A JSON list laid out as JSON.stringify(rows, null, jsonIndent) instead of one row per line. */
   jsonIndent?: number;
+  /** How a store that writes these rows itself lays them out in a machine format (see Exporter.listPages). */
+  textLayout?: (format: TextFormat) => RowLayout;
 }
 
 /**

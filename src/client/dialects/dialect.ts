@@ -30,8 +30,10 @@ export function paceOf(limits: Limits): PaceConfig {
 /** Use to implement one API version; every method is one request (or, where stated, a few). */
 export interface Dialect {
   readonly name: ApiName;
-  /** False when its market records lack `snapshot_count` (v4): the facade counts each one. */
+  /** False when its market records may lack `snapshot_count` (v4): the facade counts each one that does. */
   readonly marketsCounted: boolean;
+  /** With marketsCounted false: true for a listed market whose record had no `snapshot_count` (the facade asks). */
+  countless?(market: Market): boolean;
   /** The coins a market list must be asked for one at a time (v4 needs `coin`); [undefined] = all at once. */
   listCoins(coin: Coin | undefined): (Coin | undefined)[];
   health(t: Transport): Promise<Health>;

@@ -95,6 +95,24 @@ describe('records and paging', () => {
     ]);
   });
 
+  it('uses a record\'s own snapshot_count (msnap serve\'s extension) and asks a count only for records without one', async () => {
+    const a = T0 - 10 * MS['5m'];
+    const counted = (start: number, n: number) => ({ ...v4Market('BTC', '5m', start), snapshot_count: n });
+    answer('/v4/markets', 200, { markets: [counted(a, 2400), v4Market('BTC', '5m', a - MS['5m']), counted(a - 2 * MS['5m'], 0)], ...envelope(3, 0, 3) });
+    // The only count request: an interceptor left unused, or a request without one, fails the test.
+    const asked = countAnswer(marketId('BTC', '5m', a - MS['5m']), 17);
+    const got = [];
+    for await (const m of client().markets({ coin: 'BTC', marketType: '5m', limit: 3 })) got.push(m.snapshot_count);
+    expect(got).toEqual([2400, 17, 0]);
+    expect(asked).toHaveLength(1);
+    // One market by id: the record's count, no second request; without one, a count request.
+    answer(`/v4/markets/${marketId('BTC', '5m', a)}`, 200, counted(a, 2400));
+    expect((await client().market(marketId('BTC', '5m', a))).snapshot_count).toBe(2400);
+    answer(`/v4/markets/${marketId('BTC', '5m', a - MS['5m'])}`, 200, v4Market('BTC', '5m', a - MS['5m']));
+    countAnswer(marketId('BTC', '5m', a - MS['5m']), 2399);
+    expect((await client().market(marketId('BTC', '5m', a - MS['5m']))).snapshot_count).toBe(2399);
+  });
+
   it('without a coin asks btc, eth and sol and merges them newest first (ties by id descending), offset applied to the merge', async () => {
     const a = T0 - 10 * MS['5m'];
     answer('/v4/markets', 200, { markets: [v4Market('BTC', '5m', a), v4Market('BTC', '5m', a - MS['5m'])], ...envelope(2, 0, 2) });
@@ -198,7 +216,8 @@ describe('v4 error codes', () => {
     it(`${status} ${code} is retried like any 5xx, then the answer is used`, async () => {
       answer(path, status, body(code, 'try again'));
       answer(path, 200, v4Market('BTC', '5m', T0 - MS['5m']));
-      expect((await client().market(id)).market_id).toBe(id);
+      countAnswer(id, 2400);
+      expect(await client().market(id)).toMatchObject({ market_id: id, snapshot_count: 2400 });
       expect(mock.clock.sleeps).toHaveLength(1);
     });
 
@@ -214,6 +233,7 @@ describe('v4 error codes', () => {
   it('429 RATE_LIMIT_BURST waits Retry-After (never less) and tries again', async () => {
     answer(path, 429, body('RATE_LIMIT_BURST', 'Too many requests.', { retry_after: 3, limit: 12, window: 'second' }), { 'retry-after': '3' });
     answer(path, 200, v4Market('BTC', '5m', T0 - MS['5m']));
+    countAnswer(id, 2400);
     expect((await client().market(id)).market_id).toBe(id);
     expect(mock.clock.sleeps[0]).toBeGreaterThanOrEqual(3000);
   });
@@ -221,6 +241,7 @@ describe('v4 error codes', () => {
   it('429 without Retry-After waits details.retry_after', async () => {
     answer(path, 429, body('RATE_LIMIT_SUSTAINED', 'Too many requests.', { retry_after: 7, limit: 250, window: 'minute' }));
     answer(path, 200, v4Market('BTC', '5m', T0 - MS['5m']));
+    countAnswer(id, 2400);
     await client().market(id);
     expect(mock.clock.sleeps[0]).toBeGreaterThanOrEqual(7000);
   });

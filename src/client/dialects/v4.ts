@@ -11,14 +11,15 @@ import type { Limits } from '../types.js';
 import { paceOf, type Dialect } from './dialect.js';
 import { v4Envelope } from './list-envelope.js';
 import { v4ErrorFor } from './v4-errors.js';
-import { marketFromV4, snapshotFromV4 } from './v4-records.js';
+import { lacksSnapshotCount, marketFromV4, snapshotFromV4 } from './v4-records.js';
 
 /** The probe `--api auto` sends; a 200 means the service speaks v4. */
 export const V4_PROBE_PATH = '/v4/billing/plan-limits';
 
 // The hosted v4 maxima: asking no more keeps the service's clamping warnings for the data window.
 const MARKETS_PAGE_MAX = 100;
-const SNAPSHOTS_PAGE_MAX = 1000;
+/** The most snapshots a v4 page holds (what the client asks at most): a dry run plans by it. */
+export const V4_SNAPSHOTS_PAGE_MAX = 1000;
 // v4 refuses an input time outside these bounds (13-digit epoch ms).
 const MIN_MS = 1_000_000_000_000;
 const MAX_MS = 9_999_999_999_999;
@@ -91,6 +92,7 @@ function planLimits(body: unknown, rate: { remaining?: number; reset?: number })
 export const v4: Dialect = {
   name: 'v4',
   marketsCounted: false,
+  countless: lacksSnapshotCount,
 
   listCoins: (coin) => (coin ? [coin] : [...COINS]),
 
@@ -143,11 +145,14 @@ export const v4: Dialect = {
     return { markets, ...v4Envelope(b, markets.length, q.offset ?? 0) };
   },
 
+  // Two requests where the record has no `snapshot_count` (the hosted service): the market, then its count.
   market(t, id) {
     return withMarketCoin(id, async (coin) => {
       const path = `/v4/markets/${encodeURIComponent(id)}`;
       const { body } = await get(t, path, coin, {});
-      return t.parse(() => marketFromV4(body, coin, t.now()), path);
+      const m = t.parse(() => marketFromV4(body, coin, t.now()), path);
+      if (!lacksSnapshotCount(m)) return m;
+      return { ...m, snapshot_count: (await v4.snapshotsPage(t, m.market_id, { limit: 1, offset: 0 })).total };
     });
   },
 
@@ -159,7 +164,7 @@ export const v4: Dialect = {
         path,
         coin,
         {
-          limit: pageLimit(q.limit, SNAPSHOTS_PAGE_MAX),
+          limit: pageLimit(q.limit, V4_SNAPSHOTS_PAGE_MAX),
           offset: q.offset,
           start_time: msParam(q.from),
           end_time: endParam(q.to),

@@ -2,7 +2,7 @@
 // fields, short market types, paging envelopes, coded error bodies and a request id on everything.
 import { randomBytes } from 'node:crypto';
 import { dialectMarket, dialectSnapshot, type V4ErrorCode } from '../../domain/dialect-records.js';
-import { MARKET_TYPES, SHORT_MARKET_TYPES } from '../../domain/market.js';
+import { MARKET_TYPES, SHORT_MARKET_TYPES, type ServedMarket } from '../../domain/market.js';
 import { marketCore } from '../handlers/market.js';
 import { marketsCore } from '../handlers/markets.js';
 import { planLimitsCore, type PlanLimitsResult } from '../handlers/plan-limits.js';
@@ -18,6 +18,14 @@ import { coinSnapshotFormat, HOSTED_LIMITS } from './v2.js';
 
 const RULES: ParamRules = { coinRequired: true, msTimes: true, includeTotal: true };
 
+/**
+ * A v4 market record plus `snapshot_count` (an msnap extension: the hosted v4 sends none, and
+ * clients ignore a field they do not know). msnap's own client uses it instead of asking one
+ * count request per listed market; against the hosted service it still asks.
+ */
+function v4Market(m: ServedMarket): Record<string, unknown> {
+  return { ...dialectMarket('v4', m), snapshot_count: m.snapshot_count };
+}
 
 function planLimitsBody(r: PlanLimitsResult): string {
   const window = r.window && Object.fromEntries(MARKET_TYPES.map((t) => [SHORT_MARKET_TYPES[t], r.window![t]]));
@@ -33,15 +41,15 @@ function planLimitsBody(r: PlanLimitsResult): string {
 
 const routes = [
   defineRoute('markets', marketsCore(HOSTED_LIMITS.markets), (r) =>
-    '{"markets":' + JSON.stringify(r.markets.map((m) => dialectMarket('v4', m))) + envelopeTail(r, true),
+    '{"markets":' + JSON.stringify(r.markets.map((m) => v4Market(m))) + envelopeTail(r, true),
   ),
-  defineRoute('markets/by-slug/:id', marketCore, (m) => JSON.stringify(dialectMarket('v4', m))),
-  defineRoute('markets/:id', marketCore, (m) => JSON.stringify(dialectMarket('v4', m))),
+  defineRoute('markets/by-slug/:id', marketCore, (m) => JSON.stringify(v4Market(m))),
+  defineRoute('markets/:id', marketCore, (m) => JSON.stringify(v4Market(m))),
   defineRoute('markets/:id/snapshots', snapshotsCore(HOSTED_LIMITS.snapshots, coinSnapshotFormat('ms')), (r) =>
-    '{"market":' + JSON.stringify(dialectMarket('v4', r.market)) + ',"snapshots":' + r.json + envelopeTail(r, true),
+    '{"market":' + JSON.stringify(v4Market(r.market)) + ',"snapshots":' + r.json + envelopeTail(r, true),
   ),
   defineRoute('markets/:id/snapshot-at/:time', snapshotAtCore, (r) =>
-    JSON.stringify({ market: dialectMarket('v4', r.market), snapshots: [dialectSnapshot('v4', r.snapshot, r.market.coin)] }),
+    JSON.stringify({ market: v4Market(r.market), snapshots: [dialectSnapshot('v4', r.snapshot, r.market.coin)] }),
   ),
   defineRoute('billing/plan-limits', planLimitsCore, planLimitsBody),
 ];

@@ -1,11 +1,14 @@
 // The write side of `msnap pull`: markets and pages of snapshots as a service sent them, each page
 // in its own transaction (so an interrupted pull keeps every page it finished and nothing half),
-// with the source's snapshot ids and each market's origin.
+// with the source's snapshot ids, each market's origin and how far its depth was fetched.
 import type { Market, Snapshot } from '../../domain/market.js';
 import type { BulkWriter, MarketRef } from '../sqlite/bulk-writer.js';
 import { toScaled } from '../sqlite/price-scale.js';
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
+import { MirrorState, type LocalMarketState } from './mirror-state.js';
+
+export type { LocalMarketState };
 
 /** Where the pulled data came from, stored per market (market_origin). */
 export interface Origin {
@@ -14,26 +17,21 @@ export interface Origin {
   pulledAt: number;
 }
 
-/** What the store already holds of a market: its row count and the time of its newest snapshot. */
-export interface LocalMarketState {
-  ref: MarketRef | undefined;
-  count: number;
-  lastTime: number | undefined;
-}
-
 /** Use in `msnap pull` (one per run): every write is a committed transaction of its own. */
 export class MirrorWriter {
-  private readonly state: Statement;
+  /** What the store holds of a market now. */
+  readonly state: MirrorState;
   private readonly setOrigin: Statement;
+  private readonly setDepth: Statement;
 
   constructor(
     db: Database.Database,
     private readonly bulk: BulkWriter,
     private readonly origin: Origin,
   ) {
-    this.state = db.prepare(
-      `SELECT m.id, m.snapshot_count AS count, (SELECT max(t) FROM snapshots s WHERE s.market = m.id) AS last_t, m.start_time
-       FROM markets m WHERE m.market_id = ?`,
+    this.state = new MirrorState(db);
+    this.setDepth = db.prepare(
+      'UPDATE market_origin SET origin_depth_through = max(coalesce(origin_depth_through, 0), ?) WHERE market = ?',
     );
     this.setOrigin = db.prepare(
       `INSERT INTO market_origin (market, origin_base_url, origin_dialect, origin_pulled_at) VALUES (?, ?, ?, ?)
@@ -44,10 +42,7 @@ export class MirrorWriter {
 
   /** The market as stored now. */
   local(marketId: string): LocalMarketState {
-    const r = this.state.get(marketId) as { id: number; count: number; last_t: number | null; start_time: number } | undefined;
-    if (!r) return { ref: undefined, count: 0, lastTime: undefined };
-    const ref = this.bulk.marketRef(marketId);
-    return { ref, count: r.count, lastTime: r.last_t === null ? undefined : r.start_time + r.last_t };
+    return this.state.local(marketId);
   }
 
   /** Stores (or fills in) the market's metadata and origin; true when it was new. */
@@ -55,8 +50,12 @@ export class MirrorWriter {
     return this.bulk.transaction(() => this.upsert(m).created);
   }
 
-  /** Stores one page of the market's snapshots (orderbooks too when they came) in one transaction; returns rows new to the store. */
-  page(m: Market, snapshots: readonly Snapshot[]): number {
+  /**
+   * Stores one page of the market's snapshots (orderbooks too when they came) in one transaction;
+   * returns rows new to the store. `depthThrough`: the market's rows before this time have now
+   * been fetched with depth (a pull with --orderbook reading on from where depth stopped).
+   */
+  page(m: Market, snapshots: readonly Snapshot[], depthThrough?: number): number {
     return this.bulk.transaction(() => {
       const { ref } = this.upsert(m);
       const writer = this.bulk.snapshotWriter();
@@ -74,6 +73,7 @@ export class MirrorWriter {
       writer.flush();
       ids.finish();
       this.bulk.refreshMarkets([ref.rowid], writer);
+      if (depthThrough !== undefined) this.setDepth.run(depthThrough, ref.rowid);
       return writer.added;
     });
   }

@@ -35,12 +35,9 @@ export class PgMirrorWriter {
         SELECT m.id, m.snapshot_count AS count, (SELECT max(t) FROM snapshots s WHERE s.market = m.id) AS last_t, m.start_time, m.end_time
         FROM markets m WHERE m.market_id = ${marketId}`,
     );
-    if (!r) return { ref: undefined, count: 0, lastTime: undefined };
-    return {
-      ref: { rowid: r.id, startTime: r.start_time, endTime: r.end_time },
-      count: r.count,
-      lastTime: r.last_t === null ? undefined : r.start_time + r.last_t,
-    };
+    if (!r) return { exists: false, count: 0, lastTime: undefined, depthThrough: undefined };
+    // Depth progress (origin_depth_through) is not kept in PostgreSQL yet: none is assumed fetched.
+    return { exists: true, count: r.count, lastTime: r.last_t === null ? undefined : r.start_time + r.last_t, depthThrough: undefined };
   }
 
   /** Stores (or fills in) the market's metadata and origin; true when it was new. */

@@ -184,6 +184,16 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    description: 'how far a pulled market\'s orderbook depth was fetched',
+    sql: `
+      -- msnap pull --orderbook: the market's rows before this time (epoch ms) were fetched with
+      -- depth, whatever depth the source had for them; NULL: none were. A later --orderbook pull
+      -- fetches only from here, so a complete market whose depth was never asked for gets it once.
+      ALTER TABLE market_origin ADD COLUMN origin_depth_through INTEGER;
+    `,
+  },
 ];
 
 /** SQL turning one orderbook column's [price, size] levels into {price, size} objects, best first as stored. */

@@ -17,3 +17,10 @@ export function toScaled(value: number): number {
 export function fromScaled(stored: number): number {
   return stored / PRICE_SCALE;
 }
+
+/**
+ * Below this a stored value's 4-decimal text is exactly what JSON.stringify prints for value / 1e4
+ * (the gap between neighbouring doubles is under 1e-4 there, so no shorter text reads back as the
+ * same number); text writers that print digits themselves stop here.
+ */
+export const EXACT_SCALED_LIMIT = 1e15;

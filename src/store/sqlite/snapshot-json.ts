@@ -1,7 +1,9 @@
-// Serialises raw snapshot rows straight into a JSON array string: no intermediate objects and no
-// JSON.stringify per row, which is what makes pages of thousands of snapshots cheap to serve.
+// Serialises raw snapshot rows straight into a JSON array string (or a local export's CSV or NDJSON
+// lines, by their RowLayout): no intermediate objects and no JSON.stringify per row, which is what
+// makes pages of thousands of snapshots cheap to serve.
 import { V1_SNAPSHOT_FORMAT, type SnapshotFormat } from '../store.js';
-import { PRICE_SCALE } from './price-scale.js';
+import { EXACT_SCALED_LIMIT, PRICE_SCALE } from './price-scale.js';
+import { servedPageLayout, type RowLayout } from './row-layout.js';
 import { idAt, pageIds, SNAPSHOT_ID_STRIDE, type PageIds } from './snapshot-ids.js';
 
 export { SNAPSHOT_ID_STRIDE };
@@ -37,7 +39,7 @@ class PageText {
   private readonly timeLow: number;
   private readonly timeHead: string;
   private readonly timeHeadNext: string;
-  /** Between the id and the time: the market id is the same for every row, quoted once. */
+  /** Between the id and the time: the market id is the same for every row, written once. */
   readonly idToTime: string;
   /** False when a value falls outside what the split printing assumes; plain printing then. */
   private readonly split: boolean;
@@ -50,6 +52,7 @@ class PageText {
     ids: number | PageIds,
     marketId: string,
     private readonly startTime: number,
+    layout: RowLayout,
   ) {
     this.ids = pageIds(ids);
     const { base, step } = this.ids.pattern;
@@ -61,7 +64,7 @@ class PageText {
     this.timeLow = startTime - hi * SNAPSHOT_ID_STRIDE;
     this.timeHead = String(hi);
     this.timeHeadNext = String(hi + 1);
-    this.idToTime = `,"market_id":${JSON.stringify(marketId)},"time":`;
+    this.idToTime = layout.idToTime(marketId);
   }
 
   /** The snapshot id at offset t (0 <= t < 1e8), as JSON. */
@@ -83,8 +86,11 @@ class PageText {
   }
 }
 
+// Exact only while the 4-decimal text is the shortest that reads back as the same double (below
+// 1e15 scaled: the gap between doubles is then under 1e-4); beyond it, and for values no msnap
+// writer stores (fractional), the number's own text: what JSON.stringify prints.
 function priceText(p: number): string {
-  return p >= 0 ? Math.floor(p / PRICE_SCALE) + FRACTIONS[p % PRICE_SCALE]! : String(p / PRICE_SCALE);
+  return p >= 0 && p < EXACT_SCALED_LIMIT && p === Math.floor(p) ? Math.floor(p / PRICE_SCALE) + FRACTIONS[p % PRICE_SCALE]! : String(p / PRICE_SCALE);
 }
 
 function probabilityText(v: number): string {
@@ -100,29 +106,44 @@ export function snapshotRowsToJson(
   withOrderbook: boolean,
   format: SnapshotFormat = V1_SNAPSHOT_FORMAT,
 ): string {
-  if (rows.length === 0) return '[]';
-  const text = new PageText(ids, marketId, startTime);
-  const iso = format.times === 'iso';
-  const priceKey = `,${JSON.stringify(format.priceKey)}:`;
-  let out = '[';
+  return writeSnapshotRows(rows, ids, marketId, startTime, servedPageLayout(format), withOrderbook);
+}
+
+/**
+ * Use to write a page of raw rows of one market in any layout (a served page, an export's lines);
+ * the layout's orderbook pieces are added only when `withOrderbook` (the rows then carry depth).
+ */
+export function writeSnapshotRows(
+  rows: readonly RawSnapshotRow[],
+  ids: number | PageIds,
+  marketId: string,
+  startTime: number,
+  layout: RowLayout,
+  withOrderbook: boolean,
+): string {
+  if (rows.length === 0) return layout.pageOpen + layout.pageClose;
+  const text = new PageText(ids, marketId, startTime, layout);
+  const iso = layout.isoTimes;
+  const orderbook = withOrderbook ? layout.orderbook : undefined;
+  const { rowOpen, price, up, down, rowClose } = layout;
+  const between = layout.between + rowOpen;
+  let out = layout.pageOpen;
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i]!;
     const t = r[0];
     out +=
-      (i === 0 ? '{"id":' : ',{"id":') +
+      (i === 0 ? rowOpen : between) +
       text.id(t) +
       text.idToTime +
       (iso ? `"${new Date(startTime + t).toISOString()}"` : text.time(t)) +
-      priceKey +
+      price +
       priceText(r[1]) +
-      ',"price_up":' +
+      up +
       probabilityText(r[2]) +
-      ',"price_down":' +
+      down +
       probabilityText(r[3]);
-    if (withOrderbook && r[4] != null && r[5] != null) {
-      out += ',"orderbook_up":' + r[4] + ',"orderbook_down":' + r[5];
-    }
-    out += '}';
+    if (orderbook) out += orderbook(r[4] ?? null, r[5] ?? null);
+    out += rowClose;
   }
-  return out + ']';
+  return out + layout.pageClose;
 }

@@ -5,11 +5,13 @@ import type { Statement } from 'better-sqlite3';
 import { SNAPSHOT_INTERVAL_MS, type Snapshot } from '../../domain/market.js';
 import type { SnapshotQuery } from '../store.js';
 import type { DenseBlocks } from './dense-blocks.js';
-import { SIDE_BITS, writeDensePage } from './dense-page-writer.js';
+import { SIDE_BITS, writeDensePage, writeDenseRows } from './dense-page-writer.js';
 import { marketColumns, type MarketRow } from './market-row.js';
 import { fromScaled, PRICE_SCALE } from './price-scale.js';
 import { idAt, patternOf, type PageIds } from './snapshot-ids.js';
-import { snapshotRowsToJson, type RawSnapshotRow } from './snapshot-json.js';
+import { writeRawRows } from './raw-rows-writer.js';
+import type { RowLayout } from './row-layout.js';
+import { snapshotRowsToJson, writeSnapshotRows, type RawSnapshotRow } from './snapshot-json.js';
 import { denseToSnapshots, packable, rowsToSnapshots } from './snapshot-objects.js';
 
 interface DensePage {
@@ -102,6 +104,21 @@ export class SnapshotReads {
     }
     const rows = page.kind === 'rows' ? page.rows : this.rowsOf(page, q);
     return { json: snapshotRowsToJson(rows, ids, m.market_id, m.start_time, q.includeOrderbook, q.format), count: rows.length, total: page.total };
+  }
+
+  /**
+   * The same page as snapshotPageJson, written in `layout` (a local export's CSV or NDJSON lines,
+   * straight from the stored values: no records, no JSON in between); a dense page as bytes.
+   */
+  snapshotPageText(marketId: string, q: SnapshotQuery, layout: RowLayout): { text: string | Uint8Array; count: number; total: number } {
+    const page = this.page(marketId, q);
+    if (page.kind === 'empty') return { text: layout.pageOpen + layout.pageClose, count: 0, total: page.total };
+    const { m, ids } = page;
+    const dense = page.kind === 'dense' ? writeDenseRows({ ...page, ids, marketId: m.market_id, startTime: m.start_time }, layout) : undefined;
+    if (dense !== undefined) return { text: dense, count: page.kind === 'dense' ? page.prices.length : 0, total: page.total };
+    const rows = page.kind === 'rows' ? page.rows : this.rowsOf(page, q);
+    const bytes = q.includeOrderbook ? undefined : writeRawRows(rows, ids, m.market_id, m.start_time, layout);
+    return { text: bytes ?? writeSnapshotRows(rows, ids, m.market_id, m.start_time, layout, q.includeOrderbook), count: rows.length, total: page.total };
   }
 
   /** The same page as snapshotPageJson, as the contract's records (local reads: no JSON in between). */

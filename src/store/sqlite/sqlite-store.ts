@@ -9,8 +9,10 @@ import { BulkWriter } from './bulk-writer.js';
 import { DataVersion } from './data-version.js';
 import { DenseBlocks } from './dense-blocks.js';
 import { MarketReads } from './market-reads.js';
+import type { RowLayout } from './row-layout.js';
 import { SnapshotReads } from './snapshot-reads.js';
 import { MirrorWriter, originSummary, type Origin, type OriginSummary } from '../mirror/mirror-writer.js';
+import { MirrorState } from '../mirror/mirror-state.js';
 
 /** The store the server and the `serve` subcommands use; `bulk` is what seed and import write through. */
 export class SqliteStore implements Store {
@@ -141,5 +143,15 @@ export class SqliteStore implements Store {
   /** For the CLI's synchronous exits (signals) and read-only local use. */
   closeSync(): void {
     if (this.db.open) this.db.close();
+  }
+
+  /** A page as snapshotPageJson gives it, written in `layout` (a local export's lines, from the stored values). */
+  snapshotPageText(marketId: string, q: SnapshotQuery, layout: RowLayout): { text: string | Uint8Array; count: number; total: number } {
+    return this.snapshots.snapshotPageText(marketId, q, layout);
+  }
+
+  /** What the store holds of pulled markets (read-only: a dry run asks it too). */
+  mirrorState(): MirrorState {
+    return new MirrorState(this.db);
   }
 }
