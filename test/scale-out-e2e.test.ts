@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildIfStale, createKey, msnap, seed, startServe, type Served } from './support/msnap-process.js';
 import { skipWithoutPostgres, startThrowawayPostgres, type ThrowawayPostgres } from './support/throwaway-postgres.js';
@@ -166,6 +167,34 @@ describe.skipIf(missing)('msnap serve scaled out: 3 instances, one PostgreSQL, o
       const a = await get(s.url, '/api/v1/limits', key);
       expect(a.status).toBe(401);
       expect(a.body).toMatch(/revoked/);
+    }
+  });
+
+  it('pulls into a PostgreSQL store (resumable: a re-run fetches nothing) that serves the source\'s bytes', async () => {
+    const admin = postgres(pg.url, { max: 1, onnotice: () => undefined });
+    await admin`CREATE DATABASE pulled`;
+    await admin.end();
+    const target = new URL(pg.url);
+    target.pathname = '/pulled';
+    const env = { MSNAP_BASE_URL: single.url, MSNAP_API_KEY: keys.pro, MSNAP_API: 'v1', MSNAP_CONFIG_DIR: dir, MSNAP_STATE_DIR: dir };
+    const pull = ['pull', 'ETH', '5m', '--last', '2', '--orderbook', '--db', target.toString()];
+    const first = await msnap(pull, { env, cwd: dir, timeout: 60_000 });
+    expect(first.exitCode).toBe(0);
+    expect(first.stderr).toMatch(/pulled 2 markets into postgres:\/\/.*2 new, 0 updated, 0 already complete/);
+    const again = await msnap(pull, { env, cwd: dir, timeout: 60_000 });
+    expect(again.stderr).toMatch(/0 new, 0 updated, 2 already complete; 0 snapshots added in 0 snapshot requests/);
+    // The pulled store holds data, not the source's accounts: it gets a key of its own.
+    const pulledKey = await pgKey(target.toString(), dir, 'reader', 'pro');
+    const served = await startServe(target.toString());
+    try {
+      const args = ['snapshots', 'ETH', '5m', '--last', '2', '--orderbook', '--ndjson'];
+      const fromSource = await msnap(args, { env, cwd: dir });
+      const fromPulled = await msnap(args, { env: { ...env, MSNAP_BASE_URL: served.url, MSNAP_API_KEY: pulledKey }, cwd: dir });
+      expect(fromSource.exitCode).toBe(0);
+      expect(String(fromPulled.stdout).length).toBeGreaterThan(1000);
+      expect(fromPulled.stdout).toBe(fromSource.stdout);
+    } finally {
+      await served.stop();
     }
   });
 

@@ -3,15 +3,15 @@
 // complete costs no snapshot request, one cut off continues after its newest stored snapshot.
 import { existsSync } from 'node:fs';
 import { Command } from 'commander';
-import type { Market } from '../../domain/market.js';
+import type { Market, Snapshot } from '../../domain/market.js';
 import type { MsnapApi } from '../../client/types.js';
-import type { LocalMarketState, MirrorWriter } from '../../store/mirror/mirror-writer.js';
-import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/sqlite/db-path.js';
+import type { LocalMarketState } from '../../store/mirror/mirror-writer.js';
+import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/sqlite/db-path.js';
 import type { CliContext } from '../context.js';
 import { readGlobals } from '../global-options.js';
 import { runWithGlobals, type CliDeps } from '../deps.js';
 import { TIME_HELP } from '../time.js';
-import { explainBusy, openServeStore } from './serve-store.js';
+import { explainBusy, isSqlite, openAnyStore } from './serve-store.js';
 import { chooseMarkets, parseSnapshotsArgs, type SnapshotsOptions } from './snapshots.js';
 import { planPull, dryRunText, snapshotPageSize } from './pull-plan.js';
 
@@ -31,6 +31,14 @@ export interface PullSummary {
   ms: number;
 }
 
+/** What pull writes through: SQLite's MirrorWriter (answers at once) or PostgreSQL's (over the network). */
+interface PullWriter {
+  local(marketId: string): LocalMarketState | Promise<LocalMarketState>;
+  held(marketId: string, withDepth: boolean): number | Promise<number>;
+  market(m: Market): boolean | Promise<boolean>;
+  page(m: Market, snapshots: readonly Snapshot[], depthThrough?: number): number | Promise<number>;
+}
+
 /** The markets a pull covers, oldest first: one by id, or as `snapshots` picks them. */
 export async function pullTargets(client: MsnapApi, opts: SnapshotsOptions, deps: CliDeps): Promise<Market[]> {
   if ('marketId' in opts.target) return [await client.market(opts.target.marketId)];
@@ -44,30 +52,33 @@ export async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSum
   const markets = await pullTargets(client, opts, deps);
   if (opts.dryRun) {
     // A dry run writes nothing, not even a new empty store.
-    const store = existsSync(opts.db) ? await openServeStore(opts.db, { readonly: true }) : undefined;
+    const store = isPostgresUrl(opts.db) || existsSync(opts.db) ? await openAnyStore(opts.db, { readonly: true }) : undefined;
     try {
-      const state = store?.mirrorState();
+      // Read-only: SQLite's state, or PostgreSQL's writer asked only what it holds.
+      const state = store && (isSqlite(store) ? store.mirrorState() : store.mirrorWriter({ baseUrl: '', dialect: '', pulledAt: 0 }));
       // With --orderbook, rows whose depth was never fetched are fetched again.
-      const plan = planPull(markets, (id) => state?.held(id, opts.orderbook) ?? 0, await snapshotPageSize(client));
-      deps.info(dryRunText(plan, await client.limits().catch(() => undefined), opts.db));
+      const held = new Map<string, number>();
+      for (const m of markets) held.set(m.market_id, state ? await state.held(m.market_id, opts.orderbook) : 0);
+      const plan = planPull(markets, (id) => held.get(id) ?? 0, await snapshotPageSize(client));
+      deps.info(dryRunText(plan, await client.limits().catch(() => undefined), storeName(opts.db)));
     } finally {
-      store?.close();
+      await store?.close();
     }
     return { added: 0, updated: 0, skipped: 0, rows: 0, snapshotRequests: 0, ms: performance.now() - started };
   }
-  const store = await openServeStore(opts.db, { cacheMiB: 128 });
+  const store = await openAnyStore(opts.db, { cacheMiB: 128 });
   try {
-    const writer = store.mirrorWriter({ baseUrl: await deps.serviceUrl(), dialect: (await client.api?.()) ?? 'v1', pulledAt: deps.now() });
+    const writer: PullWriter = store.mirrorWriter({ baseUrl: await deps.serviceUrl(), dialect: (await client.api?.()) ?? 'v1', pulledAt: deps.now() });
     const s: PullSummary = { added: 0, updated: 0, skipped: 0, rows: 0, snapshotRequests: 0, ms: 0 };
     const progress = await deps.progress('pull');
     const total = markets.reduce((n, m) => n + m.snapshot_count, 0);
     let done = 0;
     try {
       for (const m of markets) {
-        const before = writer.local(m.market_id);
+        const before = await writer.local(m.market_id);
         const fresh = !before.exists;
         // Progress counts what the store holds, so a resumed pull shows how far along it is.
-        done += Math.min(writer.state.held(m.market_id, opts.orderbook), m.snapshot_count);
+        done += Math.min(await writer.held(m.market_id, opts.orderbook), m.snapshot_count);
         const rows = await pullMarket(client, writer, m, opts, before, (pageRows) => {
           // Every request counts, one answered with no rows too (a resumed market may have none left).
           s.snapshotRequests++;
@@ -86,12 +97,12 @@ export async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSum
       progress.stop();
     }
     s.ms = performance.now() - started;
-    deps.info(summaryText(s, markets.length, opts.db));
+    deps.info(summaryText(s, markets.length, storeName(opts.db)));
     return s;
   } catch (err) {
     throw explainBusy(err, opts.db);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -103,7 +114,7 @@ export async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSum
  */
 async function pullMarket(
   client: MsnapApi,
-  writer: MirrorWriter,
+  writer: PullWriter,
   m: Market,
   opts: SnapshotsOptions,
   before: LocalMarketState,
@@ -113,7 +124,7 @@ async function pullMarket(
   const { count, lastTime, depthThrough } = before;
   // Depth covers the stored rows once it was fetched past the newest of them.
   const depthDone = !opts.orderbook || (depthThrough !== undefined && lastTime !== undefined && depthThrough > lastTime);
-  writer.market(m);
+  await writer.market(m);
   // Every snapshot stored: nothing in any range can be missing.
   if (count === m.snapshot_count && count > 0 && depthDone) return -1;
   let added = 0;
@@ -129,7 +140,7 @@ async function pullMarket(
         if (p.rows === 0) onPage(0);
       },
     })) {
-      added += writer.page(m, page, extendsDepth ? page[page.length - 1]!.time + 1 : undefined);
+      added += await writer.page(m, page, extendsDepth ? page[page.length - 1]!.time + 1 : undefined);
       onPage(page.length);
     }
   };
@@ -139,7 +150,7 @@ async function pullMarket(
   const after = lastTime !== undefined ? lastTime + 1 : undefined;
   const resumeFrom = ranged ? opts.from : depthDone ? after : depthThrough;
   await fetch(resumeFrom);
-  if (!ranged && resumeFrom !== undefined && writer.local(m.market_id).count < m.snapshot_count) await fetch(undefined);
+  if (!ranged && resumeFrom !== undefined && (await writer.local(m.market_id)).count < m.snapshot_count) await fetch(undefined);
   return added;
 }
 
@@ -162,7 +173,7 @@ export function pullCommand(ctx: CliContext): Command {
     .option('--from <time>', 'snapshots at or after TIME (with COIN TYPE: markets overlapping the range)')
     .option('--to <time>', 'snapshots before TIME')
     .option('--orderbook', 'include orderbook depth')
-    .option('--db <file>', `the local store to fill (${DEFAULT_DB_PATH_HELP})`)
+    .option('--db <file|url>', `the local store to fill (${DEFAULT_DB_PATH_HELP})`)
     .option('--dry-run', 'say which markets, rows and requests it would take, and how long at the key\'s limits; fetch no snapshot')
     .addHelpText(
       'after',

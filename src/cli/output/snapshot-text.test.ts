@@ -69,7 +69,7 @@ function fill(store: SqliteStore): void {
   writer.page(c, Array.from({ length: 1200 }, (_, i) => ({ id: 5_000_000 + i * 3, market_id: c.market_id, time: c.start_time + i * 125, price: 150 + i / 1e4, price_up: 0.25, price_down: 0.75 })));
   // Depth as pairs, with keys in another order, numbers as text, a side that is no object.
   const ref = store.bulk.marketRef(a.market_id)!;
-  store.transaction(() => {
+  store.bulk.transaction(() => {
     store.bulk.insertOrderbook(ref.rowid, 125, '{"asks":[[0.53,"4"]],"bids":[[0.52,100],[0.51,3]]}', '{"bids":[],"asks":[]}');
     store.bulk.insertOrderbook(ref.rowid, 250, 'null', '{"bids":[{"size":1,"price":0.4}],"asks":[]}');
     store.bulk.insertOrderbook(ref.rowid, 375, '{"bids":[{"price":"0.5","size":"1.50"}],"asks":[{"price":0.6,"size":2,"extra":true}]}', '[]');

@@ -45,6 +45,11 @@ export class MirrorWriter {
     return this.state.local(marketId);
   }
 
+  /** Rows a pull need not fetch again (see MirrorState.held). */
+  held(marketId: string, withDepth: boolean): number {
+    return this.state.held(marketId, withDepth);
+  }
+
   /** Stores (or fills in) the market's metadata and origin; true when it was new. */
   market(m: Market): boolean {
     return this.bulk.transaction(() => this.upsert(m).created);

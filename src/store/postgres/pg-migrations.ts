@@ -121,6 +121,11 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX sessions_expiry ON sessions (expires_at);
     `,
   },
+  {
+    version: 2,
+    description: 'market_origin.origin_depth_through: how far a pull fetched orderbook depth (as SQLite migration 7)',
+    sql: `ALTER TABLE market_origin ADD COLUMN origin_depth_through bigint;`,
+  },
 ];
 
 /** Use to check a schema name before it is written into SQL. */

@@ -31,13 +31,33 @@ export class PgMirrorWriter {
   /** The market as stored now. */
   async local(marketId: string): Promise<LocalMarketState> {
     const [r] = await guarded(
-      () => this.store.sql<{ id: number; count: number; last_t: number | null; start_time: number; end_time: number }[]>`
-        SELECT m.id, m.snapshot_count AS count, (SELECT max(t) FROM snapshots s WHERE s.market = m.id) AS last_t, m.start_time, m.end_time
-        FROM markets m WHERE m.market_id = ${marketId}`,
+      () => this.store.sql<{ count: number; last_t: number | null; start_time: number; depth_through: number | null }[]>`
+        SELECT m.snapshot_count AS count, (SELECT max(t) FROM snapshots s WHERE s.market = m.id) AS last_t, m.start_time,
+               o.origin_depth_through AS depth_through
+        FROM markets m LEFT JOIN market_origin o ON o.market = m.id WHERE m.market_id = ${marketId}`,
     );
     if (!r) return { exists: false, count: 0, lastTime: undefined, depthThrough: undefined };
-    // Depth progress (origin_depth_through) is not kept in PostgreSQL yet: none is assumed fetched.
-    return { exists: true, count: r.count, lastTime: r.last_t === null ? undefined : r.start_time + r.last_t, depthThrough: undefined };
+    return {
+      exists: true,
+      count: r.count,
+      lastTime: r.last_t === null ? undefined : r.start_time + r.last_t,
+      depthThrough: r.depth_through ?? undefined,
+    };
+  }
+
+  /** Rows a pull need not fetch again: every stored one, or with depth asked for, those fetched with it (as MirrorState.held). */
+  async held(marketId: string, withDepth: boolean): Promise<number> {
+    const s = await this.local(marketId);
+    if (!withDepth) return s.count;
+    if (s.depthThrough === undefined || s.lastTime === undefined) return 0;
+    if (s.depthThrough > s.lastTime) return s.count;
+    const through = s.depthThrough;
+    const rows = await guarded(
+      () => this.store.sql<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM snapshots s JOIN markets m ON m.id = s.market
+        WHERE m.market_id = ${marketId} AND s.t < ${through} - m.start_time`,
+    );
+    return rows[0]!.n;
   }
 
   /** Stores (or fills in) the market's metadata and origin; true when it was new. */
@@ -46,7 +66,7 @@ export class PgMirrorWriter {
   }
 
   /** Stores one page of the market's snapshots (orderbooks too when they came) in one transaction; returns rows new to the store. */
-  async page(m: Market, snapshots: readonly Snapshot[]): Promise<number> {
+  async page(m: Market, snapshots: readonly Snapshot[], depthThrough?: number): Promise<number> {
     return this.store.bulkTransaction(async (tx) => {
       const market = await this.upsert(tx, m);
       // A snapshot outside its market cannot be stored under it; the service never sends one.
@@ -67,6 +87,9 @@ export class PgMirrorWriter {
       }
       await this.keepSourceIds(tx, market, inside.flatMap((s, i) => (Number.isSafeInteger(s.id) ? [[ts[i]!, s.id] as [number, number]] : [])));
       for (const statement of refreshSql(String(market.id))) await tx.unsafe(statement);
+      if (depthThrough !== undefined) {
+        await tx`UPDATE market_origin SET origin_depth_through = greatest(coalesce(origin_depth_through, 0), ${depthThrough}) WHERE market = ${market.id}`;
+      }
       return added.count;
     });
   }
