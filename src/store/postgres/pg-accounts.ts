@@ -1,7 +1,7 @@
 // Accounts and API keys over PostgreSQL, with the SQLite store's semantics (sqlite/accounts.ts):
 // keys only as sha256 hashes, revoked or expired keys not counted, records built by the same
 // toAccount / toKey so every field and its order match.
-import { toAccount, toKey, type AccountRow, type KeyRow } from '../sqlite/accounts.js';
+import { toAccount, toKey, toKeyWithAccount, type AccountRow, type KeyRow, type KeyWithAccountRow } from '../sqlite/accounts.js';
 import type { Account, ApiKeyRecord } from '../store.js';
 import type { Pg } from './pg-connection.js';
 
@@ -46,23 +46,11 @@ export class PgAccounts {
 
   /** See Store.listKeys. */
   async listKeys(): Promise<(ApiKeyRecord & { account: Account })[]> {
-    type Joined = KeyRow & Omit<AccountRow, 'id' | 'created_at'> & { a_id: number; created_at_account: number };
-    const rows = await this.sql<Joined[]>`
+    const rows = await this.sql<KeyWithAccountRow[]>`
       SELECT k.id, k.account_id, k.prefix, k.created_at, k.revoked_at, k.expires_at,
              a.id AS a_id, a.name, a.plan, a.trial_ends_at, a.rpm, a.burst, a.created_at AS created_at_account
       FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.id`;
-    return rows.map((r) => ({
-      ...toKey(r),
-      account: toAccount({
-        id: r.a_id,
-        name: r.name,
-        plan: r.plan,
-        trial_ends_at: r.trial_ends_at,
-        rpm: r.rpm,
-        burst: r.burst,
-        created_at: r.created_at_account,
-      }),
-    }));
+    return rows.map(toKeyWithAccount);
   }
 
   /** See Store.revokeKey. */

@@ -98,20 +98,7 @@ export class AccountRecords {
 
   /** See Store.listKeys. */
   listKeys(): (ApiKeyRecord & { account: Account })[] {
-    type Joined = KeyRow & Omit<AccountRow, 'id' | 'created_at'> & { a_id: number; created_at_account: number };
-    const rows = this.allKeys.all() as Joined[];
-    return rows.map((r) => ({
-      ...toKey(r),
-      account: toAccount({
-        id: r.a_id,
-        name: r.name,
-        plan: r.plan,
-        trial_ends_at: r.trial_ends_at,
-        rpm: r.rpm,
-        burst: r.burst,
-        created_at: r.created_at_account,
-      }),
-    }));
+    return (this.allKeys.all() as KeyWithAccountRow[]).map(toKeyWithAccount);
   }
 
   /** See Store.revokeKey. */
@@ -141,6 +128,15 @@ export function toAccount(r: AccountRow): Account {
 }
 
 /** Use to turn an `api_keys` row into the Store's ApiKeyRecord. */
+/** A key row joined with its account's columns (the account's id and created_at renamed), as listKeys reads it. */
+export type KeyWithAccountRow = KeyRow & Omit<AccountRow, 'id' | 'created_at'> & { a_id: number; created_at_account: number };
+
+/** Use for listKeys in every store: the key and its account from one joined row. */
+export function toKeyWithAccount(r: KeyWithAccountRow): ApiKeyRecord & { account: Account } {
+  const account = toAccount({ id: r.a_id, name: r.name, plan: r.plan, trial_ends_at: r.trial_ends_at, rpm: r.rpm, burst: r.burst, created_at: r.created_at_account });
+  return { ...toKey(r), account };
+}
+
 export function toKey(r: KeyRow): ApiKeyRecord {
   return {
     id: r.id,
