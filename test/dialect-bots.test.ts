@@ -161,7 +161,10 @@ function expectSane(r: BotReport): void {
     expect(book.bids.map((l) => l.price)).toEqual([...book.bids.map((l) => l.price)].sort((a, b) => b - a));
     expect(book.asks.map((l) => l.price)).toEqual([...book.asks.map((l) => l.price)].sort((a, b) => a - b));
   }
-  expect(r.spreads.length).toBeGreaterThan(2000);
+  // A book has a spread when both sides hold levels; near 0 or 1 one side empties, for as long
+  // as the seeded path (which depends on the clock's market) stays there.
+  expect(r.spreads).toHaveLength(r.books.filter((b) => b.bids.length > 0 && b.asks.length > 0).length);
+  expect(r.spreads.length).toBeGreaterThan(600);
   expect(r.spreads.filter((s) => !(s > 0 && s < 0.2))).toEqual([]);
 }
 
