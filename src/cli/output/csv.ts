@@ -3,6 +3,7 @@
 // quoted, inner quotes doubled), done by hand: exports render whole pages into one string, and
 // a csv-stringify call per row (options re-read, arrays built) cost more than the rest of the
 // export. renderers.test.ts checks the bytes against csv-stringify itself.
+import { READY_CSV_COLUMNS, readyCsvOf } from '../../client/snapshot-page.js';
 import { cellText, machineColumns, type CellValue, type RecordSchema } from './schema.js';
 
 const NEEDS_QUOTES = /[",\r\n]/;
@@ -46,6 +47,27 @@ export function csvLines<T>(schema: RecordSchema<T>): CsvLines<T> {
       out += last >= 0 ? `${cell(last, row)}\n` : '\n';
     }
     return out;
+  };
+}
+
+/**
+ * Use for pages from the client: a page's ready CSV (its rows copied from the body, see
+ * client/snapshot-page.ts) when the schema's columns are exactly the ready columns and its own
+ * line for the page's first row is the ready first line; else undefined (render the rows).
+ */
+export function readyCsvLines<T>(schema: RecordSchema<T>): (page: readonly T[]) => Uint8Array | undefined {
+  const names = machineColumns(schema).map((c) => c.name);
+  if (names.length !== READY_CSV_COLUMNS.length || names.some((n, i) => n !== READY_CSV_COLUMNS[i])) return () => undefined;
+  const lines = csvLines(schema);
+  return (page) => {
+    const ready = readyCsvOf(page);
+    if (!ready || page.length === 0) return undefined;
+    const line = lines([ready.first() as T]);
+    const csv = ready.csv;
+    // The ready text is ASCII: a line that differs anywhere (or holds anything else) is not it.
+    if (csv.length < line.length) return undefined;
+    for (let i = 0; i < line.length; i++) if (csv[i] !== line.charCodeAt(i)) return undefined;
+    return csv;
   };
 }
 

@@ -1,6 +1,7 @@
 // The format-specific writer a command is handed: commands give it rows and a schema and never
 // look at the format themselves (the GitHub CLI's injected exporter).
-import { csvHeader, csvLines, csvRow } from './csv.js';
+import { rowsOf } from '../../client/snapshot-page.js';
+import { csvHeader, csvLines, csvRow, readyCsvLines } from './csv.js';
 import type { OutputFormat } from './format.js';
 import type { ByteOutput } from './parquet.js';
 import type { ParquetCodec } from './parquet-codecs.js';
@@ -54,6 +55,11 @@ export function createExporter(opts: ExporterOptions): Exporter {
   const { sink } = opts;
   const emit = async (text: string): Promise<void> => {
     const wait = sink.write(text);
+    if (wait) await wait;
+    if (sink.failure) throw sink.failure;
+  };
+  const emitBytes = async (bytes: Uint8Array): Promise<void> => {
+    const wait = sink.writeBytes(bytes);
     if (wait) await wait;
     if (sink.failure) throw sink.failure;
   };
@@ -118,9 +124,18 @@ export function createExporter(opts: ExporterOptions): Exporter {
       started = true;
       if (opts.format === 'csv') await emit(csvHeader(schema));
     };
-    for await (const page of pages) {
+    // A snapshot page from the client may carry its CSV ready: written as it is, no row is built.
+    const ready = opts.format === 'csv' ? readyCsvLines(schema) : undefined;
+    for await (const input of pages) {
       if (sink.closed) break;
       await start();
+      const csv = ready?.(input);
+      if (csv) {
+        await emitBytes(csv);
+        count += input.length;
+        continue;
+      }
+      const page = rowsOf(input);
       // A page is rendered a slice at a time: text waiting to be written stays small, so it dies
       // young instead of being copied into the old generation (peak RSS, not just speed).
       for (let at = 0; at < page.length && !sink.closed; at += RENDER_SLICE) {
@@ -145,7 +160,7 @@ export function createExporter(opts: ExporterOptions): Exporter {
     const file = new ParquetRowWriter(schema.parquetSchema ?? schema, out, opts.compression);
     for await (const page of pages) {
       if (sink.closed) break;
-      await file.add(page);
+      await file.add(rowsOf(page));
       if (sink.failure) throw sink.failure;
     }
     await file.finish();
