@@ -9,20 +9,16 @@ import type { RawAnswer, Transport } from './transport.js';
 /** The columns of a page's ready CSV, in order: the contract's snapshot fields. */
 export const READY_CSV_COLUMNS: readonly string[] = ['id', 'market_id', 'time', 'price', 'price_up', 'price_down'];
 
-/** What a page read straight from its body offers beside its rows. */
-export interface ReadyCsv {
-  /** The page's rows as CSV lines (each ending in `\n`) of READY_CSV_COLUMNS. */
-  csv: Uint8Array;
-  /** The first row, built alone: a renderer checks its own line for it against the first line here. */
-  first(): Snapshot;
-}
-
 const READY = Symbol('readyCsv');
 const ROWS = Symbol('rows');
 
-/** The ready CSV of a page from the client, if it has one (undefined for any other array). */
-export function readyCsvOf(page: readonly unknown[]): ReadyCsv | undefined {
-  return (page as { [READY]?: ReadyCsv })[READY];
+/**
+ * The ready CSV of a page from the client, if it has one (undefined for any other array): its
+ * rows as CSV lines (each ending in `\n`) of READY_CSV_COLUMNS, each value's text as JavaScript
+ * prints it.
+ */
+export function readyCsvOf(page: readonly unknown[]): Uint8Array | undefined {
+  return (page as { [READY]?: Uint8Array })[READY];
 }
 
 /** The rows of a page as a plain array (a lazy page builds them once; reading through it costs a trap per access). */
@@ -41,7 +37,7 @@ function isIndex(key: string): boolean {
  * CSV can be read. Every other access (index, iteration, slice, keys) builds the rows first, so
  * the page behaves as the plain array `build` returns.
  */
-function lazyPage(count: number, ready: ReadyCsv, build: () => Snapshot[]): Snapshot[] {
+function lazyPage(count: number, ready: Uint8Array, build: () => Snapshot[]): Snapshot[] {
   const rows = new Array<Snapshot>(count);
   let built = false;
   const fill = (): Snapshot[] => {
@@ -124,6 +120,5 @@ export function readSnapshotPage(t: Transport, answer: RawAnswer, path: string, 
   }
   const csv = Buffer.from(scanned.csv.buffer, scanned.csv.byteOffset, scanned.csv.length);
   const build = (): Snapshot[] => t.parse(() => rowsFromCsv(csv.toString('latin1'), scanned.count, row), path);
-  const first = (): Snapshot => t.parse(() => rowsFromCsv(csv.toString('latin1', 0, csv.indexOf(0x0a) + 1), 1, row)[0]!, path);
-  return { body: scanned.envelope, snapshots: lazyPage(scanned.count, { csv: scanned.csv, first }, build) };
+  return { body: scanned.envelope, snapshots: lazyPage(scanned.count, scanned.csv, build) };
 }
