@@ -48,6 +48,11 @@ const MARKET_ID_SLOT = 1;
 const ALL_SLOTS = (1 << SLOTS) - 1;
 const SNAPSHOTS_KEY = bytesOf('snapshots');
 
+// Byte classes, looked up once per byte: digits, and what a CSV cell may hold unquoted.
+const DIGIT = new Uint8Array(256).fill(1, ZERO, NINE + 1);
+const PLAIN = new Uint8Array(256).fill(1, SPACE, TILDE + 1);
+PLAIN[QUOTE] = PLAIN[BACKSLASH] = PLAIN[COMMA] = 0;
+
 function bytesOf(text: string): Uint8Array {
   return Uint8Array.from(text, (c) => c.charCodeAt(0));
 }
@@ -92,54 +97,64 @@ function valueEnd(b: Uint8Array, i: number): number {
 }
 
 /**
- * After the number at `i` when its text is exactly how JavaScript prints its value, else -1:
- * no exponent, `-0`, leading zero, trailing fraction zero, more than 15 digits (counted from the
- * first non-zero one, trailing integer zeros included) or more than 5 zeros after `0.`.
+ * The number at `i` copied to `out` at `o` (byte for byte: the output grows by end - i), and
+ * where it ends, when its text is exactly how JavaScript prints its value; else -1. Refused:
+ * an exponent, `-0`, a leading zero, a trailing fraction zero, more than 15 digits (counted
+ * from the first non-zero one, trailing integer zeros included), more than 5 zeros after `0.`.
  */
-function numberEnd(b: Uint8Array, i: number): number {
-  let c = b[i];
-  const negative = c === MINUS;
-  if (negative) c = b[++i];
-  let digits = 0;
-  let zeroInt = false;
-  if (c === ZERO) {
-    zeroInt = true;
-    c = b[++i];
-  } else if (c !== undefined && c > ZERO && c <= NINE) {
-    const start = i;
-    for (c = b[++i]; c !== undefined && c >= ZERO && c <= NINE; c = b[++i]);
-    digits = i - start;
-  } else {
-    return -1;
+function copyNumber(b: Uint8Array, i: number, out: Uint8Array, o: number): number {
+  const start = i;
+  let c = b[i]!;
+  if (c === MINUS) {
+    out[o++] = c;
+    c = b[++i]!;
   }
+  const intStart = i;
+  while (DIGIT[c] === 1) {
+    out[o++] = c;
+    c = b[++i]!;
+  }
+  const intDigits = i - intStart;
+  if (intDigits === 0 || (intDigits > 1 && b[intStart] === ZERO)) return -1;
+  let digits = b[intStart] === ZERO ? 0 : intDigits;
   if (c === DOT) {
-    const start = ++i;
-    for (c = b[i]; c !== undefined && c >= ZERO && c <= NINE; c = b[++i]);
-    if (i === start || b[i - 1] === ZERO) return -1;
-    if (zeroInt) {
-      let zeros = 0;
-      while (b[start + zeros] === ZERO) zeros++;
-      if (zeros > MAX_LEADING_FRACTION_ZEROS) return -1;
-      digits = i - start - zeros;
-    } else {
-      digits += i - start;
+    out[o++] = c;
+    c = b[++i]!;
+    const fraction = i;
+    while (DIGIT[c] === 1) {
+      out[o++] = c;
+      c = b[++i]!;
     }
-  } else if (zeroInt && negative) {
+    if (i === fraction || b[i - 1] === ZERO) return -1;
+    if (digits === 0) {
+      let z = fraction;
+      while (b[z] === ZERO) z++;
+      if (z - fraction > MAX_LEADING_FRACTION_ZEROS) return -1;
+      digits = i - z;
+    } else {
+      digits += i - fraction;
+    }
+  } else if (digits === 0 && start !== intStart) {
     return -1;
   }
-  // An exponent, or a digit after a leading zero: not a shortest plain form (or not JSON).
-  if (c === 0x65 || c === 0x45 || (c !== undefined && c >= ZERO && c <= NINE)) return -1;
-  return digits <= MAX_DIGITS ? i : -1;
+  return digits > MAX_DIGITS || c === 0x65 || c === 0x45 ? -1 : i;
 }
 
-/** Where the string whose text starts at `i` (after its `"`) ends, at its closing `"`, when it can be copied into CSV as it is; else -1. */
-function plainTextEnd(b: Uint8Array, i: number): number {
-  for (let j = i; j < b.length; j++) {
-    const c = b[j]!;
-    if (c === QUOTE) return j;
-    if (c < SPACE || c > TILDE || c === BACKSLASH || c === COMMA) return -1;
+/** The text of the string at `i` (just after its `"`) copied to `out` at `o`, and where its closing `"` is, when CSV can hold it unquoted; else -1. */
+function copyText(b: Uint8Array, i: number, out: Uint8Array, o: number): number {
+  let c = b[i]!;
+  while (PLAIN[c] === 1) {
+    out[o++] = c;
+    c = b[++i]!;
   }
-  return -1;
+  return c === QUOTE ? i : -1;
+}
+
+/** Where the string whose text starts at `i` (after its `"`) ends, at its closing `"`, when CSV can hold it unquoted; else -1. */
+function plainTextEnd(b: Uint8Array, i: number): number {
+  let c = b[i]!;
+  while (PLAIN[c] === 1) c = b[++i]!;
+  return c === QUOTE ? i : -1;
 }
 
 /** The slot a key's bytes `[start, end)` name, or -1. */
@@ -155,12 +170,27 @@ function slotOf(b: Uint8Array, start: number, end: number, names: readonly Uint8
   return -1;
 }
 
+/** A fixed piece of text, as little-endian 32-bit words (compared four bytes at a time) and the bytes left over. */
+interface Literal {
+  words: Uint32Array;
+  tail: Uint8Array;
+  length: number;
+}
+
+function literal(text: string): Literal {
+  const bytes = Buffer.from(text, 'latin1');
+  const whole = bytes.length >> 2;
+  const words = new Uint32Array(whole);
+  for (let k = 0; k < whole; k++) words[k] = bytes.readUInt32LE(k * 4);
+  return { words, tail: Uint8Array.from(bytes.subarray(whole * 4)), length: bytes.length };
+}
+
 /** The key names the scan accepts for each CSV column, compiled once per dialect. */
 export interface RowKeys {
   names: readonly Uint8Array[];
   slots: readonly number[];
-  /** The text around the values of a row as JSON.stringify writes it, fields in CSV order. */
-  compact: readonly Uint8Array[];
+  /** The text before each value of a row as JSON.stringify writes it, fields in CSV order, and after the last. */
+  compact: readonly Literal[];
 }
 
 /**
@@ -171,7 +201,7 @@ export interface RowKeys {
 export function rowKeys(priceKeys: readonly string[]): RowKeys {
   const fields: [string, number][] = [['id', 0], ['market_id', 1], ['time', 2], ...priceKeys.map((k): [string, number] => [k, 3]), ['price_up', 4], ['price_down', 5]];
   const compact = ['{"id":', ',"market_id":"', '","time":', `,"${priceKeys[0]}":`, ',"price_up":', ',"price_down":', '}'];
-  return { names: fields.map(([name]) => bytesOf(name)), slots: fields.map(([, slot]) => slot), compact: compact.map(bytesOf) };
+  return { names: fields.map(([name]) => bytesOf(name)), slots: fields.map(([, slot]) => slot), compact: compact.map(literal) };
 }
 
 // The CSV of the page being scanned is written here, then copied over the rows' JSON once the
@@ -245,22 +275,18 @@ function scanRows(b: Uint8Array, at: number, keys: RowKeys): ScannedRows | undef
   // A CSV line is shorter than its JSON object, so this always suffices.
   if (scratch.length < b.length - at) scratch = Buffer.allocUnsafeSlow(b.length - at);
   const out = scratch;
+  const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
   let o = 0;
   let count = 0;
   let i = skipSpace(b, at + 1);
   if (b[i] === RBRACKET) return { count: 0, csvLength: 0, start: at, end: i + 1 };
   for (;;) {
     if (b[i] !== LBRACE) return undefined;
-    const rowStart = i;
     // Most rows are as JSON.stringify writes them, in CSV order: copied in one pass.
-    i = compactRow(b, i, keys.compact, out, o);
-    if (i >= 0) {
-      o = compactEnd;
-    } else {
-      i = anyRow(b, rowStart, keys, out, o);
-      if (i < 0) return undefined;
-      o = anyEnd;
-    }
+    const next = compactRow(b, view, i, keys.compact, out, o);
+    i = next >= 0 ? next : anyRow(b, i, keys, out, o);
+    if (i < 0) return undefined;
+    o = rowEnd;
     count++;
     i = skipSpace(b, i);
     if (b[i] === COMMA) {
@@ -272,27 +298,38 @@ function scanRows(b: Uint8Array, at: number, keys: RowKeys): ScannedRows | undef
   }
 }
 
-// Where compactRow and anyRow left the output (a second result without an object per row).
-let compactEnd = 0;
-let anyEnd = 0;
-/** After the row at `i` when it is in the compact form, its line written at `o` (see compactEnd); else -1. */
-function compactRow(b: Uint8Array, i: number, literals: readonly Uint8Array[], out: Uint8Array, o: number): number {
-  for (let s = 0; s < SLOTS; s++) {
-    const text = literals[s]!;
-    for (let k = 0; k < text.length; k++, i++) if (b[i] !== text[k]) return -1;
-    const end = s === MARKET_ID_SLOT ? plainTextEnd(b, i) : numberEnd(b, i);
+// Where the last row's line ended in the output: the second result of compactRow and anyRow,
+// kept here rather than in an object per row.
+let rowEnd = 0;
+
+/** After the row at `i` when it is in the compact form, its line written at `o` (see rowEnd); else -1. */
+function compactRow(b: Uint8Array, view: DataView, i: number, literals: readonly Literal[], out: Uint8Array, o: number): number {
+  for (let s = 0; s <= SLOTS; s++) {
+    const { words, tail, length } = literals[s]!;
+    if (i + length > b.length) return -1;
+    for (let k = 0; k < words.length; k++, i += 4) if (view.getUint32(i, true) !== words[k]) return -1;
+    for (let k = 0; k < tail.length; k++, i++) if (b[i] !== tail[k]) return -1;
+    if (s === SLOTS) break;
+    const end = s === MARKET_ID_SLOT ? copyText(b, i, out, o) : copyNumber(b, i, out, o);
     if (end < 0) return -1;
-    while (i < end) out[o++] = b[i++]!;
+    o += end - i;
     out[o++] = s === SLOTS - 1 ? LF : COMMA;
+    i = end;
   }
-  if (b[i] !== RBRACE) return -1;
-  compactEnd = o;
-  return i + 1;
+  rowEnd = o;
+  return i;
 }
 
-/** After the row at `i` in any key order and spacing, its line written at `o` (see anyEnd); else -1. */
+// Values of a row in another order are copied here first, then written out in CSV order.
+let rowScratch = Buffer.allocUnsafeSlow(256);
+
+/** After the row at `i` in any key order and spacing, its line written at `o` (see rowEnd); else -1. */
 function anyRow(b: Uint8Array, i: number, keys: RowKeys, out: Uint8Array, o: number): number {
+  // No value is longer than what is left of the body.
+  if (rowScratch.length < b.length - i) rowScratch = Buffer.allocUnsafeSlow(b.length - i);
+  const values = rowScratch;
   const spans = new Int32Array(SLOTS * 2);
+  let v = 0;
   let seen = 0;
   i = skipSpace(b, i + 1);
   for (;;) {
@@ -305,14 +342,13 @@ function anyRow(b: Uint8Array, i: number, keys: RowKeys, out: Uint8Array, o: num
     i = skipSpace(b, keyEnd + 1);
     if (b[i] !== COLON) return -1;
     i = skipSpace(b, i + 1);
-    // A string's quotes are left out of its span.
     const text = slot === MARKET_ID_SLOT;
-    if (text && b[i] !== QUOTE) return -1;
-    const start = text ? i + 1 : i;
-    const end = text ? plainTextEnd(b, start) : numberEnd(b, start);
+    if (text && b[i++] !== QUOTE) return -1;
+    const end = text ? copyText(b, i, values, v) : copyNumber(b, i, values, v);
     if (end < 0) return -1;
-    spans[slot * 2] = start;
-    spans[slot * 2 + 1] = end;
+    spans[slot * 2] = v;
+    v += end - i;
+    spans[slot * 2 + 1] = v;
     i = skipSpace(b, text ? end + 1 : end);
     if (b[i] === COMMA) {
       i = skipSpace(b, i + 1);
@@ -324,9 +360,9 @@ function anyRow(b: Uint8Array, i: number, keys: RowKeys, out: Uint8Array, o: num
   if (seen !== ALL_SLOTS) return -1;
   for (let s = 0; s < SLOTS; s++) {
     const end = spans[s * 2 + 1]!;
-    for (let j = spans[s * 2]!; j < end; j++) out[o++] = b[j]!;
+    for (let j = spans[s * 2]!; j < end; j++) out[o++] = values[j]!;
     out[o++] = s === SLOTS - 1 ? LF : COMMA;
   }
-  anyEnd = o;
+  rowEnd = o;
   return i + 1;
 }
