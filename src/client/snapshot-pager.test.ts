@@ -35,23 +35,40 @@ describe('pageSnapshots', () => {
     expect(seen).toEqual([[0, 10], [0, 10, 20], [0, 10, 20]]);
   });
 
+  it('with two pages ahead, asks for the one after next while the reader holds a page, and no further', async () => {
+    const s = service(50, 10);
+    const seen: number[][] = [];
+    for await (const page of pageSnapshots(s.read, { pageSize: 10 }, 2)) {
+      // Time for every answer in flight to arrive while the reader holds this page.
+      for (let k = 0; k < 5; k++) await new Promise((r) => setImmediate(r));
+      seen.push(s.asked.map((a) => a.offset));
+      expect(page.length).toBe(10);
+    }
+    expect(seen).toEqual([[0, 10, 20], [0, 10, 20, 30], [0, 10, 20, 30, 40], [0, 10, 20, 30, 40], [0, 10, 20, 30, 40]]);
+  });
+
   it('surfaces a failed page ahead only after every page before it, and asks for nothing past it', async () => {
     const s = service(50, 10, (offset) => (offset === 20 ? new Error('page at 20 failed') : undefined));
     const got: number[] = [];
     const err = await (async () => {
-      for await (const page of pageSnapshots(s.read, { pageSize: 10 })) got.push(page[0]!.id);
+      for await (const page of pageSnapshots(s.read, { pageSize: 10 }, 2)) {
+        // The failed page has arrived before the reader is done with the first.
+        for (let k = 0; k < 5; k++) await new Promise((r) => setImmediate(r));
+        got.push(page[0]!.id);
+      }
     })().catch((e: unknown) => e);
     expect(got).toEqual([0, 10]);
     expect((err as Error).message).toBe('page at 20 failed');
     expect(s.asked.map((a) => a.offset)).toEqual([0, 10, 20]);
   });
 
-  it('aborts the page ahead when the reader stops early', async () => {
+  it('aborts the pages ahead when the reader stops early', async () => {
     const s = service(50, 10);
-    for await (const page of pageSnapshots(s.read, { pageSize: 10 })) {
+    for await (const page of pageSnapshots(s.read, { pageSize: 10 }, 2)) {
+      for (let k = 0; k < 5; k++) await new Promise((r) => setImmediate(r));
       expect(page[0]!.id).toBe(0);
       break;
     }
-    expect(s.asked.map((a) => [a.offset, a.signal.aborted])).toEqual([[0, false], [10, true]]);
+    expect(s.asked.map((a) => [a.offset, a.signal.aborted])).toEqual([[0, true], [10, true], [20, true]]);
   });
 });
