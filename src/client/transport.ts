@@ -1,6 +1,6 @@
 // One request to the service: auth header, pacer ticket, retries with backoff, 429 handling,
 // error mapping and body parsing. Everything above it deals in parsed 2xx bodies.
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { toNumber } from '../domain/numeric-field.js';
 import { AuthError, HttpError, type MsnapError } from '../errors.js';
 import { VERSION } from '../version.js';
@@ -10,6 +10,7 @@ import { redactKey } from './mask-key.js';
 import { asObject, MalformedBodyError, normalizeErrorBody } from './normalize.js';
 import { Pacer, type RateHeaders, type Ticket } from './pacer.js';
 import { paceStateFile, StateFile } from './state-file.js';
+import { Agent, request } from './undici-core.js';
 
 /** How to reach the service and, for tests, every source of time and chance. */
 export interface TransportOptions {
