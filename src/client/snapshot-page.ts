@@ -74,7 +74,8 @@ export interface PageBody {
 
 // The raw rows of CSV lines written by the scan, as the contract's objects: each value's text is
 // exactly how JavaScript prints it, so Number() gives back the value JSON.parse would have.
-function rowsFromCsv(text: string, count: number, row: (raw: unknown) => Snapshot): Snapshot[] {
+function rowsFromCsv(csv: Buffer, count: number, row: (raw: unknown) => Snapshot): Snapshot[] {
+  const text = csv.toString('latin1');
   const out = new Array<Snapshot>(count);
   let marketId = '';
   let at = 0;
@@ -85,8 +86,9 @@ function rowsFromCsv(text: string, count: number, row: (raw: unknown) => Snapsho
     const c4 = text.indexOf(',', c3 + 1);
     const c5 = text.indexOf(',', c4 + 1);
     const end = text.indexOf('\n', c5 + 1);
-    // Every row of a page names the same market: one string for all of them.
-    if (c2 - c1 - 1 !== marketId.length || !text.startsWith(marketId, c1 + 1)) marketId = text.slice(c1 + 1, c2);
+    // Every row of a page names the same market: one string for all of them, a copy (a slice of
+    // `text` would keep the whole page's text alive for as long as any row is).
+    if (c2 - c1 - 1 !== marketId.length || !text.startsWith(marketId, c1 + 1)) marketId = csv.toString('latin1', c1 + 1, c2);
     out[r] = row({
       id: Number(text.slice(at, c1)),
       market_id: marketId,
@@ -119,6 +121,6 @@ export function readSnapshotPage(t: Transport, answer: RawAnswer, path: string, 
     return { body, snapshots };
   }
   const csv = Buffer.from(scanned.csv.buffer, scanned.csv.byteOffset, scanned.csv.length);
-  const build = (): Snapshot[] => t.parse(() => rowsFromCsv(csv.toString('latin1'), scanned.count, row), path);
+  const build = (): Snapshot[] => t.parse(() => rowsFromCsv(csv, scanned.count, row), path);
   return { body: scanned.envelope, snapshots: lazyPage(scanned.count, scanned.csv, build) };
 }
