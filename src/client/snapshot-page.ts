@@ -3,6 +3,7 @@
 // (readyCsvOf). A CSV export takes that text and never builds a row; any other reader (JSON,
 // Parquet, pull, bars) sees a plain array of the same records the general path would give.
 import type { Snapshot } from '../domain/market.js';
+import { rowsFromReadyCsv } from './snapshot-csv-rows.js';
 import { scanSnapshotPage, type RowKeys } from './snapshot-page-scan.js';
 import type { RawAnswer, Transport } from './transport.js';
 
@@ -72,36 +73,6 @@ export interface PageBody {
   snapshots: Snapshot[];
 }
 
-// The raw rows of CSV lines written by the scan, as the contract's objects: each value's text is
-// exactly how JavaScript prints it, so Number() gives back the value JSON.parse would have.
-function rowsFromCsv(csv: Buffer, count: number, row: (raw: unknown) => Snapshot): Snapshot[] {
-  const text = csv.toString('latin1');
-  const out = new Array<Snapshot>(count);
-  let marketId = '';
-  let at = 0;
-  for (let r = 0; r < count; r++) {
-    const c1 = text.indexOf(',', at);
-    const c2 = text.indexOf(',', c1 + 1);
-    const c3 = text.indexOf(',', c2 + 1);
-    const c4 = text.indexOf(',', c3 + 1);
-    const c5 = text.indexOf(',', c4 + 1);
-    const end = text.indexOf('\n', c5 + 1);
-    // Every row of a page names the same market: one string for all of them, a copy (a slice of
-    // `text` would keep the whole page's text alive for as long as any row is).
-    if (c2 - c1 - 1 !== marketId.length || !text.startsWith(marketId, c1 + 1)) marketId = csv.toString('latin1', c1 + 1, c2);
-    out[r] = row({
-      id: Number(text.slice(at, c1)),
-      market_id: marketId,
-      time: Number(text.slice(c2 + 1, c3)),
-      price: Number(text.slice(c3 + 1, c4)),
-      price_up: Number(text.slice(c4 + 1, c5)),
-      price_down: Number(text.slice(c5 + 1, end)),
-    });
-    at = end + 1;
-  }
-  return out;
-}
-
 /**
  * Use in a dialect's snapshot page: the body scanned in one pass when its rows allow (see
  * snapshot-page-scan.ts), else parsed and normalised row by row with `row`. Either way the rows
@@ -121,6 +92,6 @@ export function readSnapshotPage(t: Transport, answer: RawAnswer, path: string, 
     return { body, snapshots };
   }
   const csv = Buffer.from(scanned.csv.buffer, scanned.csv.byteOffset, scanned.csv.length);
-  const build = (): Snapshot[] => t.parse(() => rowsFromCsv(csv, scanned.count, row), path);
+  const build = (): Snapshot[] => t.parse(() => rowsFromReadyCsv(csv, scanned.count, row), path);
   return { body: scanned.envelope, snapshots: lazyPage(scanned.count, scanned.csv, build) };
 }
