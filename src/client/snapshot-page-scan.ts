@@ -2,7 +2,7 @@
 // contract's CSV lines, without building an object or a number per row. JSON.parse, the
 // normaliser and number-to-text conversion were most of an export's CPU (the bench's figure 2);
 // here each value's bytes are copied as they came. That is exact only where the text is what
-// JavaScript itself prints for the value, so the scan accepts nothing else (see numberEnd) and
+// JavaScript itself prints for the value, so the scan accepts nothing else (see copyNumber) and
 // answers undefined for any page it cannot prove: the caller then parses the page as before.
 //
 // Accepted rows are objects holding exactly the six snapshot fields (any order, no repeats):

@@ -1,5 +1,6 @@
 // One request to the service: auth header, pacer ticket, retries with backoff, 429 handling,
-// error mapping and body parsing. Everything above it deals in parsed 2xx bodies.
+// error mapping and body parsing. Everything above it deals in parsed 2xx bodies, but snapshot
+// pages, which read their bytes themselves (snapshot-page.ts).
 import type { Dispatcher } from 'undici';
 import { toNumber } from '../domain/numeric-field.js';
 import { AuthError, HttpError, type MsnapError } from '../errors.js';
