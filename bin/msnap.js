@@ -9,7 +9,17 @@ import { processContext } from '../dist/cli/context.js';
 // the old generation grew to ~2-4x its live size: peak RSS ~165-190 MB exporting 0.7-2M rows,
 // ~135 MB with this (bench figure 6, target 150 MB), for a few more full collections. `serve`
 // keeps V8's defaults: its throughput figure matters more than its RSS (118 MB of 300 MB).
-if (process.argv[2] !== 'serve') setFlagsFromString('--heap-growing-percent=50');
+//
+// They also compile WebAssembly with V8's baseline compiler only. The one module a client loads is
+// undici's HTTP parser (llhttp), which V8 otherwise recompiles with its optimizing compiler in
+// the background once warm: ~0.1 s of CPU per export (perf record) and 15-20 MB of peak RSS
+// (CSV and Parquet exports alike), for a parser that reads only each response's headers.
+// (Raising the tier-up budget instead saved the CPU but cost Parquet exports 15 MB of RSS;
+// --no-wasm-tier-up does not stop V8's dynamic tier-up.)
+if (process.argv[2] !== 'serve') {
+  setFlagsFromString('--heap-growing-percent=50');
+  setFlagsFromString('--liftoff-only');
+}
 
 // A reader that closes early (`msnap --help | head`) is a normal end for a pipe-friendly CLI,
 // not a crash: exports handle EPIPE themselves; this catches every other write (help, tables).

@@ -33,6 +33,10 @@ export { DEFAULT_MARKETS_PAGE } from './market-listing.js';
 export { DEFAULT_SNAPSHOT_PAGE } from './snapshot-pager.js';
 export { FIRST_CONTACT_RETRIES, type ClientStats } from './transport.js';
 
+// Snapshot pages fetched beyond the one being used: with two, the service always has the next
+// request while the reader writes one page and the next waits, so neither side waits on the other.
+const PAGES_AHEAD = 2;
+
 /** How to reach the service, for tests every source of time and chance, and where warnings go. */
 export interface ClientOptions extends TransportOptions {
   /** The service's `warning` (clamping), once per distinct text. */
@@ -208,13 +212,13 @@ export class MsnapClient implements MsnapApi {
 
   /**
    * `snapshots()` a page at a time (never an empty page): for exports, which render a page as one
-   * piece instead of paying an await per row. The next page is fetched while this one is used.
+   * piece instead of paying an await per row. The next pages are fetched while this one is used.
    * Its clamping warnings are not reported: an export pages by what it is given.
    */
   async *snapshotPages(id: string, q: SnapshotsStreamQuery): AsyncGenerator<Snapshot[]> {
     const d = await this.dialect();
     await this.ensureLimits();
-    yield* pageSnapshots((pq, signal) => d.snapshotsPage(this.transport, id, pq, signal), q);
+    yield* pageSnapshots((pq, signal) => d.snapshotsPage(this.transport, id, pq, signal), q, PAGES_AHEAD);
   }
 
   /** The snapshot nearest to `ts` in a market (404 when none within 2 s). */

@@ -1,6 +1,7 @@
 // One request to the service: auth header, pacer ticket, retries with backoff, 429 handling,
-// error mapping and body parsing. Everything above it deals in parsed 2xx bodies.
-import { Agent, request, type Dispatcher } from 'undici';
+// error mapping and body parsing. Everything above it deals in parsed 2xx bodies, but snapshot
+// pages, which read their bytes themselves (snapshot-page.ts).
+import type { Dispatcher } from 'undici';
 import { toNumber } from '../domain/numeric-field.js';
 import { AuthError, HttpError, type MsnapError } from '../errors.js';
 import { VERSION } from '../version.js';
@@ -10,6 +11,7 @@ import { redactKey } from './mask-key.js';
 import { asObject, MalformedBodyError, normalizeErrorBody } from './normalize.js';
 import { Pacer, type RateHeaders, type Ticket } from './pacer.js';
 import { paceStateFile, StateFile } from './state-file.js';
+import { Agent, request } from './undici-core.js';
 
 /** How to reach the service and, for tests, every source of time and chance. */
 export interface TransportOptions {
@@ -61,6 +63,16 @@ export interface Answer {
   body: unknown;
   ms: number;
   rate: RateHeaders;
+}
+
+/** A 2xx body as it came (not yet parsed), with what `json()` needs to parse it the way `get()` does. */
+export interface RawAnswer {
+  bytes: Buffer;
+  ms: number;
+  rate: RateHeaders;
+  status: number;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
 }
 
 /** Turns a final non-2xx answer into the error the CLI shows; a dialect passes its own. */
@@ -154,6 +166,12 @@ function rateHeaders(headers: Record<string, string | string[] | undefined>): Ra
   };
 }
 
+// A body's text as undici's body.text() gives it: UTF-8 with a byte order mark dropped.
+function bodyText(bytes: Buffer): string {
+  const bom = bytes.length > 2 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  return bytes.toString('utf8', bom ? 3 : 0);
+}
+
 function parseBody(text: string, headers: Record<string, string | string[] | undefined>): unknown {
   if (text === '') return undefined;
   const type = header(headers, 'content-type') ?? '';
@@ -235,6 +253,25 @@ export class Transport {
 
   /** One GET with pacing, retries and error mapping (`mapError`, default the contract's); resolves with the parsed 2xx body. */
   async get(path: string, query: Query, signal?: AbortSignal, mapError: ErrorMapper = errorForStatus): Promise<Answer> {
+    const raw = await this.getBytes(path, query, signal, mapError);
+    return { body: this.json(raw), ms: raw.ms, rate: raw.rate };
+  }
+
+  /** Use on a `getBytes` answer: its JSON, or the HttpError `get` throws for a 2xx body that is not JSON. */
+  json(raw: RawAnswer): unknown {
+    const text = bodyText(raw.bytes);
+    const body = parseBody(text, raw.headers);
+    if (body === undefined) {
+      throw new HttpError(`unexpected answer from ${raw.url}: not JSON`, raw.status, raw.url, redactKey(text.slice(0, 200), this.opts.apiKey));
+    }
+    return body;
+  }
+
+  /**
+   * `get` without the parsing: the 2xx body's bytes, for a caller that reads them faster than
+   * JSON.parse would (snapshot pages). Pacing, retries and errors are the same.
+   */
+  async getBytes(path: string, query: Query, signal?: AbortSignal, mapError: ErrorMapper = errorForStatus): Promise<RawAnswer> {
     const key = this.opts.apiKey;
     if (!key) throw new AuthError(NO_KEY_MESSAGE, 'get a key from your account page, then `msnap keys add NAME`');
     const url = this.url(path, query);
@@ -254,7 +291,7 @@ export class Transport {
       this.counters.requests++;
       let status: number;
       let resHeaders: Record<string, string | string[] | undefined>;
-      let text: string;
+      let bytes: Buffer;
       try {
         const res = await request(url, {
           method: 'GET',
@@ -266,7 +303,8 @@ export class Transport {
         });
         status = res.statusCode;
         resHeaders = res.headers;
-        text = await res.body.text();
+        const body = await res.body.bytes();
+        bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
       } catch (err) {
         if (ticket) this.pacer?.done(ticket, undefined);
         const ms = this.now() - started;
@@ -298,14 +336,8 @@ export class Transport {
       if (ticket) this.pacer?.done(ticket, rate);
       const ms = this.now() - started;
       this.opts.onRequest?.({ url, status, ms, attempt });
-      const body = parseBody(text, resHeaders);
-
-      if (status >= 200 && status < 300) {
-        if (body === undefined) {
-          throw new HttpError(`unexpected answer from ${url}: not JSON`, status, url, redactKey(text.slice(0, 200), key));
-        }
-        return { body, ms, rate };
-      }
+      if (status >= 200 && status < 300) return { bytes, ms, rate, status, url, headers: resHeaders };
+      const body = parseBody(bodyText(bytes), resHeaders);
       if (status === 429) {
         this.counters.responses429++;
         limited++;

@@ -3,9 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MockAgent } from 'undici';
+import { normalizeSnapshot } from '../../client/normalize.js';
+import { rowKeys } from '../../client/snapshot-page-scan.js';
+import { readSnapshotPage } from '../../client/snapshot-page.js';
+import { Transport } from '../../client/transport.js';
+import type { Snapshot } from '../../domain/market.js';
 import { openAtomicFile } from './atomic-file.js';
 import type { RowLayout } from '../../store/sqlite/row-layout.js';
 import { createExporter, type TextSource } from './exporter.js';
+import { snapshotSchema } from './record-schemas.js';
 import type { RecordSchema } from './schema.js';
 import { OutputSink } from './sink.js';
 
@@ -214,6 +221,49 @@ describe('exporter', () => {
       texts.push(out.text);
     }
     expect(texts).toEqual(['n\n7\n', '{"n":7}\n', '{\n  "n": 7\n}\n']);
+  });
+
+  it("writes a client page's ready CSV where it is the schema's own text, and renders the rows everywhere else", async () => {
+    const id = 'btc-updown-5m-1763769600';
+    let built = 0;
+    const transport = new Transport({ baseUrl: 'http://127.0.0.1:8787', apiKey: 'k', dispatcher: new MockAgent(), pacing: false });
+    /** A page as the client hands it on, read from a body of `n` rows from `from`. */
+    const clientPage = (from: number, n: number): Snapshot[] => {
+      const rows = Array.from({ length: n }, (_, k) => ({ id: from + k, market_id: id, time: 1_763_769_600_000 + (from + k) * 125, price: 97_000.5 + (from + k) / 8, price_up: 0.5, price_down: 0.5 }));
+      const bytes = Buffer.from(JSON.stringify({ snapshots: rows, total: 2000 }));
+      const answer = { bytes, ms: 1, rate: {}, status: 200, url: '', headers: {} };
+      return readSnapshotPage(transport, answer, '/x', rowKeys(['price']), (raw) => {
+        built++;
+        return normalizeSnapshot(raw, id);
+      }).snapshots;
+    };
+    async function* pages(): AsyncGenerator<readonly Snapshot[]> {
+      yield clientPage(0, 700);
+      yield clientPage(700, 1300);
+    }
+    const plain = [...clientPage(0, 700), ...clientPage(700, 1300)];
+    // Its own text for `price` is not the ready text: such a schema never takes it.
+    const rounded: RecordSchema<Snapshot> = {
+      columns: snapshotSchema(false).columns.map((c) => (c.name === 'price' ? { ...c, value: (s: Snapshot) => Math.round(s.price) } : c)),
+    };
+    for (const [format, s, buildsRows] of [
+      ['csv', snapshotSchema(false), false],
+      ['csv', rounded, true],
+      ['csv', snapshotSchema('flat'), true],
+      ['ndjson', snapshotSchema(false), true],
+      ['json', snapshotSchema(false), true],
+    ] as const) {
+      const expected = pipe();
+      await createExporter({ format, sink: new OutputSink(expected), color: false }).listPages(s as RecordSchema<Snapshot>, [plain]);
+      built = 0;
+      const out = pipe();
+      const result = await createExporter({ format, sink: new OutputSink(out), color: false }).listPages(s as RecordSchema<Snapshot>, pages());
+      await Promise.all([new Promise((r) => expected.end(r)), new Promise((r) => out.end(r))]);
+      expect(result).toEqual({ rows: 2000, readerGone: false });
+      expect(out.text).toBe(expected.text);
+      // The ready path builds no row at all.
+      expect(built, `${format} ${s === rounded ? 'rounded' : ''}`).toBe(buildsRows ? 2000 : 0);
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 // The format-specific writer a command is handed: commands give it rows and a schema and never
 // look at the format themselves (the GitHub CLI's injected exporter).
-import { csvHeader, csvLines, csvRow } from './csv.js';
+import { rowsOf } from '../../client/snapshot-page.js';
+import { csvHeader, csvLines, csvRow, readyCsvLines } from './csv.js';
 import type { OutputFormat } from './format.js';
 import type { ByteOutput } from './parquet.js';
 import type { ParquetCodec } from './parquet-codecs.js';
@@ -120,7 +121,9 @@ export function createExporter(opts: ExporterOptions): Exporter {
   ): Promise<ListResult> {
     if (opts.format === 'table') return tableList(schema, pages);
     if (opts.format === 'parquet') return parquetList(schema, pages);
-    return writeChunks(schema, opts.format, rendered(pages, pageRenderer(opts.format, schema)));
+    // A snapshot page from the client may carry its CSV ready: written as it is, no row is built.
+    const ready = opts.format === 'csv' ? readyCsvLines(schema) : undefined;
+    return writeChunks(schema, opts.format, rendered(pages, pageRenderer(opts.format, schema), ready));
   }
 
   // A page is rendered a slice at a time: text waiting to be written stays small, so it dies
@@ -128,10 +131,18 @@ export function createExporter(opts: ExporterOptions): Exporter {
   async function* rendered<T>(
     pages: AsyncIterable<readonly T[]> | Iterable<readonly T[]>,
     render: (rows: readonly T[], first: number) => string,
+    ready?: (page: readonly T[]) => Uint8Array | undefined,
   ): AsyncGenerator<TextPage> {
     let count = 0;
-    for await (const page of pages) {
+    for await (const input of pages) {
       if (sink.closed) return;
+      const csv = ready?.(input);
+      if (csv) {
+        yield { text: csv, rows: input.length };
+        count += input.length;
+        continue;
+      }
+      const page = rowsOf(input);
       for (let at = 0; at < page.length && !sink.closed; at += RENDER_SLICE) {
         const rows = at === 0 && page.length <= RENDER_SLICE ? page : page.slice(at, at + RENDER_SLICE);
         yield { text: render(rows, count), rows: rows.length };
@@ -184,7 +195,7 @@ export function createExporter(opts: ExporterOptions): Exporter {
     const file = new ParquetRowWriter(schema.parquetSchema ?? schema, out, opts.compression);
     for await (const page of pages) {
       if (sink.closed) break;
-      await file.add(page);
+      await file.add(rowsOf(page));
       if (sink.failure) throw sink.failure;
     }
     await file.finish();

@@ -1,11 +1,15 @@
 // v1, the contract's own dialect (`/api/v1/...`, `/v1/...`): records already in msnap's names,
 // every coin in one list, limits from /api/v1/limits.
-import type { Snapshot } from '../../domain/market.js';
 import { toNumber } from '../../domain/numeric-field.js';
 import { normalizeLimits, normalizeMarket, normalizeSnapshot, toEpochMs } from '../normalize.js';
+import { rowKeys } from '../snapshot-page-scan.js';
+import { readSnapshotPage } from '../snapshot-page.js';
 import type { Transport } from '../transport.js';
 import { paceOf, type Dialect } from './dialect.js';
 import { v1Envelope } from './list-envelope.js';
+
+// The snapshot fields a page's rows may be read fast under (snapshot-page-scan.ts).
+const V1_ROW_KEYS = rowKeys(['price']);
 
 /** Use for `--api v1` (and for `auto` when the service has no /v4). */
 export const v1: Dialect = {
@@ -60,7 +64,7 @@ export const v1: Dialect = {
 
   async snapshotsPage(t, id, q, signal) {
     const path = `/api/v1/markets/${encodeURIComponent(id)}/snapshots`;
-    const { body } = await t.get(
+    const answer = await t.getBytes(
       path,
       {
         limit: q.limit,
@@ -71,12 +75,9 @@ export const v1: Dialect = {
       },
       signal,
     );
-    const b = t.object(body, path);
+    const { body: b, snapshots } = readSnapshotPage(t, answer, path, V1_ROW_KEYS, (raw) => normalizeSnapshot(raw, id));
     const now = t.now();
-    const raw = Array.isArray(b['snapshots']) ? (b['snapshots'] as unknown[]) : [];
     return t.parse(() => {
-      const snapshots = new Array<Snapshot>(raw.length);
-      for (let i = 0; i < raw.length; i++) snapshots[i] = normalizeSnapshot(raw[i], id);
       const market = b['market'] !== undefined && b['market'] !== null ? normalizeMarket(b['market'], now) : null;
       return { market, snapshots, ...v1Envelope(b, snapshots.length, q.offset ?? 0) };
     }, path);

@@ -2,10 +2,12 @@
 // inclusive end, short market types, `has_more`/`next_offset` envelopes and coded errors, all
 // mapped back so the facade and the CLI see exactly what v1 gives them.
 import { coinPriceKey } from '../../domain/dialect-records.js';
-import { COINS, parseMarketId, SHORT_MARKET_TYPES, type Coin, type MarketType, type Snapshot } from '../../domain/market.js';
+import { COINS, parseMarketId, SHORT_MARKET_TYPES, type Coin, type MarketType } from '../../domain/market.js';
 import { toNumber } from '../../domain/numeric-field.js';
 import { MsnapError, NotFoundError } from '../../errors.js';
 import { asObject, MalformedBodyError, normalizeLimits } from '../normalize.js';
+import { rowKeys, type RowKeys } from '../snapshot-page-scan.js';
+import { readSnapshotPage } from '../snapshot-page.js';
 import type { Query, Transport } from '../transport.js';
 import type { Limits } from '../types.js';
 import { paceOf, type Dialect } from './dialect.js';
@@ -58,6 +60,13 @@ async function withMarketCoin<T>(id: string, call: (coin: Coin) => Promise<T>): 
     }
   }
   throw last;
+}
+
+// The names a v4 row's fields may be read fast under: the coin's price (snapshotFromV4 also takes `price`).
+const V4_ROW_KEYS = new Map(COINS.map((c): [Coin, RowKeys] => [c, rowKeys([coinPriceKey(c), 'price'])]));
+
+function v4RowKeys(coin: Coin): RowKeys {
+  return V4_ROW_KEYS.get(coin)!;
 }
 
 function shortType(type: MarketType | undefined): string | undefined {
@@ -159,11 +168,10 @@ export const v4: Dialect = {
   snapshotsPage(t, id, q, signal) {
     return withMarketCoin(id, async (coin) => {
       const path = `/v4/markets/${encodeURIComponent(id)}/snapshots`;
-      const { body } = await get(
-        t,
+      const answer = await t.getBytes(
         path,
-        coin,
         {
+          coin: coin.toLowerCase(),
           limit: pageLimit(q.limit, V4_SNAPSHOTS_PAGE_MAX),
           offset: q.offset,
           start_time: msParam(q.from),
@@ -171,13 +179,11 @@ export const v4: Dialect = {
           include_orderbook: q.includeOrderbook ? 'true' : undefined,
         },
         signal,
+        v4ErrorFor,
       );
-      const b = t.object(body, path);
-      const raw = Array.isArray(b['snapshots']) ? (b['snapshots'] as unknown[]) : [];
       const priceKey = coinPriceKey(coin);
+      const { body: b, snapshots } = readSnapshotPage(t, answer, path, v4RowKeys(coin), (raw) => snapshotFromV4(raw, coin, id, priceKey));
       return t.parse(() => {
-        const snapshots = new Array<Snapshot>(raw.length);
-        for (let i = 0; i < raw.length; i++) snapshots[i] = snapshotFromV4(raw[i], coin, id, priceKey);
         const market = b['market'] !== undefined && b['market'] !== null ? marketFromV4(b['market'], coin, t.now()) : null;
         return { market, snapshots, ...v4Envelope(b, snapshots.length, q.offset ?? 0) };
       }, path);
