@@ -5,8 +5,9 @@
 // the shared machine's noise falls on all alike. With MSNAP_BENCH_BEFORE_BIN (an older build's
 // bin/msnap.js), the SQLite server of that build runs in the same slices: the async store's cost.
 import postgres from 'postgres';
-import { MSNAP_BIN, runMsnap, startServer } from '../child-process.js';
-import { createKey, fullMarkets } from '../msnap-commands.js';
+import path from 'node:path';
+import { MSNAP_BIN, runMsnap, runNode, startServer } from '../child-process.js';
+import { createKey, fullMarkets, seedFlags } from '../msnap-commands.js';
 import { describeTarget, judge } from '../targets.js';
 import { loadSnapshots } from './snapshot-load.js';
 
@@ -36,6 +37,7 @@ export async function scaleOutFigure(ctx) {
   url.pathname = `/${dbName}`;
   const store = url.toString();
   const servers = [];
+  let oldKey;
   try {
     const key = await createKey(ctx.db, { account: `bench-scale-${process.pid}`, plan: 'enterprise', rpm: 1_000_000, burst: 100_000 });
     const importStarted = performance.now();
@@ -49,7 +51,18 @@ export async function scaleOutFigure(ctx) {
       return s;
     };
     const sqlite = await start(MSNAP_BIN, ['--db', ctx.db, '--no-live']);
-    const old = before ? await start(before, ['--db', ctx.db, '--no-live']) : undefined;
+    // An older build cannot open a database newer migrations wrote: it seeds its own, with the
+    // same flags (the complete markets, whose pages are loaded, are the same ones).
+    let old;
+    if (before) {
+      const beforeDb = path.join(ctx.tmpDir, 'before.db');
+      const seeded = await runNode(before, ['serve', 'seed', '--db', beforeDb, ...seedFlags(ctx.sizes.mainDb)], { env: { MSNAP_DB: '' } });
+      if (seeded.code !== 0) throw new Error(`the previous build could not seed: ${seeded.stderr.slice(-500)}`);
+      await runNode(before, ['serve', 'keys', 'create', '--db', beforeDb, '--account', `bench-scale-${process.pid}`, '--plan', 'enterprise', '--rpm', '1000000', '--burst', '100000']).then((r) => {
+        oldKey = r.stdout.trim().split('\n').pop();
+      });
+      old = await start(before, ['--db', beforeDb, '--no-live']);
+    }
     const pg1 = await start(MSNAP_BIN, ['--db', store]);
     // Two instances sharing Redis, the first also loaded alone: 1 vs 2 instances on the same footing.
     const pg2 = [await start(MSNAP_BIN, ['--db', store, '--limiter', redis]), await start(MSNAP_BIN, ['--db', store, '--limiter', redis])];
@@ -60,7 +73,7 @@ export async function scaleOutFigure(ctx) {
       ['postgres-redis-1-instance', [pg2[0].url]],
       ['postgres-redis-2-instances', pg2.map((s) => s.url)],
     ];
-    const results = await loadSnapshots(sides, { key, markets, page: PAGE, sizes: ctx.sizes });
+    const results = await loadSnapshots(sides, { key, keys: { 'sqlite-before': oldKey }, markets, page: PAGE, sizes: ctx.sizes });
     const rate = (name) => results[name].reqPerSec;
     const rows = [
       { name: 'Scale-out: snapshot pages/s, SQLite, 1 instance', value: rate('sqlite'), unit: ' req/s' },

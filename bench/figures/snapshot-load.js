@@ -3,20 +3,20 @@
 // scaled-out serve) splits the connections over them and runs one autocannon per instance at once.
 import autocannon from 'autocannon';
 
-/** `sides`: [name, urls[]]; returns per side { requests, seconds, reqPerSec, p50, p99, non2xx, errors }. */
-export async function loadSnapshots(sides, { key, markets, page, sizes }) {
-  const headers = { 'x-api-key': key };
+/** `sides`: [name, urls[]] (`keys[name]`: that side's own key, else `key`); returns per side { requests, seconds, reqPerSec, p50, p99, non2xx, errors }. */
+export async function loadSnapshots(sides, { key, keys = {}, markets, page, sizes }) {
+  const headersOf = (name) => ({ 'x-api-key': keys[name] ?? key });
   const path = () => {
     const m = markets[Math.floor(Math.random() * markets.length)];
     const offset = Math.floor(Math.random() * Math.max(1, m.snapshot_count - page));
     return `/api/v1/markets/${m.market_id}/snapshots?limit=${page}&offset=${offset}`;
   };
   // A short unrecorded run per side first: JIT, page cache, pools and connection set-up.
-  for (const [, urls] of sides) await side(urls, headers, path, sizes.connections, sizes.warmupSeconds);
+  for (const [name, urls] of sides) await side(urls, headersOf(name), path, sizes.connections, sizes.warmupSeconds);
   const results = {};
   for (let slice = 0; slice < sizes.loadSlices; slice++) {
     for (const [name, urls] of sides) {
-      const r = await side(urls, headers, path, sizes.connections, sizes.loadSeconds / sizes.loadSlices);
+      const r = await side(urls, headersOf(name), path, sizes.connections, sizes.loadSeconds / sizes.loadSlices);
       const slot = (results[name] ??= { requests: 0, seconds: 0, reqPerSec: 0, p50: 0, p99: 0, non2xx: 0, errors: 0 });
       slot.requests += r.requests;
       slot.seconds += r.seconds;
