@@ -2,7 +2,7 @@
 // 127.0.0.1 (its unix socket in the same directory), fsync off. Tests stop and restart it to see
 // the store survive an outage, and destroy it afterwards. Debian's binaries, nothing downloaded.
 import { execFile, execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
@@ -62,11 +62,49 @@ process.once('exit', () => {
   }
 });
 
+/** The file naming the test process that owns a throwaway server's directory. */
+const OWNER = 'owner.pid';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * A worker killed outright (SIGKILL, a crash) runs no exit hook: its server would run on. Each new
+ * server first stops and removes those whose owning process is gone.
+ */
+function reapOrphans(bin: string): void {
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith('msnap-pg-')) continue;
+    const dir = path.join(tmpdir(), name);
+    let owner: number;
+    try {
+      owner = Number(readFileSync(path.join(dir, OWNER), 'utf8'));
+    } catch {
+      continue;
+    }
+    if (!Number.isInteger(owner) || owner <= 0 || alive(owner)) continue;
+    try {
+      execFileSync(...asPostgresUser(path.join(bin, 'pg_ctl'), ['-D', path.join(dir, 'data'), '-m', 'immediate', 'stop']), { stdio: 'ignore' });
+    } catch {
+      // not running
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Use in beforeAll: a fresh, running server (about a second). */
 export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
   const bin = postgresBinDir();
   if (!bin) throw new Error(`no PostgreSQL binaries under ${PG_ROOT}`);
+  reapOrphans(bin);
   const dir = mkdtempSync(path.join(tmpdir(), 'msnap-pg-'));
+  writeFileSync(path.join(dir, OWNER), String(process.pid));
   const data = path.join(dir, 'data');
   // initdb refuses to run as root: the postgres user owns the directory and runs the server.
   if (isRoot()) {
