@@ -1,17 +1,11 @@
 // The PostgreSQL side of AccountAuthStore: passwords, sessions, plan changes and key lists with the
 // SQLite store's semantics (sqlite/account-auth-sqlite.ts), so any instance sees one sign-in state.
 import type { AccountAuthStore, PlanChange, SessionRecord } from '../account-auth-store.js';
+import { toSession, type SessionRow } from '../sqlite/account-auth-sqlite.js';
 import { toAccount, toKey, type AccountRow, type KeyRow } from '../sqlite/accounts.js';
 import type { Account, ApiKeyRecord } from '../store.js';
 import type { Pg } from './pg-connection.js';
 
-interface SessionRow {
-  token_hash: string;
-  account_id: number;
-  csrf: string;
-  created_at: number;
-  expires_at: number;
-}
 
 type AccountWithPassword = AccountRow & { has_password: boolean };
 
@@ -51,7 +45,7 @@ export class PgAccountAuth implements AccountAuthStore {
       await this.sql`DELETE FROM sessions WHERE expires_at <= ${now}`;
       return undefined;
     }
-    return { tokenHash: row.token_hash, accountId: row.account_id, csrf: row.csrf, createdAt: row.created_at, expiresAt: row.expires_at };
+    return toSession(row);
   }
 
   async deleteSession(tokenHash: string): Promise<void> {

@@ -5,12 +5,18 @@ import type { AccountAuthStore, PlanChange, SessionRecord } from '../account-aut
 import type { Account, ApiKeyRecord } from '../store.js';
 import { toAccount, toKey, type AccountRow, type KeyRow } from './accounts.js';
 
-interface SessionRow {
+/** A sessions row as both stores read it. */
+export interface SessionRow {
   token_hash: string;
   account_id: number;
   csrf: string;
   created_at: number;
   expires_at: number;
+}
+
+/** Use in every store's findSession: the record of a stored row. */
+export function toSession(row: SessionRow): SessionRecord {
+  return { tokenHash: row.token_hash, accountId: row.account_id, csrf: row.csrf, createdAt: row.created_at, expiresAt: row.expires_at };
 }
 
 /** Use with the `db` of an open SqliteStore (its migrations have created the tables). */
@@ -49,7 +55,7 @@ export class SqliteAccountAuthStore implements AccountAuthStore {
       this.stmts.deleteExpired.run(now);
       return undefined;
     }
-    return { tokenHash: row.token_hash, accountId: row.account_id, csrf: row.csrf, createdAt: row.created_at, expiresAt: row.expires_at };
+    return toSession(row);
   }
 
   async deleteSession(tokenHash: string): Promise<void> {
