@@ -11,7 +11,7 @@ import type { CliContext } from '../context.js';
 import { readGlobals } from '../global-options.js';
 import { runWithGlobals, type CliDeps } from '../deps.js';
 import { TIME_HELP } from '../time.js';
-import { explainBusy, isSqlite, openAnyStore } from './serve-store.js';
+import { explainBusy, openAnyStore } from './serve-store.js';
 import { chooseMarkets, parseSnapshotsArgs, type SnapshotsOptions } from './snapshots.js';
 import { planPull, dryRunText, snapshotPageSize } from './pull-plan.js';
 
@@ -54,8 +54,7 @@ export async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSum
     // A dry run writes nothing, not even a new empty store.
     const store = isPostgresUrl(opts.db) || existsSync(opts.db) ? await openAnyStore(opts.db, { readonly: true }) : undefined;
     try {
-      // Read-only: SQLite's state, or PostgreSQL's writer asked only what it holds.
-      const state = store && (isSqlite(store) ? store.mirrorState() : store.mirrorWriter({ baseUrl: '', dialect: '', pulledAt: 0 }));
+      const state = store?.mirrorState();
       // With --orderbook, rows whose depth was never fetched are fetched again.
       const held = new Map<string, number>();
       for (const m of markets) held.set(m.market_id, state ? await state.held(m.market_id, opts.orderbook) : 0);

@@ -13,6 +13,37 @@ export interface LocalMarketState {
   depthThrough: number | undefined;
 }
 
+/** A market's state row as every store's query returns it. */
+export interface MarketStateRow {
+  count: number;
+  last_t: number | null;
+  start_time: number;
+  depth_through: number | null;
+}
+
+/** Use in every store: the state of a market from its row (undefined: not stored). */
+export function toLocalState(r: MarketStateRow | undefined): LocalMarketState {
+  if (!r) return { exists: false, count: 0, lastTime: undefined, depthThrough: undefined };
+  return {
+    exists: true,
+    count: r.count,
+    lastTime: r.last_t === null ? undefined : r.start_time + r.last_t,
+    depthThrough: r.depth_through ?? undefined,
+  };
+}
+
+/**
+ * Rows a pull need not fetch again: every stored one, or with depth asked for, those fetched with
+ * it. A number when the state tells; else `{ rowsBefore }`: the stored rows before that time, which
+ * the store counts.
+ */
+export function heldByState(s: LocalMarketState, withDepth: boolean): number | { rowsBefore: number } {
+  if (!withDepth) return s.count;
+  if (s.depthThrough === undefined || s.lastTime === undefined) return 0;
+  if (s.depthThrough > s.lastTime) return s.count;
+  return { rowsBefore: s.depthThrough };
+}
+
 /** Use to decide what a pull still has to fetch (and what its dry run would). */
 export class MirrorState {
   private readonly state: Statement;
@@ -33,22 +64,12 @@ export class MirrorState {
 
   /** The market as stored now. */
   local(marketId: string): LocalMarketState {
-    const r = this.state.get(marketId) as { count: number; last_t: number | null; start_time: number; depth_through: number | null } | undefined;
-    if (!r) return { exists: false, count: 0, lastTime: undefined, depthThrough: undefined };
-    return {
-      exists: true,
-      count: r.count,
-      lastTime: r.last_t === null ? undefined : r.start_time + r.last_t,
-      depthThrough: r.depth_through ?? undefined,
-    };
+    return toLocalState(this.state.get(marketId) as MarketStateRow | undefined);
   }
 
   /** Rows a pull need not fetch again: every stored one, or with depth asked for, those fetched with it. */
   held(marketId: string, withDepth: boolean): number {
-    const s = this.local(marketId);
-    if (!withDepth) return s.count;
-    if (s.depthThrough === undefined || s.lastTime === undefined) return 0;
-    if (s.depthThrough > s.lastTime) return s.count;
-    return this.countBefore.get(marketId, s.depthThrough) as number;
+    const held = heldByState(this.local(marketId), withDepth);
+    return typeof held === 'number' ? held : (this.countBefore.get(marketId, held.rowsBefore) as number);
   }
 }

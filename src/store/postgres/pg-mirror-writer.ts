@@ -4,6 +4,7 @@
 // kept as a pattern plus exceptions, decided exactly as SourceIds does.
 import type { Market, Snapshot } from '../../domain/market.js';
 import type { LocalMarketState, Origin, OriginSummary } from '../mirror/mirror-writer.js';
+import { heldByState, toLocalState, type MarketStateRow } from '../mirror/mirror-state.js';
 import { toScaled } from '../sqlite/price-scale.js';
 import { idAt, inferPattern, patternOf, type IdPattern } from '../sqlite/snapshot-ids.js';
 import { guarded, type Pg } from './pg-connection.js';
@@ -21,43 +22,55 @@ interface UpsertedMarket {
   id_step: number | null;
 }
 
-/** Use in `msnap pull` against a PostgreSQL store (one per run), through PgStore.mirrorWriter. */
-export class PgMirrorWriter {
-  constructor(
-    private readonly store: PgStore,
-    private readonly origin: Origin,
-  ) {}
+/** What a PostgreSQL store holds of the markets a pull copies (as MirrorState for SQLite); reads only. */
+export class PgMirrorState {
+  constructor(private readonly store: PgStore) {}
 
   /** The market as stored now. */
   async local(marketId: string): Promise<LocalMarketState> {
     const [r] = await guarded(
-      () => this.store.sql<{ count: number; last_t: number | null; start_time: number; depth_through: number | null }[]>`
+      () => this.store.sql<MarketStateRow[]>`
         SELECT m.snapshot_count AS count, (SELECT max(t) FROM snapshots s WHERE s.market = m.id) AS last_t, m.start_time,
                o.origin_depth_through AS depth_through
         FROM markets m LEFT JOIN market_origin o ON o.market = m.id WHERE m.market_id = ${marketId}`,
     );
-    if (!r) return { exists: false, count: 0, lastTime: undefined, depthThrough: undefined };
-    return {
-      exists: true,
-      count: r.count,
-      lastTime: r.last_t === null ? undefined : r.start_time + r.last_t,
-      depthThrough: r.depth_through ?? undefined,
-    };
+    return toLocalState(r);
   }
 
   /** Rows a pull need not fetch again: every stored one, or with depth asked for, those fetched with it (as MirrorState.held). */
   async held(marketId: string, withDepth: boolean): Promise<number> {
-    const s = await this.local(marketId);
-    if (!withDepth) return s.count;
-    if (s.depthThrough === undefined || s.lastTime === undefined) return 0;
-    if (s.depthThrough > s.lastTime) return s.count;
-    const through = s.depthThrough;
+    const held = heldByState(await this.local(marketId), withDepth);
+    if (typeof held === 'number') return held;
+    const through = held.rowsBefore;
     const rows = await guarded(
       () => this.store.sql<{ n: number }[]>`
         SELECT count(*)::int AS n FROM snapshots s JOIN markets m ON m.id = s.market
         WHERE m.market_id = ${marketId} AND s.t < ${through} - m.start_time`,
     );
     return rows[0]!.n;
+  }
+}
+
+/** Use in `msnap pull` against a PostgreSQL store (one per run), through PgStore.mirrorWriter. */
+export class PgMirrorWriter {
+  /** What the store holds of a market now. */
+  readonly state: PgMirrorState;
+
+  constructor(
+    private readonly store: PgStore,
+    private readonly origin: Origin,
+  ) {
+    this.state = new PgMirrorState(store);
+  }
+
+  /** The market as stored now. */
+  local(marketId: string): Promise<LocalMarketState> {
+    return this.state.local(marketId);
+  }
+
+  /** Rows a pull need not fetch again (see heldByState). */
+  held(marketId: string, withDepth: boolean): Promise<number> {
+    return this.state.held(marketId, withDepth);
   }
 
   /** Stores (or fills in) the market's metadata and origin; true when it was new. */

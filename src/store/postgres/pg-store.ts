@@ -10,7 +10,7 @@ import { V1_SNAPSHOT_FORMAT, type Account, type ApiKeyRecord, type MarketQuery, 
 import { PgAccountAuth } from './pg-account-auth.js';
 import { PgAccounts } from './pg-accounts.js';
 import { connectPg, describePgUrl, guarded, isConnectionError, redact, unavailableOr, type Pg, type PgStoreOptions } from './pg-connection.js';
-import { pgOriginSummary, PgMirrorWriter } from './pg-mirror-writer.js';
+import { pgOriginSummary, PgMirrorState, PgMirrorWriter } from './pg-mirror-writer.js';
 import { PgMarketReads } from './pg-market-reads.js';
 import { checkSchemaName, migratePg } from './pg-migrations.js';
 import { PgSnapshotReads } from './pg-snapshot-reads.js';
@@ -128,9 +128,9 @@ export class PgStore implements Store {
     return new PgMirrorWriter(this, origin);
   }
 
-  /** How many snapshots of a market the store holds (0 when it does not know the market). */
-  async storedSnapshots(marketId: string): Promise<number> {
-    return (await this.markets.getMarket(marketId, 0))?.snapshot_count ?? 0;
+  /** What pull reads of the stored markets, without writing (its dry run). */
+  mirrorState(): PgMirrorState {
+    return new PgMirrorState(this);
   }
 
   /** Where pulled markets came from, per source (empty when nothing was pulled). */

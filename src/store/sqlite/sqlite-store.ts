@@ -121,11 +121,6 @@ export class SqliteStore implements Store {
     return new MirrorWriter(this.db, this.bulk, origin);
   }
 
-  /** How many snapshots of a market the store holds (0 when it does not know the market). */
-  storedSnapshots(marketId: string): number {
-    return this.markets.getMarket(marketId, 0)?.snapshot_count ?? 0;
-  }
-
   /** Where pulled markets came from, per source (empty for a store nothing was pulled into). */
   origins(): OriginSummary[] {
     return originSummary(this.db);
