@@ -1,5 +1,6 @@
 // Rate-limit middleware: one limit per key id (the account's plan limits) and one per client
-// address for requests without a valid key, in-process or shared through Redis; every response carries the decision as headers.
+// address for requests without a valid key, in-process or shared through Redis; every response
+// carries the decision as headers.
 import { ANONYMOUS_LIMITS, ENTERPRISE_DEFAULT_LIMITS, PLANS } from '../domain/plans.js';
 import type { Decision, LimitConfig } from '../ratelimit/key-limiter.js';
 import { LocalLimiter, type SharedLimiter } from '../ratelimit/shared-limiter.js';
