@@ -3,6 +3,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runMain } from '../dist/cli/main.js';
 import { processContext } from '../dist/cli/context.js';
+import { describeFsError } from '../dist/cli/output/fs-error.js';
 
 // Client commands keep V8's old generation within 1.5x of what is live between full collections.
 // An export's pages each live through a young collection or two and are promoted, so by default
@@ -22,9 +23,12 @@ if (process.argv[2] !== 'serve') {
 }
 
 // A reader that closes early (`msnap --help | head`) is a normal end for a pipe-friendly CLI,
-// not a crash: exports handle EPIPE themselves; this catches every other write (help, tables).
+// not a crash. Exports handle stdout's errors themselves (their sink listens too); any other
+// write that fails (help on a full disk) ends the run with one line and exit 10, not a stack trace.
 process.stdout.on('error', (err) => {
-  if (err.code !== 'EPIPE') throw err;
+  if (err.code === 'EPIPE' || process.stdout.listenerCount('error') > 1) return;
+  process.stderr.write(`msnap: cannot write stdout: ${describeFsError(err)}\n`);
+  process.exit(10);
 });
 
 const code = await runMain(process.argv.slice(2), processContext());

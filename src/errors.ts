@@ -13,6 +13,8 @@ export const EXIT = {
   unreachable: 7,
   busy: 8,
   qualityProblems: 9,
+  /** The output could not be written (disk full, a device refusing writes); no partial -o file is left. */
+  output: 10,
   /** 128 + the signal's number, as a shell reports a process the signal ended. */
   interrupted: 130,
   terminated: 143,
@@ -68,6 +70,11 @@ export class DatabaseBusyError extends MsnapError {
 /** Thrown by `msnap quality --strict` after the report is written, when it found any problem. */
 export class QualityProblemsError extends MsnapError {
   override readonly exitCode = EXIT.qualityProblems;
+}
+
+/** Thrown when writing the output fails midway (disk full on stdout or an -o file); the -o file is removed. */
+export class OutputError extends MsnapError {
+  override readonly exitCode = EXIT.output;
 }
 
 /** Thrown for any other HTTP failure (400 from the service, 5xx after retries); keeps status, body and URL. */

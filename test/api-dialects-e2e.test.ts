@@ -1,6 +1,7 @@
 // End to end: the built CLI against a real `msnap serve` speaking v1 and v4 gives the same bytes
-// for every command; `--api auto` picks v4 against serve and v1 against a service without /v4
-// (serve behind a tiny proxy that answers 404 under /v4/); `keys add --api` and MSNAP_API decide.
+// for every command; `--api auto` takes serve's largest pages (v1), v4 from a hosted-like service
+// and v1 from one without /v4, and a retired v1 (410) hands the run to v4 (serve behind tiny
+// proxies that play those services); `keys add --api` and MSNAP_API decide; health needs no key.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -14,8 +15,10 @@ import { buildIfStale, msnap as runMsnap, startServe, type Served } from './supp
 
 let dir: string;
 let server: Served;
-let proxy: Server;
+let proxies: Server[] = [];
 let proxyUrl: string;
+let hostedUrl: string;
+let retiredV1Url: string;
 const keys = { pro: '', builder: '', limitsV1: '', limitsV4: '' };
 
 beforeAll(async () => {
@@ -33,11 +36,23 @@ beforeAll(async () => {
   store.close();
   server = await startServe(db);
 
-  // A service without /v4: serve behind a proxy that answers 404 there, as an older service would.
+  // A service without /v4, as an older one: 404 there.
+  proxyUrl = await proxy((url) => (url.startsWith('/v4/') ? [404, '{"error":"Not Found","message":"No such path."}'] : undefined));
+  // The hosted service: its /v4/health declares no page sizes (msnap serve's extension).
+  hostedUrl = await proxy((url) => (url === '/v4/health' ? [200, '{"status":"ok","service":"msnap"}'] : undefined));
+  // A service that retired v1: 410 Gone on every v1 path.
+  retiredV1Url = await proxy((url) =>
+    url.startsWith('/api/') || url.startsWith('/v1/') ? [410, '{"error":"Gone","message":"API v1 is retired; use /v4."}'] : undefined,
+  );
+}, 120_000);
+
+/** Serve behind a proxy that answers `[status, body]` itself where `own` says so; returns its URL. */
+async function proxy(own: (url: string) => [number, string] | undefined): Promise<string> {
   const target = new URL(server.url);
-  proxy = createServer((req, res) => {
-    if (req.url?.startsWith('/v4/')) {
-      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"Not Found","message":"No such path."}');
+  const p = createServer((req, res) => {
+    const answer = own(req.url ?? '');
+    if (answer) {
+      res.writeHead(answer[0], { 'content-type': 'application/json' }).end(answer[1]);
       return;
     }
     const up = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (r) => {
@@ -46,13 +61,14 @@ beforeAll(async () => {
     });
     req.pipe(up);
   });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  const addr = proxy.address();
-  proxyUrl = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
-}, 120_000);
+  proxies.push(p);
+  await new Promise<void>((resolve) => p.listen(0, '127.0.0.1', resolve));
+  const addr = p.address();
+  return `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+}
 
 afterAll(async () => {
-  await new Promise((resolve) => proxy?.close(resolve));
+  for (const p of proxies) await new Promise((resolve) => p.close(resolve));
   await server?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -157,23 +173,72 @@ describe('choosing the dialect', () => {
     return [...String(stderr).matchAll(/GET (\S+) -> /g)].map((m) => new URL(m[1]!).pathname);
   }
 
-  it('auto probes plan-limits once and speaks v4 with msnap serve, v1 with a service without /v4; same bytes', async () => {
+  const isV1 = (p: string) => p.startsWith('/api/v1/') || p.startsWith('/v1/');
+
+  it('auto asks /v4/health once: v1 (largest pages) with msnap serve, v4 with the hosted service, v1 without /v4; same bytes', async () => {
     const v1 = await msnap(['snapshots', 'BTC', '5m', '--csv', '--api', 'v1']);
-    const [served, old] = await Promise.all([
+    const [served, hosted, old] = await Promise.all([
       msnap(['snapshots', 'BTC', '5m', '--csv', '--verbose']),
+      msnap(['snapshots', 'BTC', '5m', '--csv', '--verbose'], { MSNAP_BASE_URL: hostedUrl }),
       msnap(['snapshots', 'BTC', '5m', '--csv', '--verbose'], { MSNAP_BASE_URL: proxyUrl }),
     ]);
-    expect([served.exitCode, old.exitCode]).toEqual([0, 0]);
-    expect(served.stdout).toBe(v1.stdout);
-    expect(old.stdout).toBe(v1.stdout);
+    expect([served.exitCode, hosted.exitCode, old.exitCode]).toEqual([0, 0, 0]);
+    for (const r of [served, hosted, old]) expect(r.stdout).toBe(v1.stdout);
     const s = paths(served.stderr);
-    expect(s[0]).toBe('/v4/billing/plan-limits');
-    expect(s.slice(1).every((p) => p.startsWith('/v4/markets'))).toBe(true);
+    expect(s[0]).toBe('/v4/health');
+    expect(s.slice(1).length).toBeGreaterThan(0);
+    expect(s.slice(1).every(isV1)).toBe(true);
+    const h = paths(hosted.stderr);
+    expect(h[0]).toBe('/v4/health');
+    expect(h.slice(1).every((p) => p.startsWith('/v4/') && p !== '/v4/health')).toBe(true);
     const o = paths(old.stderr);
-    expect(o[0]).toBe('/v4/billing/plan-limits');
+    expect(o.slice(0, 2)).toEqual(['/v4/health', '/v4/billing/plan-limits']);
     expect(String(old.stderr)).toContain('/v4/billing/plan-limits?coin=btc -> 404');
-    expect(o.slice(1).length).toBeGreaterThan(0);
-    expect(o.slice(1).every((p) => p.startsWith('/api/v1/') || p.startsWith('/v1/'))).toBe(true);
+    expect(o.slice(2).length).toBeGreaterThan(0);
+    expect(o.slice(2).every(isV1)).toBe(true);
+  }, 120_000);
+
+  it('auto plans as few requests as --api v1 against serve (--dry-run), ten times fewer than v4', async () => {
+    const run = (api: string[]) => msnap(['snapshots', 'BTC', '5m', '--last', '3', '--dry-run', ...api]);
+    const [auto, v1, v4] = await Promise.all([run([]), run(['--api', 'v1']), run(['--api', 'v4'])]);
+    const total = (r: { stderr: unknown }) => Number(/ in (\d+) snapshot requests of up to ([\d,]+) rows/.exec(String(r.stderr))?.[1]);
+    expect(String(auto.stderr)).toContain('snapshot requests of up to 10,000 rows');
+    expect(total(auto)).toBe(total(v1));
+    expect(total(v4)).toBeGreaterThanOrEqual(total(v1) * 2);
+  }, 120_000);
+
+  it('a v1 answering 410 Gone hands the run to v4 with one note; same bytes', async () => {
+    const v1 = await msnap(['snapshots', 'BTC', '5m', '--csv', '--api', 'v1']);
+    const retired = await msnap(['snapshots', 'BTC', '5m', '--csv', '--api', 'v1', '--verbose'], { MSNAP_BASE_URL: retiredV1Url });
+    expect(retired.exitCode).toBe(0);
+    expect(retired.stdout).toBe(v1.stdout);
+    const notes = String(retired.stderr).split('\n').filter((l) => l.startsWith('msnap: note:'));
+    expect(notes).toEqual([
+      `msnap: note: ${retiredV1Url}/api/v1/limits answered 410 Gone: the service has retired API v1, so this run speaks v4 (--api v4 skips the v1 attempt)`,
+    ]);
+    const p = paths(retired.stderr);
+    expect(p.filter(isV1)).toEqual(['/api/v1/limits']);
+    expect(p.slice(1).every((x) => x.startsWith('/v4/'))).toBe(true);
+    const market = await msnap(['markets', '--coin', 'ETH', '--limit', '2', '--csv', '--api', 'v1'], { MSNAP_BASE_URL: retiredV1Url });
+    expect(market.exitCode).toBe(0);
+    expect(String(market.stderr)).toMatch(/^msnap: note: .*\/api\/v1\/markets answered 410 Gone.*\n$/);
+  }, 120_000);
+
+  it('health answers without a key, with the server\'s version, in every dialect', async () => {
+    const { VERSION } = await import('../src/version.js');
+    for (const api of ['v1', 'v4', 'auto']) {
+      const r = await msnap(['health', '--json', '--api', api], { MSNAP_API_KEY: undefined });
+      expect(r.exitCode, api).toBe(0);
+      expect(JSON.parse(String(r.stdout)), api).toMatchObject({ status: 'ok', version: VERSION });
+      expect(Math.abs((JSON.parse(String(r.stdout)) as { time: number }).time - Date.now())).toBeLessThan(60_000);
+    }
+    const keyed = await msnap(['health', '--json', '--api', 'v1', '--verbose']);
+    expect(JSON.parse(String(keyed.stdout))).toMatchObject({ version: VERSION });
+    expect(paths(keyed.stderr)).toEqual(['/api/health']);
+    const auto = await msnap(['health', '--json', '--verbose'], { MSNAP_API_KEY: undefined });
+    expect(paths(auto.stderr)).toEqual(['/v4/health']);
+    const hosted = await msnap(['health', '--json'], { MSNAP_BASE_URL: hostedUrl, MSNAP_API_KEY: undefined });
+    expect(JSON.parse(String(hosted.stdout))).toMatchObject({ status: 'ok', version: 'unknown' });
   }, 120_000);
 
   it('keys add --api stores the version; MSNAP_API and --api override it; a bad value is a usage error', async () => {

@@ -28,6 +28,8 @@ export interface ClientHooks {
   now: () => number;
   sleep: (ms: number) => Promise<void>;
   onWarning: (message: string) => void;
+  /** `msnap: note: ...`: something about the run the user should know (v1 retired, v4 taken). */
+  onNote?: (message: string) => void;
   onRequest?: (info: { url: string; status: number; ms: number; attempt: number }) => void;
   /** Before a retry after a network failure or timeout (the user hears why it is taking long). */
   onRetry?: (info: { reason: string; waitMs: number; retry: number; of: number }) => void;
@@ -36,8 +38,11 @@ export interface ClientHooks {
 /** What a command's run function receives. */
 export interface CliDeps {
   now(): number;
-  /** The service client (or, with --db, the local store); an AuthError when no key is configured. */
-  client(): Promise<MsnapApi>;
+  /**
+   * The service client (or, with --db, the local store); an AuthError when no key is configured,
+   * unless `keyOptional` (health: its public paths need none).
+   */
+  client(opts?: { keyOptional?: boolean }): Promise<MsnapApi>;
   keyStore(): Promise<KeyStore>;
   exporter(): Promise<Exporter>;
   /** A progress line on stderr (a no-op unless stderr is a terminal and not --quiet). */
@@ -80,6 +85,7 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
   let sink: OutputSink | undefined;
   let exporter: Exporter | undefined;
   const progresses: Progress[] = [];
+  let summary: string | undefined;
   const startedAt = ctx.now();
 
   // Decided up front: a bad or conflicting format is a usage error before any request is made.
@@ -105,7 +111,7 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
     baseUrlFlag: () => globals.baseUrl,
     apiFlag: () => globals.api,
     serviceUrl: async () => (await connection()).baseUrl,
-    async client() {
+    async client(opts = {}) {
       if (client) return client;
       if (globals.db !== undefined) {
         const { openLocalApi } = await import('../client/local-api.js');
@@ -113,17 +119,18 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
         return client;
       }
       const c = await connection();
-      if (!c.apiKey) {
+      if (!c.apiKey && opts.keyOptional !== true) {
         throw new AuthError(
           'no API key configured',
           'pass --api-key KEY, set MSNAP_API_KEY, or store one with: msnap keys add NAME',
         );
       }
-      const shownKey = maskKey(c.apiKey);
+      const shownKey = c.apiKey ? maskKey(c.apiKey) : 'none';
       client = await clientFactory(c, {
         now: ctx.now,
         sleep: ctx.sleep,
         onWarning: (message) => deps.warn(message),
+        onNote: (message) => deps.note(message),
         onRetry: ({ reason, waitMs, retry, of }) =>
           note(`${c.baseUrl}: ${reason}; retrying in ${(waitMs / 1000).toFixed(1)} s (${retry} of ${of})`),
         ...(globals.verbose
@@ -139,9 +146,9 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
       if (exporter) return exporter;
       if (outputPath !== undefined) {
         file = await openOutputTarget(outputPath, ctx.pid ?? process.pid, ctx.onInterrupt);
-        sink = new OutputSink(file.stream);
+        sink = new OutputSink(file.stream, outputPath);
       } else {
-        sink = new OutputSink(ctx.stdout);
+        sink = new OutputSink(ctx.stdout, 'stdout');
       }
       const toTerminal = outputPath === undefined && ctx.stdout.isTTY === true;
       exporter = createExporter({
@@ -168,7 +175,8 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
       const tableOnTerminal = format === 'table' && outputPath === undefined && ctx.stdout.isTTY === true;
       if (globals.quiet || tableOnTerminal) return;
       const secs = ((ctx.now() - startedAt) / 1000).toFixed(1);
-      note(`${what} written to ${outputPath ?? 'stdout'} in ${secs} s`);
+      // Said once the output is really written (the -o file committed), never before a failure.
+      summary = `${what} written to ${outputPath ?? 'stdout'} in ${secs} s`;
     },
     warn: (message) => note(`warning: ${message}`),
     note: (message) => note(`note: ${message}`),
@@ -187,7 +195,10 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
     deps,
     async finish() {
       await closeAll();
+      if (sink?.failure) throw sink.failure;
       await file?.commit();
+      if (sink?.failure) throw sink.failure;
+      if (summary !== undefined) note(summary);
     },
     async fail() {
       await closeAll().catch(() => undefined);
@@ -216,11 +227,11 @@ export async function runWithGlobals(
   const life = buildDeps(ctx, globals, clientFactory);
   try {
     await body(life.deps);
+    await life.finish();
   } catch (err) {
     await life.fail();
     throw err;
   }
-  await life.finish();
 }
 
 /** The real client core (src/client/client.ts). */
@@ -234,6 +245,7 @@ export const httpClientFactory: ClientFactory = async (conn, hooks) => {
     now: hooks.now,
     sleep: hooks.sleep,
     onWarning: hooks.onWarning,
+    ...(hooks.onNote ? { onNote: hooks.onNote } : {}),
     ...(conn.timeoutMs !== undefined ? { timeoutMs: conn.timeoutMs } : {}),
     ...(hooks.onRequest ? { onRequest: hooks.onRequest } : {}),
     ...(hooks.onRetry ? { onRetry: hooks.onRetry } : {}),

@@ -2,7 +2,8 @@
 // (auth, pacing, retries, error mapping), in the API version (dialect) chosen for the run, with the
 // market listing and the snapshot pager on top. Commands never call `request` themselves.
 import type { Market, Snapshot } from '../domain/market.js';
-import { AuthError, MsnapError, UnreachableError } from '../errors.js';
+import { AuthError, HttpError, MsnapError } from '../errors.js';
+import { chooseAuto, v1Gone } from './dialect-choice.js';
 import type { ApiChoice, ApiName, Dialect, DialectLimits } from './dialects/dialect.js';
 import { v1 } from './dialects/v1.js';
 import { v4 } from './dialects/v4.js';
@@ -41,8 +42,10 @@ const PAGES_AHEAD = 2;
 export interface ClientOptions extends TransportOptions {
   /** The service's `warning` (clamping), once per distinct text. */
   onWarning?: (message: string) => void;
-  /** API version: v1 (the default here), v4, or auto (probe /v4 on first use; the CLI's default). */
+  /** API version: v1 (the default here), v4, or auto (probe /v4/health on first use; the CLI's default). */
   api?: ApiChoice;
+  /** Something the user should know about the run (v1 retired, so v4 was taken), once. */
+  onNote?: (message: string) => void;
 }
 
 /** Use one per process and key: every command's requests go through it. */
@@ -52,8 +55,9 @@ export class MsnapClient implements MsnapApi {
   private dialectOnce: Promise<Dialect> | undefined;
   private limitsOnce: Promise<void> | undefined;
   private knownLimits: Limits | undefined;
-  // auto's probe answer, kept for the first limits() so `msnap limits` costs no second request.
+  // auto's probe answers, kept for the first limits() and health() so they cost no second request.
   private probeAnswer: DialectLimits | undefined;
+  private probeHealth: Health | undefined;
 
   constructor(private readonly opts: ClientOptions) {
     this.transport = new Transport(opts);
@@ -68,18 +72,49 @@ export class MsnapClient implements MsnapApi {
     return (this.dialectOnce ??= this.choose());
   }
 
-  // auto: v4 when its plan-limits answers 200, else v1 (whatever the failure, short of no service at all).
   private async choose(): Promise<Dialect> {
     const api = this.opts.api ?? 'v1';
     if (api !== 'auto') return api === 'v4' ? v4 : v1;
-    try {
-      this.probeAnswer = await v4.limits(this.transport);
-      this.learn(this.probeAnswer);
-      return v4;
-    } catch (err) {
-      if (err instanceof UnreachableError || !(err instanceof MsnapError)) throw err;
-      return v1;
+    const choice = await chooseAuto(this.transport);
+    this.probeHealth = choice.health;
+    if (choice.limits) {
+      this.probeAnswer = choice.limits;
+      this.learn(choice.limits);
     }
+    return choice.dialect;
+  }
+
+  // One call in the run's dialect; a v1 the service has retired (410) hands it, and the run, to v4.
+  private async onDialect<T>(call: (d: Dialect) => Promise<T>): Promise<T> {
+    const d = await this.dialect();
+    try {
+      return await call(d);
+    } catch (err) {
+      if (!v1Gone(d, err)) throw err;
+      return call(this.retireV1(err as HttpError));
+    }
+  }
+
+  // As onDialect for a stream: restarted in v4 when v1's 410 came before anything was yielded.
+  private async *streamOnDialect<T>(make: (d: Dialect) => AsyncGenerator<T>): AsyncGenerator<T> {
+    const d = await this.dialect();
+    let yielded = false;
+    try {
+      for await (const item of make(d)) {
+        yielded = true;
+        yield item;
+      }
+    } catch (err) {
+      if (yielded || !v1Gone(d, err)) throw err;
+      yield* make(this.retireV1(err as HttpError));
+    }
+  }
+
+  private retireV1(err: HttpError): Dialect {
+    this.dialectOnce = Promise.resolve(v4);
+    this.limitsOnce = undefined;
+    this.opts.onNote?.(`${err.url.split('?')[0]} answered 410 Gone: the service has retired API v1, so this run speaks v4 (--api v4 skips the v1 attempt)`);
+    return v4;
   }
 
   private learn(answer: DialectLimits): void {
@@ -89,24 +124,28 @@ export class MsnapClient implements MsnapApi {
 
   /** Status, time and version of the service, with the round-trip time of the answering attempt. */
   async health(): Promise<Health> {
-    return (await this.dialect()).health(this.transport);
+    await this.dialect();
+    const probed = this.probeHealth;
+    this.probeHealth = undefined;
+    return probed ?? this.onDialect((d) => d.health(this.transport));
   }
 
   /** The key's plan, limits, data window, keys and usage; also teaches the pacer the exact limits. */
   async limits(): Promise<Limits> {
-    const d = await this.dialect();
-    let answer = this.probeAnswer;
-    this.probeAnswer = undefined;
-    if (!answer) {
-      answer = await d.limits(this.transport);
-      this.learn(answer);
-    }
-    return d.completeLimits ? d.completeLimits(this.transport, answer.limits) : answer.limits;
+    return this.onDialect(async (d) => {
+      let answer = this.probeAnswer;
+      this.probeAnswer = undefined;
+      if (!answer) {
+        answer = await d.limits(this.transport);
+        this.learn(answer);
+      }
+      return d.completeLimits ? d.completeLimits(this.transport, answer.limits) : answer.limits;
+    });
   }
 
   /** One page of the markets list, as the server gave it (its `limit` may be clamped). */
   async marketsPage(q: MarketsQuery): Promise<MarketsPage> {
-    const page = await (await this.dialect()).marketsPage(this.transport, q);
+    const page = await this.onDialect((d) => d.marketsPage(this.transport, q));
     if (page.warning !== undefined) this.warn(page.warning);
     return page;
   }
@@ -119,7 +158,10 @@ export class MsnapClient implements MsnapApi {
    * A dialect that lists one coin at a time (v4) is asked for each coin and the lists merged.
    */
   async *markets(q: MarketsListingQuery): AsyncGenerator<Market> {
-    const d = await this.dialect();
+    yield* this.streamOnDialect((d) => this.marketsIn(d, q));
+  }
+
+  private async *marketsIn(d: Dialect, q: MarketsListingQuery): AsyncGenerator<Market> {
     const coins = d.listCoins(q.coin);
     let stream: AsyncIterable<Market>;
     if (coins.length === 1) {
@@ -195,12 +237,12 @@ export class MsnapClient implements MsnapApi {
 
   /** One market by id. */
   async market(id: string): Promise<Market> {
-    return (await this.dialect()).market(this.transport, id);
+    return this.onDialect((d) => d.market(this.transport, id));
   }
 
   /** One page of a market's snapshots, as the server gave it (its `limit` may be clamped). */
   async snapshotsPage(id: string, q: SnapshotsQuery, signal?: AbortSignal): Promise<SnapshotsPage> {
-    const page = await (await this.dialect()).snapshotsPage(this.transport, id, q, signal);
+    const page = await this.onDialect((d) => d.snapshotsPage(this.transport, id, q, signal));
     if (page.warning !== undefined) this.warn(page.warning);
     return page;
   }
@@ -216,14 +258,17 @@ export class MsnapClient implements MsnapApi {
    * Its clamping warnings are not reported: an export pages by what it is given.
    */
   async *snapshotPages(id: string, q: SnapshotsStreamQuery): AsyncGenerator<Snapshot[]> {
-    const d = await this.dialect();
+    yield* this.streamOnDialect((d) => this.snapshotPagesIn(d, id, q));
+  }
+
+  private async *snapshotPagesIn(d: Dialect, id: string, q: SnapshotsStreamQuery): AsyncGenerator<Snapshot[]> {
     await this.ensureLimits();
     yield* pageSnapshots((pq, signal) => d.snapshotsPage(this.transport, id, pq, signal), q, PAGES_AHEAD);
   }
 
   /** The snapshot nearest to `ts` in a market (404 when none within 2 s). */
   async at(marketId: string, ts: number): Promise<AtResult> {
-    return (await this.dialect()).at(this.transport, marketId, ts);
+    return this.onDialect((d) => d.at(this.transport, marketId, ts));
   }
 
   /** Counters since the client was made. */
@@ -245,8 +290,9 @@ export class MsnapClient implements MsnapApi {
       .then(
         (answer) => this.learn(answer),
         (err: unknown) => {
-          // Auth problems are the user's to see now; anything else only costs us exact pacing.
-          if (err instanceof AuthError) throw err;
+          // Auth problems are the user's to see now, a retired v1 switches the run to v4; anything
+          // else only costs us exact pacing.
+          if (err instanceof AuthError || (err instanceof HttpError && err.status === 410)) throw err;
           if (err instanceof MsnapError) return undefined;
           throw err;
         },

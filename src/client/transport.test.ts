@@ -45,7 +45,7 @@ describe('requests', () => {
   });
 
   it('fails with AuthError before any request when no key is set', async () => {
-    const err = await client({ apiKey: undefined }).health().catch((e: unknown) => e);
+    const err = await client({ apiKey: undefined }).market('x').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AuthError);
     expect((err as Error).message).toBe('no API key: set MSNAP_API_KEY, pass --api-key or run msnap keys add');
   });

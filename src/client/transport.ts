@@ -217,6 +217,11 @@ export class Transport {
     this.pacer = opts.pacing === false ? undefined : new Pacer(this.now, this.sleep, shared);
   }
 
+  /** True when requests carry a key (keyless, only public paths such as health answer). */
+  get keyed(): boolean {
+    return this.opts.apiKey !== undefined && this.opts.apiKey !== '';
+  }
+
   /** Counters since the transport was made. */
   stats(): ClientStats {
     return { ...this.counters, pacedMs: this.pacer?.stats.pacedMs ?? 0 };
@@ -281,12 +286,32 @@ export class Transport {
     };
     if (this.opts.authScheme === 'bearer') headers['authorization'] = `Bearer ${key}`;
     else headers['x-api-key'] = key;
+    return this.send(url, headers, signal, mapError, true);
+  }
 
+  /**
+   * A GET of a public path (health) that sends no key, so it works without one. It takes no pace
+   * ticket and teaches the pacer nothing: its rate headers are the address's, not the key's.
+   */
+  async getPublic(path: string, mapError: ErrorMapper = errorForStatus): Promise<Answer> {
+    const raw = await this.send(this.url(path, {}), { accept: 'application/json', 'user-agent': `msnap/${VERSION}` }, undefined, mapError, false);
+    return { body: this.json(raw), ms: raw.ms, rate: raw.rate };
+  }
+
+  private async send(
+    url: string,
+    headers: Record<string, string>,
+    signal: AbortSignal | undefined,
+    mapError: ErrorMapper,
+    paced: boolean,
+  ): Promise<RawAnswer> {
+    const key = this.opts.apiKey;
+    const pacer = paced ? this.pacer : undefined;
     let retries = 0;
     let limited = 0;
     for (let attempt = 1; ; attempt++) {
       signal?.throwIfAborted();
-      const ticket: Ticket | undefined = this.pacer ? await this.pacer.acquire() : undefined;
+      const ticket: Ticket | undefined = pacer ? await pacer.acquire() : undefined;
       const started = this.now();
       this.counters.requests++;
       let status: number;
@@ -306,7 +331,7 @@ export class Transport {
         const body = await res.body.bytes();
         bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
       } catch (err) {
-        if (ticket) this.pacer?.done(ticket, undefined);
+        if (ticket) pacer?.done(ticket, undefined);
         const ms = this.now() - started;
         this.opts.onRequest?.({ url, status: 0, ms, attempt });
         if (signal?.aborted) throw err;
@@ -333,7 +358,7 @@ export class Transport {
       }
       this.everAnswered = true;
       const rate = rateHeaders(resHeaders);
-      if (ticket) this.pacer?.done(ticket, rate);
+      if (ticket) pacer?.done(ticket, rate);
       const ms = this.now() - started;
       this.opts.onRequest?.({ url, status, ms, attempt });
       if (status >= 200 && status < 300) return { bytes, ms, rate, status, url, headers: resHeaders };
@@ -347,7 +372,7 @@ export class Transport {
         const until = this.now() + rateLimitDelayMs(seconds, this.random);
         this.counters.retries++;
         // With a pacer the pause holds every request of the key; without one, just this one.
-        if (this.pacer) this.pacer.pauseUntil(until);
+        if (pacer) pacer.pauseUntil(until);
         else await this.sleep(until - this.now());
         continue;
       }

@@ -50,9 +50,15 @@ export function defineRoute<Q, R>(pattern: string, core: CoreRoute<Q, R>, render
   };
 }
 
-/** Use for a route that takes no key and no parameters (health for load balancers); `unavailable` names what is down. */
-export function definePublicRoute(pattern: string, body: (now: number, unavailable: readonly string[]) => string): Route {
-  return { pattern, prepare: () => (ctx) => Promise.resolve(body(ctx.now, ctx.unavailable)) };
+/**
+ * Use for a route that takes no key and no parameters (health for load balancers); `unavailable`
+ * names what is down, `version` is the server's.
+ */
+export function definePublicRoute(
+  pattern: string,
+  body: (now: number, unavailable: readonly string[], version: string) => string,
+): Route {
+  return { pattern, prepare: () => (ctx) => Promise.resolve(body(ctx.now, ctx.unavailable, ctx.version)) };
 }
 
 /** Use for routes that take no query parameters (any given are ignored). */

@@ -95,7 +95,7 @@ export async function accountListRecords(store: Store, now: number): Promise<Acc
 /** Writes every account's record through the exporter: aligned columns, or `--json`. */
 export async function runAccountsList(opts: { db: string; json: boolean }, ctx: CliContext): Promise<void> {
   const records = await withAnyStore(opts.db, { mustExist: true }, (store) => accountListRecords(store, ctx.now()));
-  const exporter = createExporter({ format: opts.json ? 'json' : 'table', sink: new OutputSink(ctx.stdout), color: false });
+  const exporter = createExporter({ format: opts.json ? 'json' : 'table', sink: new OutputSink(ctx.stdout, 'stdout'), color: false });
   await exporter.list(ACCOUNT_LIST_SCHEMA, records);
 }
 

@@ -113,7 +113,7 @@ export async function keyListRecords(store: Store, now: number): Promise<KeyList
 /** Writes every key's record through the exporter: a table of aligned columns, or `--json`. */
 export async function runKeysList(opts: { db: string; json: boolean }, ctx: CliContext): Promise<void> {
   const records = await withAnyStore(opts.db, { mustExist: true }, (store) => keyListRecords(store, ctx.now()));
-  const exporter = createExporter({ format: opts.json ? 'json' : 'table', sink: new OutputSink(ctx.stdout), color: false });
+  const exporter = createExporter({ format: opts.json ? 'json' : 'table', sink: new OutputSink(ctx.stdout, 'stdout'), color: false });
   await exporter.list(KEY_LIST_SCHEMA, records);
 }
 

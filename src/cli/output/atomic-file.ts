@@ -2,7 +2,7 @@
 // export never leaves a truncated FILE behind (and never clobbers a good one).
 import { createWriteStream, renameSync, statSync, unlinkSync, type WriteStream } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { UsageError } from '../../errors.js';
+import { OutputError, UsageError } from '../../errors.js';
 import { describeFsError } from './fs-error.js';
 
 /** An output file being written; exactly one of commit/abort ends it. */
@@ -69,10 +69,16 @@ export async function openAtomicFile(
       if (ended) return;
       ended = true;
       unregister?.();
-      await new Promise<void>((resolve, reject) => {
-        opened.once('error', reject);
-        opened.end(() => resolve());
-      });
+      // A write that failed (disk full) fails the end too: the temp file goes, the target stays.
+      try {
+        await new Promise<void>((resolve, reject) => {
+          opened.once('error', reject);
+          opened.end((err?: Error | null) => (err ? reject(err) : resolve()));
+        });
+      } catch (err) {
+        removeTemp();
+        throw new OutputError(`cannot write ${shownAs}: ${describeFsError(err)}`);
+      }
       try {
         renameSync(tempPath, target);
       } catch (err) {

@@ -16,9 +16,15 @@ export function describeFsError(err: unknown): string {
     case 'EROFS':
       return 'read-only file system';
     case 'ENOSPC':
-      return 'no space left on the device';
+      return 'no space left on device';
     case 'ELOOP':
       return 'too many levels of symbolic links';
+    case 'EDQUOT':
+      return 'disk quota exceeded';
+    case 'EFBIG':
+      return 'file too large';
+    case 'EIO':
+      return 'input/output error';
     case 'ENXIO':
     case 'ECONNREFUSED':
       return 'nothing is reading from it';

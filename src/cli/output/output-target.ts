@@ -7,7 +7,7 @@ import { createWriteStream } from 'node:fs';
 import { createConnection } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
-import { UsageError } from '../../errors.js';
+import { OutputError, UsageError } from '../../errors.js';
 import { openAtomicFile, type OnInterrupt } from './atomic-file.js';
 import { describeFsError } from './fs-error.js';
 
@@ -85,8 +85,9 @@ export async function openOutputTarget(target: string, pid: number, onInterrupt?
       if (ended) return;
       ended = true;
       await new Promise<void>((done, reject) => {
-        stream.once('error', reject);
-        stream.end(() => done());
+        const fail = (err: Error): void => reject(new OutputError(`cannot write ${target}: ${describeFsError(err)}`));
+        stream.once('error', fail);
+        stream.end((err?: Error | null) => (err ? fail(err) : done()));
       });
     },
     async abort() {

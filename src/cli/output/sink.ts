@@ -1,6 +1,8 @@
 // Writing text to stdout or a file with backpressure, and noticing when the reader is gone
 // (`msnap ... | head`: EPIPE), so the export stops quietly instead of crashing.
 import type { Writable } from 'node:stream';
+import { OutputError } from '../../errors.js';
+import { describeFsError } from './fs-error.js';
 
 /** Rows are gathered up to this size before a write: one syscall per row costs more than the rows. */
 const FLUSH_BYTES = 64 * 1024;
@@ -13,14 +15,20 @@ const FLUSH_BYTES = 64 * 1024;
 export class OutputSink {
   /** True once nothing more can be written (reader gone, or a write error). */
   closed = false;
-  /** A write error other than the reader going away; the run must fail with it. */
-  failure: Error | undefined;
+  /** A write error other than the reader going away (disk full): the run must fail with it. */
+  failure: OutputError | undefined;
   private readonly onError = (err: NodeJS.ErrnoException): void => {
     this.closed = true;
-    if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') this.failure ??= err;
+    if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') {
+      this.failure ??= new OutputError(`cannot write ${this.name}: ${describeFsError(err)}`);
+    }
   };
 
-  constructor(private readonly stream: Writable) {
+  /** `name`: where the output goes as the user named it (`stdout`, the -o path), for that message. */
+  constructor(
+    private readonly stream: Writable,
+    private readonly name: string = 'the output',
+  ) {
     stream.on('error', this.onError);
   }
 

@@ -18,12 +18,15 @@ export const v1: Dialect = {
 
   listCoins: (coin) => [coin],
 
+  // With a key the keyed /api/health (which also checks the key); without one the public /health,
+  // whose `version` is an msnap extension (the hosted service's says only status and timestamp).
   async health(t) {
-    const { body, ms } = await t.get('/api/health', {});
-    const b = t.object(body, '/api/health');
+    const path = t.keyed ? '/api/health' : '/health';
+    const { body, ms } = t.keyed ? await t.get(path, {}) : await t.getPublic(path);
+    const b = t.object(body, path);
     return {
       status: typeof b['status'] === 'string' ? b['status'] : 'unknown',
-      time: toEpochMs(b['time']) ?? 0,
+      time: toEpochMs(b['time'] ?? b['timestamp']) ?? 0,
       version: typeof b['version'] === 'string' ? b['version'] : 'unknown',
       rttMs: ms,
     };

@@ -167,25 +167,56 @@ describe('records and paging', () => {
 });
 
 describe('auto', () => {
-  it('uses v4 for the run when the plan-limits probe answers 200, and paces by it (no /api/v1/limits)', async () => {
-    const probe = answer('/v4/billing/plan-limits', 200, PLAN_LIMITS);
-    answer('/v4/health', 200, { status: 'ok', service: 'msnap' }, { date: new Date(T0).toUTCString() });
+  it('uses v4 with the hosted service (its /v4/health declares no page sizes), reusing that answer for health()', async () => {
+    const health = answer('/v4/health', 200, { status: 'ok', service: 'msnap' }, { date: new Date(T0).toUTCString() });
     const c = client({ api: 'auto', pacing: true });
     expect(await c.api()).toBe('v4');
-    expect((await c.health()).time).toBe(T0);
-    // A multi-page listing learns its limits first: the probe's answer already taught the pacer.
+    expect(await c.health()).toMatchObject({ time: T0, version: 'unknown' });
+    expect(health).toHaveLength(1);
+    // A multi-page listing learns its limits first, from plan-limits.
+    const limits = answer('/v4/billing/plan-limits', 200, PLAN_LIMITS);
+    answer('/v4/markets', 200, { markets: [], ...envelope(0, 0, 0) });
+    for await (const m of c.markets({ coin: 'BTC', all: true })) expect(m).toBeUndefined();
+    expect(limits).toHaveLength(1);
+    expect(limits[0]!.get('coin')).toBe('btc');
+  });
+
+  it('uses the dialect with the largest snapshot pages when msnap serve declares them (v1 here; v4 on a tie)', async () => {
+    answer('/v4/health', 200, { status: 'ok', service: 'msnap', version: '1.2.3', snapshots_page_max: { v1: 10_000, v4: 1000 } });
+    const c = client({ api: 'auto' });
+    expect(await c.api()).toBe('v1');
+    expect((await c.health()).version).toBe('1.2.3');
+    answer('/v4/health', 200, { status: 'ok', service: 'msnap', snapshots_page_max: { v1: 1000, v4: 1000 } });
+    expect(await client({ api: 'auto' }).api()).toBe('v4');
+  });
+
+  it('without a public /v4/health: v4 when plan-limits answers (and paces by it), else v1', async () => {
+    answer('/v4/health', 404, { error: 'Not Found' });
+    const probe = answer('/v4/billing/plan-limits', 200, PLAN_LIMITS);
+    const c = client({ api: 'auto', pacing: true });
+    expect(await c.api()).toBe('v4');
     answer('/v4/markets', 200, { markets: [], ...envelope(0, 0, 0) });
     for await (const m of c.markets({ coin: 'BTC', all: true })) expect(m).toBeUndefined();
     expect(probe).toHaveLength(1);
-    expect(probe[0]!.get('coin')).toBe('btc');
-  });
 
-  it('falls back to v1 when the probe is not found, and still uses the one client for every call', async () => {
+    answer('/v4/health', 404, { error: 'Not Found' });
     answer('/v4/billing/plan-limits', 404, { error: 'Not Found', message: 'No such endpoint.' });
     answer('/api/health', 200, { status: 'ok', time: T0, version: '0.1.0' });
-    const c = client({ api: 'auto' });
-    expect((await c.health()).version).toBe('0.1.0');
-    expect(await c.api()).toBe('v1');
+    const old = client({ api: 'auto' });
+    expect((await old.health()).version).toBe('0.1.0');
+    expect(await old.api()).toBe('v1');
+  });
+
+  it('a v1 answering 410 Gone switches the client to v4 for good, with one note', async () => {
+    const notes: string[] = [];
+    const id = marketId('BTC', '5m', T0 - MS['5m']);
+    answer(`/api/v1/markets/${id}`, 410, { error: 'Gone', message: 'v1 is retired' });
+    answer(`/v4/markets/${id}`, 200, v4Market('BTC', '5m', T0 - MS['5m']));
+    countAnswer(id, 2400);
+    const c = client({ api: 'v1', onNote: (n) => notes.push(n) });
+    expect(await c.market(id)).toMatchObject({ market_id: id, snapshot_count: 2400 });
+    expect(await c.api()).toBe('v4');
+    expect(notes).toEqual([`${BASE}/api/v1/markets/${id} answered 410 Gone: the service has retired API v1, so this run speaks v4 (--api v4 skips the v1 attempt)`]);
   });
 });
 

@@ -9,14 +9,16 @@ import { asObject, MalformedBodyError, normalizeLimits } from '../normalize.js';
 import { rowKeys, type RowKeys } from '../snapshot-page-scan.js';
 import { readSnapshotPage } from '../snapshot-page.js';
 import type { Query, Transport } from '../transport.js';
-import type { Limits } from '../types.js';
+import type { Health, Limits } from '../types.js';
 import { paceOf, type Dialect } from './dialect.js';
 import { v4Envelope } from './list-envelope.js';
 import { v4ErrorFor } from './v4-errors.js';
 import { lacksSnapshotCount, marketFromV4, snapshotFromV4 } from './v4-records.js';
 
-/** The probe `--api auto` sends; a 200 means the service speaks v4. */
+/** The limits request (`auto` falls back to it as a probe when /v4/health does not answer). */
 export const V4_PROBE_PATH = '/v4/billing/plan-limits';
+/** The public health path, `auto`'s first probe. */
+export const V4_HEALTH_PATH = '/v4/health';
 
 // The hosted v4 maxima: asking no more keeps the service's clamping warnings for the data window.
 const MARKETS_PAGE_MAX = 100;
@@ -97,6 +99,33 @@ function planLimits(body: unknown, rate: { remaining?: number; reset?: number })
   };
 }
 
+/** What the public /v4/health said: the service's health, and msnap serve's page sizes if it is one. */
+export interface V4HealthAnswer {
+  health: Health;
+  /** msnap serve's largest snapshot page per dialect (an msnap extension); undefined from the hosted service. */
+  snapshotsPageMax: Partial<Record<string, number>> | undefined;
+}
+
+/** Use for `msnap health` and `--api auto`'s probe: one keyless request. */
+export async function readV4Health(t: Transport): Promise<V4HealthAnswer> {
+  const { body, ms, rate } = await t.getPublic(V4_HEALTH_PATH, v4ErrorFor);
+  const b = t.object(body, V4_HEALTH_PATH);
+  const max = b['snapshots_page_max'];
+  return {
+    health: {
+      status: typeof b['status'] === 'string' ? b['status'] : 'unknown',
+      // The hosted health carries no time: the `Date` header is the server's (1 s resolution).
+      time: rate.serverDate ?? 0,
+      // An msnap extension; the hosted service sends no version.
+      version: typeof b['version'] === 'string' ? b['version'] : 'unknown',
+      rttMs: ms,
+    },
+    snapshotsPageMax: max !== null && typeof max === 'object' ? Object.fromEntries(
+      Object.entries(max as Record<string, unknown>).map(([k, v]) => [k, toNumber(v)]).filter((e): e is [string, number] => e[1] !== undefined),
+    ) : undefined,
+  };
+}
+
 /** Use for `--api v4` (and for `auto` when the probe answered). */
 export const v4: Dialect = {
   name: 'v4',
@@ -106,15 +135,7 @@ export const v4: Dialect = {
   listCoins: (coin) => (coin ? [coin] : [...COINS]),
 
   async health(t) {
-    const { body, ms, rate } = await t.get('/v4/health', {}, undefined, v4ErrorFor);
-    const b = t.object(body, '/v4/health');
-    return {
-      status: typeof b['status'] === 'string' ? b['status'] : 'unknown',
-      // v4's health carries neither: the `Date` header is the server's time (1 s resolution).
-      time: rate.serverDate ?? 0,
-      version: 'unknown',
-      rttMs: ms,
-    };
+    return (await readV4Health(t)).health;
   },
 
   async limits(t) {

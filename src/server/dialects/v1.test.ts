@@ -12,7 +12,7 @@ eachBackend('v1 conformance (v1.test.ts)', (backend) => {
       const { get, clock } = await setup({ step: 0 });
       const r = await get('/health', 'not-a-key');
       expect(r.status).toBe(200);
-      expect(body(r)).toEqual({ status: 'ok', timestamp: new Date(clock.t).toISOString() });
+      expect(body(r)).toEqual({ status: 'ok', timestamp: new Date(clock.t).toISOString(), version: '9.9.9' });
       expect(r.headers['X-RateLimit-Limit']).toBe('30');
       for (let i = 0; i < 4; i++) (await get('/health'));
       const limited = await get('/health');

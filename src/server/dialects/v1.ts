@@ -45,8 +45,14 @@ export const v1: Dialect = {
   rules: V1_RULES,
   match: createMatcher(routes, ['/api/v1/', '/v1/'], { '/api/health': 'health' }),
   publicRoutes: {
-    '/health': definePublicRoute('/health', (now, down) =>
-      JSON.stringify({ status: down.length === 0 ? 'ok' : 'degraded', timestamp: new Date(now).toISOString(), ...(down.length ? { unavailable: down } : {}) }),
+    // `version` is an msnap extension (`msnap health` shows it without a key).
+    '/health': definePublicRoute('/health', (now, down, version) =>
+      JSON.stringify({
+        status: down.length === 0 ? 'ok' : 'degraded',
+        timestamp: new Date(now).toISOString(),
+        version,
+        ...(down.length ? { unavailable: down } : {}),
+      }),
     ),
   },
   noRouteMessage: 'No such endpoint; see /api/v1/markets, /api/v1/limits, /api/health.',

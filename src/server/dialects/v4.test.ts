@@ -139,7 +139,8 @@ eachBackend('v4 conformance (v4.test.ts)', (backend) => {
       const { get } = await setup({ step: 0 });
       const r = await get('/v4/health');
       expect(r.status).toBe(200);
-      expect(body(r)).toEqual({ status: 'ok', service: 'msnap' });
+      // version and snapshots_page_max are msnap extensions (the hosted body is status and service).
+      expect(body(r)).toEqual({ status: 'ok', service: 'msnap', version: '9.9.9', snapshots_page_max: { v1: 10_000, v2: 1000, v4: 1000 } });
       expect(r.headers['X-Request-Id']).toMatch(REQUEST_ID);
       expect(r.headers['X-RateLimit-Limit']).toBe('30');
       for (let i = 0; i < 4; i++) (await get('/v4/health'));

@@ -14,6 +14,7 @@ import { definePublicRoute, defineRoute } from '../route.js';
 import { createMatcher } from '../routes.js';
 import type { Dialect, ErrorAnswer } from './dialect.js';
 import { envelopeTail } from './list-body.js';
+import { V1_LIMITS } from './v1.js';
 import { coinSnapshotFormat, HOSTED_LIMITS } from './v2.js';
 
 const RULES: ParamRules = { coinRequired: true, msTimes: true, includeTotal: true };
@@ -104,6 +105,15 @@ function classify(err: HttpException): { status: number; code: V4ErrorCode; deta
   }
 }
 
+/**
+ * msnap extensions to the hosted health body: the server's version, and each dialect's largest
+ * snapshot page, so `--api auto` can take the dialect that needs the fewest requests here (the
+ * hosted service sends neither, and stays on v4).
+ */
+function serveExtension(version: string): { version: string; snapshots_page_max: Record<string, number> } {
+  return { version, snapshots_page_max: { v1: V1_LIMITS.snapshots.max, v2: HOSTED_LIMITS.snapshots.max, v4: HOSTED_LIMITS.snapshots.max } };
+}
+
 /** A fresh `req_` + 12 lowercase hex. */
 export function newRequestId(): string {
   return `req_${randomBytes(6).toString('hex')}`;
@@ -115,8 +125,8 @@ export const v4: Dialect = {
   rules: RULES,
   match: createMatcher(routes, ['/v4/']),
   publicRoutes: {
-    '/v4/health': definePublicRoute('/v4/health', (_now, down) =>
-      down.length === 0 ? '{"status":"ok","service":"msnap"}' : JSON.stringify({ status: 'degraded', service: 'msnap', unavailable: down }),
+    '/v4/health': definePublicRoute('/v4/health', (_now, down, version) =>
+      JSON.stringify({ status: down.length === 0 ? 'ok' : 'degraded', service: 'msnap', ...serveExtension(version), ...(down.length ? { unavailable: down } : {}) }),
     ),
   },
   noRouteMessage: 'No such endpoint; see /v4/markets and /v4/billing/plan-limits.',
