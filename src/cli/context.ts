@@ -2,10 +2,13 @@
 // Built once by the entry point; tests build their own.
 import type { Writable } from 'node:stream';
 import { EXIT } from '../errors.js';
+import { dataStdout } from './output/stdout-file.js';
 
 /** Injected into every command; tests pass fakes (streams they read, a clock they move). */
 export interface CliContext {
   stdout: Writable & { isTTY?: boolean };
+  /** Where exports to stdout write (default `stdout`): the real process swaps in one that sees a full disk. */
+  dataStdout?: () => Writable & { isTTY?: boolean };
   stderr: Writable & { isTTY?: boolean };
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
@@ -33,6 +36,7 @@ export function processContext(): CliContext {
   const offset = clockOffset(process.env);
   return {
     stdout: process.stdout,
+    dataStdout,
     stderr: process.stderr,
     stdin: process.stdin,
     env: process.env,

@@ -148,7 +148,7 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
         file = await openOutputTarget(outputPath, ctx.pid ?? process.pid, ctx.onInterrupt);
         sink = new OutputSink(file.stream, outputPath);
       } else {
-        sink = new OutputSink(ctx.stdout, 'stdout');
+        sink = new OutputSink(ctx.dataStdout?.() ?? ctx.stdout, 'stdout');
       }
       const toTerminal = outputPath === undefined && ctx.stdout.isTTY === true;
       exporter = createExporter({

@@ -46,7 +46,7 @@ Examples:
   $ msnap snapshots BTC 5m --csv > btc.csv
   $ msnap at BTC 5m 2025-11-22T00:02:30Z
 
-Exit codes: 0 ok, 1 unexpected, 2 usage, 3 auth, 4 outside plan window, 5 rate-limited, 6 not found, 7 unreachable, 8 database busy, 9 quality problems (--strict), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).`,
+Exit codes: 0 ok, 1 unexpected, 2 usage, 3 auth, 4 outside plan window, 5 rate-limited, 6 not found, 7 unreachable, 8 database busy, 9 quality problems (--strict), 10 cannot write the output (disk full), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).`,
   );
   applyOutputSettings(program, ctx);
   return program;

@@ -11,7 +11,7 @@ import type { CliContext } from '../context.js';
 import { readGlobals } from '../global-options.js';
 import { runWithGlobals, type CliDeps } from '../deps.js';
 import { TIME_HELP } from '../time.js';
-import { explainBusy, openAnyStore } from './serve-store.js';
+import { explainStoreError, openAnyStore } from './serve-store.js';
 import { chooseMarkets, parseSnapshotsArgs, type SnapshotsOptions } from './snapshots.js';
 import { planPull, dryRunText, snapshotPageSize } from './pull-plan.js';
 
@@ -99,7 +99,7 @@ export async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSum
     deps.info(summaryText(s, markets.length, storeName(opts.db)));
     return s;
   } catch (err) {
-    throw explainBusy(err, opts.db);
+    throw explainStoreError(err, opts.db);
   } finally {
     await store.close();
   }

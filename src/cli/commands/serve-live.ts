@@ -2,7 +2,7 @@
 // listening (so `msnap at BTC 5m now` answers from the first request), then tick while serving.
 import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { CliContext } from '../context.js';
-import { explainBusy } from './serve-store.js';
+import { explainStoreError } from './serve-store.js';
 
 /** A caught-up world, ready to tick once the server listens. */
 export interface LiveRun {
@@ -18,7 +18,7 @@ export async function prepareLive(store: SqliteStore, ctx: CliContext, db: strin
   try {
     caughtUp = world.advance(ctx.now());
   } catch (err) {
-    throw explainBusy(err, db);
+    throw explainStoreError(err, db);
   }
   if (!caughtUp) {
     ctx.stderr.write(`msnap serve: --live: ${db} holds no seeded world (\`msnap serve seed\` or --demo makes one); serving it as stored\n`);

@@ -4,12 +4,12 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { DatabaseBusyError, EXIT, UsageError } from '../../errors.js';
-import { explainBusy, openServeStore, withStore } from './serve-store.js';
+import { explainStoreError, openServeStore, withStore } from './serve-store.js';
 
 const BUSY = (db: string) =>
   `database ${db} is busy: another msnap process is writing to it (import, seed or keys); try again when it has finished`;
 
-describe('explainBusy', () => {
+describe('explainStoreError', () => {
   it('turns a real SQLITE_BUSY from a second writer into one clear line', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'msnap-busy-'));
     const db = path.join(dir, 'busy.db');
@@ -23,7 +23,7 @@ describe('explainBusy', () => {
       try {
         await other.transaction(async () => undefined);
       } catch (err) {
-        caught = explainBusy(err, db);
+        caught = explainStoreError(err, db);
       }
       expect(caught).toBeInstanceOf(DatabaseBusyError);
       expect((caught as DatabaseBusyError).exitCode).toBe(EXIT.busy);
@@ -38,7 +38,7 @@ describe('explainBusy', () => {
 
   it('passes every other error through unchanged', async () => {
     const err = new Error('disk I/O error');
-    expect(explainBusy(err, 'x.db')).toBe(err);
+    expect(explainStoreError(err, 'x.db')).toBe(err);
   });
 });
 

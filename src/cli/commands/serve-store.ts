@@ -2,10 +2,10 @@
 // that cannot be opened (missing directory, a directory, not SQLite) is the user's input, so it is a
 // one-line usage error, and another process holding the write lock is a DatabaseBusyError. The
 // stores (better-sqlite3, postgres) are loaded here, on first use, not when the CLI starts.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DatabaseBusyError, UsageError } from '../../errors.js';
+import { DatabaseBusyError, OutputError, UsageError } from '../../errors.js';
 import type { PgStore } from '../../store/postgres/pg-store.js';
 import { isPostgresUrl, storeName } from '../../store/sqlite/db-path.js';
 import type { SqliteStoreOptions } from '../../store/sqlite/open.js';
@@ -15,13 +15,27 @@ import type { CliContext } from '../context.js';
 /** Either store `serve` runs on. */
 export type ServeStore = SqliteStore | PgStore;
 
+// SQLite reports some writes that found no space (its shared-memory file, say) as a bare I/O error.
+function diskFull(db: string): boolean {
+  try {
+    return statfsSync(path.dirname(path.resolve(db))).bavail === 0;
+  } catch {
+    return false;
+  }
+}
+
 /** Use where a command needs an SQLite file (pull, live): a PostgreSQL URL is a usage error. */
 export async function openServeStore(db: string, opts: SqliteStoreOptions = {}): Promise<SqliteStore> {
   if (isPostgresUrl(db)) throw new UsageError(`${storeName(db)}: this command works on an SQLite file, not PostgreSQL`);
   const { openSqliteStore } = await import('../../store/sqlite/open.js');
+  const existed = existsSync(db);
   try {
     return openSqliteStore(db, opts);
   } catch (err) {
+    // A file this run created and could not set up (a full disk) is removed, not left half made.
+    if (!existed) for (const f of [db, `${db}-wal`, `${db}-shm`, `${db}-journal`]) rmSync(f, { force: true });
+    const explained = explainStoreError(err, db);
+    if (explained !== err) throw explained;
     throw new UsageError(`cannot open database ${db}: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
@@ -56,7 +70,7 @@ export async function withStore<T>(db: string, opts: SqliteStoreOptions & { must
   try {
     return await fn(store);
   } catch (err) {
-    throw explainBusy(err, db);
+    throw explainStoreError(err, db);
   } finally {
     store.closeSync();
   }
@@ -69,7 +83,7 @@ export async function withAnyStore<T>(db: string, opts: { mustExist?: boolean },
   try {
     return await fn(store);
   } catch (err) {
-    throw explainBusy(err, db);
+    throw explainStoreError(err, db);
   } finally {
     await store.close();
   }
@@ -102,9 +116,14 @@ export async function throughStaging<T>(url: string, ctx: CliContext, fn: (stagi
 
 /** Use around a write to the server's database: another process holding the write lock past the
  * busy timeout (a long import or seed) becomes one clear line instead of "unexpected error". */
-export function explainBusy(err: unknown, db: string): unknown {
-  if ((err as { code?: string } | null)?.code === 'SQLITE_BUSY') {
+export function explainStoreError(err: unknown, db: string): unknown {
+  const code = (err as { code?: string } | null)?.code;
+  if (code === 'SQLITE_BUSY') {
     return new DatabaseBusyError(`database ${db} is busy: another msnap process is writing to it (import, seed or keys); try again when it has finished`);
+  }
+  // SQLite rolls back the transaction it could not write; PostgreSQL's disk_full is SQLSTATE 53100.
+  if (code === 'SQLITE_FULL' || code === '53100' || (code?.startsWith('SQLITE_IOERR') && diskFull(db))) {
+    return new OutputError(`cannot write ${storeName(db)}: no space left on device`, 'free some space and run it again (what was written stays; pull continues where it stopped)');
   }
   return err;
 }

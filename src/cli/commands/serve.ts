@@ -15,7 +15,7 @@ import { serveAccountsCommand } from './serve-accounts.js';
 import { serveKeysCommand } from './serve-keys.js';
 import { prepareLive, type LiveRun } from './serve-live.js';
 import { serveSeedCommand } from './serve-seed.js';
-import { explainBusy, isSqlite, openAnyStore, throughStaging, type ServeStore } from './serve-store.js';
+import { explainStoreError, isSqlite, openAnyStore, throughStaging, type ServeStore } from './serve-store.js';
 import type { SharedLimiter } from '../../ratelimit/shared-limiter.js';
 import { redactUrl } from '../../ratelimit/redis-url.js';
 
@@ -291,6 +291,6 @@ async function prepareDemo(store: ServeStore, ctx: CliContext, db: string): Prom
     }
     return lines;
   } catch (err) {
-    throw explainBusy(err, db);
+    throw explainStoreError(err, db);
   }
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { OutputError } from '../../errors.js';
 import { MockAgent } from 'undici';
 import { normalizeSnapshot } from '../../client/normalize.js';
 import { rowKeys } from '../../client/snapshot-page-scan.js';
@@ -139,10 +140,12 @@ describe('exporter', () => {
     expect(out.text).toBe('{"n":1}\n{"n":2}\n');
   });
 
-  it('fails the run on other write errors', async () => {
+  it('fails the run on other write errors, with one line naming the output (exit 10)', async () => {
     const out = pipe(1, 'ENOSPC');
-    const exporter = createExporter({ format: 'ndjson', sink: new OutputSink(out), color: false });
-    await expect(exporter.list(schema, counted(50, { pulled: 0, returned: false }))).rejects.toThrow(/ENOSPC/);
+    const exporter = createExporter({ format: 'ndjson', sink: new OutputSink(out, 'out.ndjson'), color: false });
+    const err = await exporter.list(schema, counted(50, { pulled: 0, returned: false })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OutputError);
+    expect(err).toMatchObject({ message: 'cannot write out.ndjson: no space left on device', exitCode: 10 });
   });
 
   it('caps a table and says so', async () => {
