@@ -54,3 +54,10 @@ test('csvDigest: same rows in another column order, quoting and number format ha
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('refusingLimit: minute slots left means the burst refused; none left, the minute', async () => {
+  const { refusingLimit } = await import('./request-log-proxy.js');
+  assert.equal(refusingLimit({ 'x-ratelimit-remaining': '3', 'x-ratelimit-limit': '250' }), 'burst (per second)');
+  assert.equal(refusingLimit({ 'x-ratelimit-remaining': '0', 'x-ratelimit-limit': '250' }), 'minute (250/min)');
+  assert.equal(refusingLimit({}), 'unknown');
+});

@@ -5,13 +5,24 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 
 /**
+ * Which of the key's two limits refused a 429: with minute slots left (`X-RateLimit-Remaining` > 0)
+ * only the per-second bucket can have; with none, the sliding minute did (msnap serve reports the
+ * minute when both would refuse).
+ */
+export function refusingLimit(headers) {
+  const remaining = Number(headers['x-ratelimit-remaining']);
+  if (!Number.isFinite(remaining)) return 'unknown';
+  return remaining > 0 ? 'burst (per second)' : `minute (${headers['x-ratelimit-limit']}/min)`;
+}
+
+/**
  * Start a proxy to `upstreamUrl` on 127.0.0.1:0; resolves to `{ url, log, close() }`. `delayMs`
  * holds each response that long before it is passed on (tests use it to interrupt a client mid-run).
  */
 export function startRequestLogProxy(upstreamUrl, { delayMs = 0 } = {}) {
   const upstream = new URL(upstreamUrl);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-  /** One entry per request: when it arrived, when its response ended, path, status. */
+  /** One entry per request: when it arrived, when its response ended, path, status (and for a 429, the limit that refused). */
   const log = [];
   const server = http.createServer((req, res) => {
     const entry = { startMs: performance.now(), endMs: NaN, method: req.method, path: req.url, status: 0 };
@@ -20,6 +31,7 @@ export function startRequestLogProxy(upstreamUrl, { delayMs = 0 } = {}) {
       { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, agent },
       (up) => setTimeout(() => {
         entry.status = up.statusCode ?? 0;
+        if (entry.status === 429) entry.refusedBy = refusingLimit(up.headers);
         res.writeHead(entry.status, up.headers);
         up.pipe(res);
         up.on('end', () => { entry.endMs = performance.now(); });

@@ -1,7 +1,8 @@
 // Two built-CLI exports in parallel on one builder key, through a proxy that delays every
 // request and answer at random: the processes share one pace through the state file, so the
 // wire shows no 429 between them and together they take no longer than one process exporting
-// all of their markets (measured in the same test, on another key).
+// all of their markets (measured in the same test, on another key). And an enterprise key with a
+// custom `--burst 1` draws no 429 right after its limits request, in v1 and in v4.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,6 +20,7 @@ let served: Served;
 let proxy: DelayProxy;
 let soloKey: string;
 let sharedKey: string;
+const burstOne: Record<string, string> = {};
 
 beforeAll(async () => {
   await buildIfStale();
@@ -27,6 +29,7 @@ beforeAll(async () => {
   await seed(db, ['--days', '1', '--full', `5m=${2 * MARKETS + 2},15m=0,1hr=0,4hr=0,24hr=0`]);
   soloKey = await createKey(db, 'pace-solo', 'builder');
   sharedKey = await createKey(db, 'pace-shared', 'builder');
+  for (const api of ['v1', 'v4']) burstOne[api] = await createKey(db, `burst-one-${api}`, 'enterprise', ['--burst', '1', '--rpm', '600']);
   served = await startServe(db);
   const random = seededRandom(2026);
   // 1-40 ms each way, and now and then 250 ms.
@@ -75,4 +78,23 @@ describe('processes sharing a key', () => {
     expect(files.length).toBeGreaterThan(0);
     expect(files.some((f) => f.includes(sharedKey) || f.includes(soloKey))).toBe(false);
   }, 150_000);
+});
+
+describe('a key whose burst the first answer cannot tell (enterprise --burst 1)', () => {
+  it('draws no 429 after the limits request, in v1 and in v4', async () => {
+    for (const api of ['v1', 'v4']) {
+      const env = {
+        MSNAP_BASE_URL: served.url,
+        MSNAP_API_KEY: burstOne[api],
+        MSNAP_STATE_DIR: path.join(dir, 'state-burst-one'),
+        MSNAP_CONFIG_DIR: path.join(dir, 'config'),
+        MSNAP_API: api,
+      };
+      const r = await msnap(['snapshots', 'BTC', '5m', '--last', '3', '--csv', '--verbose'], { env, cwd: dir, timeout: 60_000 });
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      const statuses = [...String(r.stderr).matchAll(/ -> (\d+) in /g)].map((m) => Number(m[1]));
+      expect(statuses.length, api).toBeGreaterThanOrEqual(4);
+      expect(statuses.filter((s) => s !== 200), api).toEqual([]);
+    }
+  }, 60_000);
 });

@@ -48,7 +48,8 @@ export async function pacingFigure(ctx) {
       (r, i) =>
         `Run ${i + 1} (load average ${r.load} at its start): ${r.requests} requests, ${r.tooMany} answered 429 (${r.otherErrors} other errors); ` +
         `theoretical minimum ${(r.minimumMs / 1000).toFixed(2)} s, wall ${(r.wallMs / 1000).toFixed(2)} s (ratio ${r.ratio.toFixed(3)}); ` +
-        `first request to last response ${(r.spanMs / 1000).toFixed(2)} s (ratio ${r.spanRatio.toFixed(3)}).`,
+        `first request to last response ${(r.spanMs / 1000).toFixed(2)} s (ratio ${r.spanRatio.toFixed(3)}).` +
+        (r.refusals.length ? ` 429s: ${r.refusals.join('; ')}.` : ''),
     ),
     data: { runs: results, ratio, spanRatio, tooMany },
   };
@@ -77,8 +78,12 @@ async function pacingRun(ctx, index, series) {
   const requests = proxy.log.length;
   const tooMany = proxy.log.filter((e) => e.status === 429).length;
   const otherErrors = proxy.log.filter((e) => e.status !== 429 && e.status >= 400).length;
+  // Which limit refused each 429, and when: request number and seconds after the first request.
+  const refusals = proxy.log.flatMap((e, i) =>
+    e.status === 429 ? [`request ${i + 1} of ${proxy.log.length} (${((e.startMs - proxy.log[0].startMs) / 1000).toFixed(2)} s in, ${e.path.split('?')[0]}): refused by the ${e.refusedBy} limit`] : [],
+  );
   const minimumMs = pacingMinimumMs(requests, limits);
   const first = proxy.log[0]?.startMs ?? 0;
   const last = Math.max(...proxy.log.map((e) => e.endMs));
-  return { requests, tooMany, otherErrors, minimumMs, wallMs: run.wallMs, ratio: run.wallMs / minimumMs, spanMs: last - first, spanRatio: (last - first) / minimumMs, load };
+  return { requests, tooMany, refusals, otherErrors, minimumMs, wallMs: run.wallMs, ratio: run.wallMs / minimumMs, spanMs: last - first, spanRatio: (last - first) / minimumMs, load };
 }

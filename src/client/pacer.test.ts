@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configFromMinuteLimit, LOG_MARGIN_MS, PaceModel, Pacer } from './pacer.js';
+import { configFromMinuteLimit, LOG_MARGIN_MS, PaceModel, Pacer, type SharedPace, type SharedRecord } from './pacer.js';
 import { INITIAL_RESERVE_MS } from './round-trips.js';
 
 function fakeClock(start = 1_000_000) {
@@ -180,6 +180,30 @@ describe('Pacer', () => {
     const t2 = await p.acquire();
     expect(c.t - before).toBeGreaterThanOrEqual(30_000 - 1000);
     p.done(t2, undefined);
+  });
+
+  it('limits learned after a first answer under a guessed burst reach the shared state (no 429 next)', async () => {
+    // One process's state file, in memory: what update() writes is what the next update() reads.
+    let record: SharedRecord | undefined;
+    const shared: SharedPace = {
+      pid: 1,
+      update: (fn) => {
+        const r = fn(record && structuredClone(record));
+        if (r.record) record = structuredClone(r.record);
+        return r.value;
+      },
+    };
+    const c = fakeClock();
+    const p = new Pacer(c.now, c.sleep, shared);
+    const limits = await p.acquire();
+    // 600/min is no plan's: the burst is guessed (30); /limits then says 1.
+    p.done(limits, { limit: 600, remaining: 599, reset: Math.ceil(c.t / 1000) + 60, serverDate: c.t });
+    p.learn({ perMinute: 600, burst: 1 });
+    const learnedAt = c.t;
+    const next = await p.acquire();
+    // The server's one token went to the limits request: the next may arrive a second later at the earliest.
+    expect(c.t - learnedAt).toBeGreaterThanOrEqual(1000);
+    p.done(next, undefined);
   });
 
   it('a pause holds every caller until it ends', async () => {

@@ -154,12 +154,20 @@ export class Pacer {
     this.notify();
   }
 
-  /** Limits from `/api/v1/limits` (authoritative), with its usage when present. */
+  /**
+   * Limits from `/api/v1/limits` (authoritative), with its usage when present. Applied under the
+   * shared state's lock and written back: left only in this model, the next send imported the
+   * state the first answer wrote under a guessed burst (a custom `--burst 1` guessed as 30 from the
+   * minute limit), found the bucket full and drew a 429 right after the limits request.
+   */
   learn(config: PaceConfig): void {
     const now = this.now();
     this.fromLimits = true;
-    if (this.model) this.model.reconfigure(config, now);
-    else this.model = new PaceModel(config, now);
+    const model = (this.model ??= new PaceModel(config, now));
+    this.sync(model, () => {
+      model.reconfigure(config, now);
+      return { value: undefined, changed: true };
+    });
     this.notify();
   }
 
