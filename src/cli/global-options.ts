@@ -27,16 +27,16 @@ export interface GlobalOptions {
   wide?: boolean;
   /** False with --no-color. */
   color?: boolean;
-  /** --db FILE of markets, snapshots and at: read this local store instead of a service. */
+  /** --db FILE|URL of the read commands: read this local store instead of a service. */
   db?: string;
 }
 
 /** The service URL when no flag, environment variable or stored key names one (the default `msnap serve`). */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8787';
 
-/** Use on each command that can read a local store instead of the service (markets, snapshots, at). */
+/** Use on each command that can read a local store instead of the service (markets, snapshots, at, quality, chart). */
 export function addLocalDbOption(cmd: Command): Command {
-  return cmd.option('--db <file>', 'read this local store (msnap pull, serve seed or import) directly: no server, key or limits');
+  return cmd.option('--db <file|url>', 'read this local store (an SQLite file or postgres:// URL that msnap pull, serve seed or import filled) directly: no server, key or limits');
 }
 
 /** Use once, on the program. */

@@ -14,6 +14,7 @@ import { withSnapshotCounts } from './snapshot-counts.js';
 import { pageSnapshots } from './snapshot-pager.js';
 import { Transport, type ClientStats, type TransportOptions } from './transport.js';
 import type {
+  AtOptions,
   AtResult,
   Health,
   Limits,
@@ -266,9 +267,9 @@ export class MsnapClient implements MsnapApi {
     yield* pageSnapshots((pq, signal) => d.snapshotsPage(this.transport, id, pq, signal), q, PAGES_AHEAD);
   }
 
-  /** The snapshot nearest to `ts` in a market (404 when none within 2 s). */
-  async at(marketId: string, ts: number): Promise<AtResult> {
-    return this.onDialect((d) => d.at(this.transport, marketId, ts));
+  /** The snapshot nearest to `ts` in a market (404 when none within 2 s), with its depth when asked. */
+  async at(marketId: string, ts: number, opts: AtOptions = {}): Promise<AtResult> {
+    return this.onDialect((d) => d.at(this.transport, marketId, ts, opts.includeOrderbook === true));
   }
 
   /** Counters since the client was made. */

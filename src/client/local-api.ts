@@ -1,10 +1,13 @@
-// The client interface over a local store (`--db FILE`): markets, snapshots and at read the SQLite
-// file directly, with no server, key or limits. Records are what `msnap serve` over the same file
-// would send, so every renderer prints the same bytes as through the service.
+// The client interface over a local store (`--db FILE` or `--db postgres://…`): markets, snapshots
+// and at read the store directly, with no server, key or limits. Records are what `msnap serve`
+// over the same store would send, so every renderer prints the same bytes as through the service.
+// SQLite adds its fast paths (snapshot objects and text straight from the stored values).
 import { existsSync } from 'node:fs';
 import { parseMarketId, type Market, type Snapshot } from '../domain/market.js';
 import { NotFoundError, UsageError } from '../errors.js';
+import { isPostgresUrl, storeName } from '../store/sqlite/db-path.js';
 import type { SqliteStore } from '../store/sqlite/sqlite-store.js';
+import type { Store } from '../store/store.js';
 import { VERSION } from '../version.js';
 import { listMarkets } from './market-listing.js';
 import { normalizeSnapshot } from './normalize.js';
@@ -18,8 +21,19 @@ const SNAPSHOTS_MAX = 10_000;
 /** As at-timestamp: the farthest a snapshot may lie from the asked time. */
 const AT_TOLERANCE_MS = 2000;
 
-/** Use for `--db FILE`: opens the store read-only; a missing file or one that is no msnap store is a UsageError. */
+/**
+ * Use for `--db FILE|URL`: opens the store (an SQLite file read-only); a missing file, an
+ * unreachable PostgreSQL or one that is no msnap store is a UsageError.
+ */
 export async function openLocalApi(path: string, now: () => number): Promise<LocalApi> {
+  if (isPostgresUrl(path)) {
+    const { openPgStore } = await import('../store/postgres/pg-store.js');
+    try {
+      return new LocalApi(await openPgStore(path), now);
+    } catch (err) {
+      throw new UsageError(`cannot read ${storeName(path)}: ${(err as Error).message}`);
+    }
+  }
   if (!existsSync(path)) throw new UsageError(`no such database: ${path} (make one with msnap pull or msnap serve seed)`);
   const { openSqliteStore } = await import('../store/sqlite/open.js');
   try {
@@ -31,10 +45,17 @@ export async function openLocalApi(path: string, now: () => number): Promise<Loc
 
 /** Use where a command reads a local store: the MsnapApi of `msnap serve` over that file, without HTTP. */
 export class LocalApi implements MsnapApi {
+  /** SQLite only: rows as text straight from the stored values (see sqliteText). */
+  readonly snapshotText?: MsnapApi['snapshotText'];
+  private readonly sqlite: SqliteStore | undefined;
+
   constructor(
-    private readonly store: SqliteStore,
+    private readonly store: Store | SqliteStore,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.sqlite = 'snapshotPageText' in store ? store : undefined;
+    if (this.sqlite) this.snapshotText = (id, q, layout) => this.sqliteText(id, q, layout);
+  }
 
   health(): Promise<Health> {
     return Promise.resolve({ status: 'ok', time: this.now(), version: VERSION, rttMs: 0 });
@@ -84,18 +105,29 @@ export class LocalApi implements MsnapApi {
   async *snapshotPages(id: string, q: SnapshotsStreamQuery): AsyncGenerator<Snapshot[]> {
     const market = await this.lookup(id);
     const withOrderbook = q.includeOrderbook === true;
-    yield* pageSnapshots((pq) => {
+    yield* pageSnapshots(async (pq) => {
       const limit = Math.min(pq.limit ?? 1000, SNAPSHOTS_MAX);
-      const page = this.store.snapshotPage(market.market_id, {
+      const query = {
         limit,
         offset: pq.offset ?? 0,
         ...(pq.from !== undefined ? { from: pq.from } : {}),
         ...(pq.to !== undefined ? { before: pq.to } : {}),
         includeOrderbook: withOrderbook,
-      });
-      // Orderbooks take the client's own reading, as they would after HTTP.
-      const snapshots = withOrderbook ? page.snapshots.map((s) => normalizeSnapshot(s, market.market_id)) : page.snapshots;
-      return Promise.resolve({ market, snapshots, total: page.total, limit, offset: pq.offset ?? 0 });
+      };
+      let snapshots: Snapshot[];
+      let total: number;
+      if (this.sqlite) {
+        const page = this.sqlite.snapshotPage(market.market_id, query);
+        // Orderbooks take the client's own reading, as they would after HTTP.
+        snapshots = withOrderbook ? page.snapshots.map((s) => normalizeSnapshot(s, market.market_id)) : page.snapshots;
+        total = page.total;
+      } else {
+        // Any other store gives the page as serve sends it: read it as the client reads serve's.
+        const page = await this.store.snapshotPageJson(market.market_id, query);
+        snapshots = (JSON.parse(page.json) as unknown[]).map((s) => normalizeSnapshot(s, market.market_id));
+        total = page.total;
+      }
+      return { market, snapshots, total, limit, offset: pq.offset ?? 0 };
     }, q);
   }
 
@@ -104,14 +136,15 @@ export class LocalApi implements MsnapApi {
    * a local export several times faster than the same export through serve. Same pages, so the
    * same progress and the same point of failure.
    */
-  async *snapshotText(id: string, q: SnapshotsStreamQuery, layout: RowLayout): AsyncGenerator<TextPage> {
+  private async *sqliteText(id: string, q: SnapshotsStreamQuery, layout: RowLayout): AsyncGenerator<TextPage> {
+    const store = this.sqlite!;
     const market = await this.lookup(id);
     const withOrderbook = q.includeOrderbook === true;
     const rowLayout = withOrderbook && layout.orderbook ? readDepthAsClient(layout) : layout;
     const limit = Math.min(q.pageSize ?? DEFAULT_SNAPSHOT_PAGE, SNAPSHOTS_MAX);
     let offset = 0;
     for (let page = 1; ; page++) {
-      const r = this.store.snapshotPageText(
+      const r = store.snapshotPageText(
         market.market_id,
         {
           limit,
@@ -130,12 +163,14 @@ export class LocalApi implements MsnapApi {
     }
   }
 
-  async at(marketId: string, ts: number): Promise<AtResult> {
+  async at(marketId: string, ts: number, opts: { includeOrderbook?: boolean } = {}): Promise<AtResult> {
     const market = await this.lookup(marketId);
-    const snapshot = await this.store.nearestSnapshot(market.market_id, ts);
-    if (!snapshot || Math.abs(snapshot.time - ts) > AT_TOLERANCE_MS) {
+    const stored = await this.store.nearestSnapshot(market.market_id, ts, opts.includeOrderbook === true);
+    if (!stored || Math.abs(stored.time - ts) > AT_TOLERANCE_MS) {
       throw new NotFoundError(`No snapshot of market ${market.market_id} lies within 2,000 ms of ts ${ts}.`);
     }
+    // Depth takes the client's own reading, as it would after HTTP.
+    const snapshot = opts.includeOrderbook === true ? normalizeSnapshot(stored, market.market_id) : stored;
     return { market_id: market.market_id, ts, delta_ms: snapshot.time - ts, snapshot };
   }
 

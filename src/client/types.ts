@@ -114,6 +114,11 @@ export interface TextPage {
 }
 
 /** Use wherever a command needs the service: `MsnapClient` implements it, command tests fake it. */
+/** What `at` may ask beyond the market and time. */
+export interface AtOptions {
+  includeOrderbook?: boolean;
+}
+
 export interface MsnapApi {
   /** The API dialect spoken (`v1`, `v4`), when it talks to a service; pull records it as a market's origin. */
   api?(): Promise<string>;
@@ -129,6 +134,7 @@ export interface MsnapApi {
    * stored values (no records), byte for byte what the exporter writes from snapshotPages' records.
    */
   snapshotText?(id: string, q: SnapshotsStreamQuery, layout: RowLayout): AsyncIterable<TextPage>;
-  at(marketId: string, ts: number): Promise<AtResult>;
+  /** The snapshot nearest `ts` (404 when none within 2 s); with `includeOrderbook`, its depth where stored. */
+  at(marketId: string, ts: number, opts?: AtOptions): Promise<AtResult>;
   close(): Promise<void>;
 }

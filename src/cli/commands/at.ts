@@ -8,13 +8,15 @@ import { coinArg, marketIdArg, marketTypeArg } from '../arguments.js';
 import { openTimes, timesLines, type TimesLine, type TimesTarget } from '../batch-times.js';
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
-import { AT_SCHEMA, BATCH_AT_SCHEMA, type BatchAtRow } from '../output/record-schemas.js';
+import { AT_SCHEMA, atSchemaWithOrderbook, BATCH_AT_SCHEMA, type BatchAtRow } from '../output/record-schemas.js';
 import { parseTime, TIME_HELP } from '../time.js';
 
 /** The checked arguments of `msnap at`. */
 export interface AtOptions {
   marketId: string;
   ts: number;
+  /** --orderbook: the snapshot's depth too. */
+  orderbook?: boolean;
 }
 
 /** The checked arguments of `msnap at … --times`. */
@@ -52,8 +54,8 @@ export function parseAtBatchArgs(args: (string | undefined)[], times: string): A
 
 /** Look the snapshot up and write it. */
 export async function runAt(opts: AtOptions, deps: CliDeps): Promise<void> {
-  const result = await (await deps.client()).at(opts.marketId, opts.ts);
-  await (await deps.exporter()).record(AT_SCHEMA, result);
+  const result = await (await deps.client()).at(opts.marketId, opts.ts, { includeOrderbook: opts.orderbook === true });
+  await (await deps.exporter()).record(opts.orderbook ? atSchemaWithOrderbook() : AT_SCHEMA, result);
 }
 
 // Answers about one line (not found, outside the plan, a 400) become its error row; anything about
@@ -107,6 +109,7 @@ export function atCommand(ctx: CliContext): Command {
     .argument('[time|type]', 'the TIME, or with a coin the market type')
     .argument('[time]', 'with a coin and type: the TIME')
     .option('--times <file>', 'many lookups: one TIME per line, or CSV with market_id,time columns ("-" = stdin)')
+    .option('--orderbook', 'include the snapshot\'s orderbook depth (orderbook_up, orderbook_down), where stored')
     .addHelpText(
       'after',
       `
@@ -121,15 +124,17 @@ Examples:
   $ msnap at btc-updown-5m-1763769600 1763769612345
   $ msnap at BTC 5m --times times.txt --csv          # one TIME per line
   $ msnap at --times lookups.csv -o answers.parquet  # market_id,time CSV
-  $ msnap at BTC 5m 1763769612345 --db msnap.db          # a pulled store, offline`,
+  $ msnap at BTC 5m 1763769612345 --db msnap.db          # a pulled store, offline
+  $ msnap at BTC 5m 10m --orderbook --json               # with the books`,
     )
-    .action(async (first: string | undefined, second: string | undefined, third: string | undefined, flags: { times?: string }, cmd: Command) => {
+    .action(async (first: string | undefined, second: string | undefined, third: string | undefined, flags: { times?: string; orderbook?: boolean }, cmd: Command) => {
       if (flags.times !== undefined) {
+        if (flags.orderbook) throw new UsageError('--orderbook works on one lookup, not with --times');
         const batch = parseAtBatchArgs([first, second, third], flags.times);
         await runWithDeps(ctx, cmd, async (deps) => void (await runAtBatch(batch, deps, ctx.stdin)));
         return;
       }
-      const opts = parseAtArgs(first, second, third, ctx.now());
+      const opts = { ...parseAtArgs(first, second, third, ctx.now()), ...(flags.orderbook ? { orderbook: true } : {}) };
       await runWithDeps(ctx, cmd, (deps) => runAt(opts, deps));
     });
 }

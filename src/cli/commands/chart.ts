@@ -7,7 +7,7 @@ import { coinArg, countArg, marketIdArg, marketTypeArg } from '../arguments.js';
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
 import { colorEnabled } from '../terminal-policy.js';
-import { readGlobals } from '../global-options.js';
+import { addLocalDbOption, readGlobals } from '../global-options.js';
 import { labelWidthFor, MIN_CHART_WIDTH, plotColumns, renderChart } from '../output/chart.js';
 import { explainSelection, selectMarkets, type SnapshotsTarget } from './snapshots.js';
 
@@ -73,7 +73,7 @@ export async function runChart(opts: ChartOptions, deps: CliDeps, view: ChartVie
 
 /** The `chart` command. */
 export function chartCommand(ctx: CliContext): Command {
-  return new Command('chart')
+  return addLocalDbOption(new Command('chart'))
     .description("Draw a market's asset price and probability of up over its life in the terminal")
     .argument('<market-id|coin>', 'a market id, or a coin (BTC, ETH, SOL): its newest market with snapshots')
     .argument('[type]', 'with a coin: the market type (5m, 15m, 1hr, 4hr, 24hr)')
@@ -88,7 +88,8 @@ none repeats the one before). Colours only on a terminal, never with NO_COLOR or
 Examples:
   $ msnap chart BTC 5m
   $ msnap chart btc-updown-1hr-1763769600 --height 20
-  $ msnap chart ETH 24hr --width 120 > eth.txt`,
+  $ msnap chart ETH 24hr --width 120 > eth.txt
+  $ msnap chart BTC 5m --db msnap.db                      # a pulled store, offline`,
     )
     .action(async (first: string, second: string | undefined, flags: RawFlags, cmd: Command) => {
       const terminal = ctx.stdout.isTTY ? (ctx.stdout as { columns?: number }).columns : undefined;

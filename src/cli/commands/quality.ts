@@ -7,6 +7,7 @@ import { EXIT, NotFoundError, QualityProblemsError, UsageError } from '../../err
 import type { CliContext } from '../context.js';
 import type { MsnapApi } from '../../client/types.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
+import { addLocalDbOption } from '../global-options.js';
 import { QUALITY_SCHEMA } from '../output/quality-schema.js';
 import { TIME_HELP } from '../time.js';
 import { explainSelection, parseSnapshotsArgs, selectMarkets, type SnapshotsOptions } from './snapshots.js';
@@ -87,7 +88,7 @@ export async function runQuality(opts: QualityOptions, deps: CliDeps): Promise<n
 
 /** The `quality` command. */
 export function qualityCommand(ctx: CliContext): Command {
-  return new Command('quality')
+  return addLocalDbOption(new Command('quality'))
     .description('Data-quality report per market: grid coverage, gaps, duplicates, bad probabilities, jumps')
     .argument('<market-id|coin>', 'a market id, or a coin (BTC, ETH, SOL)')
     .argument('[type]', 'with a coin: the market type (5m, 15m, 1hr, 4hr, 24hr)')
@@ -110,7 +111,8 @@ Examples:
   $ msnap quality BTC 5m --last 12
   $ msnap quality btc-updown-5m-1763769600 --json
   $ msnap quality ETH 1hr --from 2d --csv -o eth-quality.csv
-  $ msnap quality SOL 15m --last 96 --strict || echo "problems found"`,
+  $ msnap quality SOL 15m --last 96 --strict || echo "problems found"
+  $ msnap quality BTC 5m --last 12 --db msnap.db          # a pulled store, offline`,
     )
     .action(async (first: string, second: string | undefined, flags: RawFlags, cmd: Command) => {
       const opts = parseQualityArgs(first, second, flags, ctx.now());

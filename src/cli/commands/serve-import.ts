@@ -19,7 +19,7 @@ export interface ImportCommandOptions {
 export async function runImport(opts: ImportCommandOptions, ctx: CliContext): Promise<ImportSummary | undefined> {
   // A directory opens like a file and fails only on the first read, deep in the import.
   if (opts.file !== '-' && existsSync(opts.file) && statSync(opts.file).isDirectory()) {
-    throw new UsageError(`${opts.file} is a directory; give a .ndjson, .csv or .json file`);
+    throw new UsageError(`${opts.file} is a directory; give a .ndjson, .csv, .json or .parquet file`);
   }
   if (opts.file !== '-' && isSqliteFile(opts.file)) {
     await importStore(opts, ctx);
@@ -93,8 +93,8 @@ export function parseImportFlags(
   env: NodeJS.ProcessEnv,
 ): ImportCommandOptions {
   const format = raw.format ?? globalFormat;
-  if (format !== undefined && format !== 'ndjson' && format !== 'csv' && format !== 'json') {
-    throw new UsageError(`--format for serve import must be ndjson, csv or json; got "${format}"`);
+  if (format !== undefined && format !== 'ndjson' && format !== 'csv' && format !== 'json' && format !== 'parquet') {
+    throw new UsageError(`--format for serve import must be ndjson, csv, json or parquet; got "${format}"`);
   }
   return { file, db: resolveDbPath(raw.db, env), format };
 }
@@ -102,14 +102,15 @@ export function parseImportFlags(
 /** The `serve import` subcommand. */
 export function serveImportCommand(ctx: CliContext): Command {
   return new Command('import')
-    .description('Load markets or snapshots exported by msnap (NDJSON or CSV) into the database')
+    .description('Load markets or snapshots exported by msnap (NDJSON, CSV, JSON or Parquet) into the database')
     .argument('<file>', 'file to load, or - for standard input')
     .option('--db <file|url>', `SQLite database file (default: ${DEFAULT_DB_PATH_HELP})`)
-    .addOption(new Option('--format <format>', 'input format (default: from the extension, else sniffed)').choices(['ndjson', 'csv', 'json']))
+    .addOption(new Option('--format <format>', 'input format (default: from the extension, else sniffed)').choices(['ndjson', 'csv', 'json', 'parquet']))
     .addHelpText(
       'after',
       `
-The whole file is one transaction: a bad line stops the import with "line N: ..." and leaves
+The whole file is one transaction: a bad line stops the import with "line N: ..." (Parquet:
+"row N: ...") and leaves
 the database exactly as it was. Rows already stored are skipped, so re-importing adds nothing.
 Snapshots of a market the database lacks create it from its market_id.
 
@@ -118,6 +119,7 @@ Examples:
   $ msnap serve import snaps.ndjson --db data.db
   $ msnap snapshots BTC 5m --json > snaps.json && msnap serve import snaps.json --db data.db
   $ msnap markets --coin btc --csv | msnap serve import - --format csv --db data.db
+  $ msnap snapshots BTC 5m -o snaps.parquet && msnap serve import snaps.parquet --db data.db
   $ msnap serve import msnap.db --db postgres://msnap@db/msnap    # a whole store (pulled or seeded) into PostgreSQL`,
     )
     .action(async (file: string, raw: { db?: string; format?: string }, cmd: Command) => {

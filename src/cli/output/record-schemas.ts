@@ -4,7 +4,7 @@ import type { Bar } from '../../analysis/bars.js';
 import type { AtResult, Limits } from '../../client/types.js';
 import type { Market, Snapshot } from '../../domain/market.js';
 import { levelAt, orderbookColumns } from './orderbook-columns.js';
-import { isoCell, type RecordSchema } from './schema.js';
+import { isoCell, type Column, type RecordSchema } from './schema.js';
 import { snapshotRowLayout } from './snapshot-text.js';
 
 /** Markets, as `msnap markets` prints them. */
@@ -91,6 +91,23 @@ export const AT_SCHEMA: RecordSchema<AtResult> = {
   ],
   json: (a) => a,
 };
+
+/** `msnap at --orderbook`: AT_SCHEMA plus the snapshot's books, laid out as `snapshots --orderbook` lays them. */
+export function atSchemaWithOrderbook(): RecordSchema<AtResult> {
+  const books = (layout: 'nested' | 'flat'): Column<AtResult>[] =>
+    (layout === 'nested' ? snapshotSchema(true) : snapshotSchema('flat')).columns
+      .filter((c) => c.name.startsWith('orderbook'))
+      .map(({ table, value, ...rest }): Column<AtResult> => ({
+        ...rest,
+        value: (a) => value(a.snapshot),
+        ...(table ? { table: (a: AtResult) => table(a.snapshot) } : table === false ? { table: false } : {}),
+      }));
+  return {
+    columns: [...AT_SCHEMA.columns, ...books('nested')],
+    json: (a) => a,
+    parquetSchema: { columns: [...AT_SCHEMA.columns, ...books('flat')] },
+  };
+}
 
 /** One line of `msnap at --times`: its answer, or the error that line got. */
 export interface BatchAtRow {

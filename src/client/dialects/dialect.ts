@@ -44,5 +44,5 @@ export interface Dialect {
   marketsPage(t: Transport, q: MarketsQuery): Promise<MarketsPage>;
   market(t: Transport, id: string): Promise<Market>;
   snapshotsPage(t: Transport, id: string, q: SnapshotsQuery, signal?: AbortSignal): Promise<SnapshotsPage>;
-  at(t: Transport, marketId: string, ts: number): Promise<AtResult>;
+  at(t: Transport, marketId: string, ts: number, includeOrderbook?: boolean): Promise<AtResult>;
 }

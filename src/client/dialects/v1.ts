@@ -5,11 +5,24 @@ import { normalizeLimits, normalizeMarket, normalizeSnapshot, toEpochMs } from '
 import { rowKeys } from '../snapshot-page-scan.js';
 import { readSnapshotPage } from '../snapshot-page.js';
 import type { Transport } from '../transport.js';
+import type { AtResult } from '../types.js';
 import { paceOf, type Dialect } from './dialect.js';
 import { v1Envelope } from './list-envelope.js';
 
 // The snapshot fields a page's rows may be read fast under (snapshot-page-scan.ts).
 const V1_ROW_KEYS = rowKeys(['price']);
+
+// at-timestamp carries no depth: with it asked, the market's snapshot-at (same nearest rule) does.
+async function snapshotAt(t: Transport, marketId: string, ts: number): Promise<AtResult> {
+  const path = `/v1/markets/${encodeURIComponent(marketId)}/snapshot-at/${Math.floor(ts)}`;
+  const { body } = await t.get(path, { include_orderbook: 'true' });
+  const b = t.object(body, path);
+  return t.parse(() => {
+    const list = Array.isArray(b['snapshots']) ? (b['snapshots'] as unknown[]) : [];
+    const snapshot = normalizeSnapshot(list[0], marketId);
+    return { market_id: snapshot.market_id, ts, delta_ms: snapshot.time - ts, snapshot };
+  }, path);
+}
 
 /** Use for `--api v1` (and for `auto` when the service has no /v4). */
 export const v1: Dialect = {
@@ -86,7 +99,8 @@ export const v1: Dialect = {
     }, path);
   },
 
-  async at(t, marketId, ts) {
+  async at(t, marketId, ts, includeOrderbook) {
+    if (includeOrderbook) return snapshotAt(t, marketId, ts);
     const path = '/v1/snapshots/at-timestamp';
     const { body } = await t.get(path, { market: marketId, ts });
     const b = t.object(body, path);

@@ -211,10 +211,10 @@ export const v4: Dialect = {
     });
   },
 
-  at(t, marketId, ts) {
+  at(t, marketId, ts, includeOrderbook) {
     return withMarketCoin(marketId, async (coin) => {
       const path = `/v4/markets/${encodeURIComponent(marketId)}/snapshot-at/${msParam(ts)}`;
-      const { body } = await get(t, path, coin, {});
+      const { body } = await get(t, path, coin, { include_orderbook: includeOrderbook ? 'true' : undefined });
       const b = t.object(body, path);
       return t.parse(() => {
         const list = Array.isArray(b['snapshots']) ? (b['snapshots'] as unknown[]) : [];

@@ -1,7 +1,7 @@
-// `msnap serve import`: loads what `msnap markets|snapshots --ndjson|--csv|--json` wrote into the
+// `msnap serve import`: loads what `msnap markets|snapshots --ndjson|--csv|--json|--parquet` wrote into the
 // bulk writer, keeping the snapshot ids the file carries. The whole file is one transaction, so a
 // bad line leaves the database exactly as it was.
-import { createReadStream } from 'node:fs';
+import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { Readable } from 'node:stream';
 import { UsageError } from '../../errors.js';
@@ -14,7 +14,7 @@ import { readLineBatches } from './line-reader.js';
 import { csvColumns, PlainSnapshotParser, type CsvColumns } from './plain-row.js';
 
 /** Input formats `msnap` writes. */
-export type ImportFormat = 'ndjson' | 'csv' | 'json';
+export type ImportFormat = 'ndjson' | 'csv' | 'json' | 'parquet';
 
 /** Options for importFile; format is sniffed from the extension, else the first line, when absent. */
 export interface ImportOptions {
@@ -41,10 +41,12 @@ export async function importFile(
   opts: ImportOptions & { stdin?: NodeJS.ReadableStream } = {},
 ): Promise<ImportSummary> {
   const started = performance.now();
-  let input: NodeJS.ReadableStream | Readable;
+  let input: NodeJS.ReadableStream | Readable | undefined;
   let format = opts.format;
   if (typeof source === 'string') {
-    if (source === '-') {
+    if (source !== '-' && (format === 'parquet' || (format === undefined && isParquet(source)))) {
+      format = 'parquet';
+    } else if (source === '-') {
       if (!opts.stdin) throw new UsageError('reading from stdin ("-") needs standard input');
       input = opts.stdin;
     } else {
@@ -164,7 +166,16 @@ export async function importFile(
   bulk.begin();
   let lineNo = 0;
   try {
-    for await (const batch of readLineBatches(input)) {
+    if (format === 'parquet') {
+      // Row numbers (1 = the first row) stand in for line numbers in errors.
+      const { parquetRecords } = await import('./parquet-records.js');
+      for await (const rec of parquetRecords(source as string)) {
+        lineNo++;
+        apply(parseImportRecord(rec));
+      }
+      s.lines = lineNo;
+    }
+    for await (const batch of input ? readLineBatches(input) : []) {
       const lines = batch.lines;
       for (let i = 0; i < lines.length; i++) {
         let text = lines[i]!;
@@ -210,7 +221,7 @@ export async function importFile(
     bulk.commit();
   } catch (err) {
     bulk.rollback();
-    if (err instanceof RowError) throw new UsageError(`line ${lineNo}: ${err.message}`);
+    if (err instanceof RowError) throw new UsageError(`${format === 'parquet' ? 'row' : 'line'} ${lineNo}: ${err.message}`);
     if (err instanceof SyntaxError) throw new UsageError(`line ${lineNo}: ${err.message}`);
     throw err;
   }
@@ -228,6 +239,21 @@ function jsonArrayLine(line: string): string {
   const text = line.trim();
   if (text === '[' || text === ']' || text === '[]' || text === '') return '';
   return text.endsWith(',') ? text.slice(0, -1) : text;
+}
+
+// A Parquet file starts with PAR1, whatever its name.
+function isParquet(path: string): boolean {
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      const head = Buffer.alloc(4);
+      return readSync(fd, head, 0, 4, 0) === 4 && head.toString('latin1') === 'PAR1';
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
 }
 
 async function openFile(path: string): Promise<Readable> {
