@@ -43,6 +43,9 @@ export function marketColumns(db: Database.Database): string {
 /** Use to answer with a stored market: its status (and what an active market hides) at `now`. */
 export function toMarket(r: MarketRow, now: number): ServedMarket {
   const active = r.start_time <= now && now < r.end_time;
+  // The seed and the live world draw a resolution up to 10 minutes after the end: a market that
+  // has just ended must not report it (or an update) from the future of the server's clock.
+  const notAfterNow = (t: number | null): number | null => (t === null ? null : Math.min(t, now));
   return {
     market_id: r.market_id,
     slug: r.market_id,
@@ -62,8 +65,8 @@ export function toMarket(r: MarketRow, now: number): ServedMarket {
     // What is only known once a market has ended stays null while the clock says it is active.
     final_volume: active ? null : r.final_volume,
     final_liquidity: active ? null : r.final_liquidity,
-    resolved_at: active ? null : r.resolved_at,
-    created_at: r.created_at,
-    updated_at: r.updated_at,
+    resolved_at: active ? null : notAfterNow(r.resolved_at),
+    created_at: notAfterNow(r.created_at),
+    updated_at: notAfterNow(r.updated_at),
   };
 }
