@@ -60,7 +60,12 @@ describe('tables that fit (item 7)', () => {
     expect(tableLines.length).toBeGreaterThan(4);
     expect(Math.max(...tableLines.map((l) => [...l].length))).toBeLessThanOrEqual(80);
     expect(narrow).toMatch(/market_id/);
-    expect(narrow).toMatch(/msnap: table fitted to 80 columns \(hidden: end_time, .*\); --wide shows everything/);
+    // The note names the columns as the header does (type, not market_type) and fits the terminal too.
+    const fromNote = narrow.slice(narrow.indexOf('msnap: table fitted')).split('\n');
+    const note = fromNote.slice(0, fromNote.findIndex((l) => /^[┌│├└]/.test(l) || l === ''));
+    expect(Math.max(...note.map((l) => [...l].length))).toBeLessThanOrEqual(80);
+    expect(note.map((l) => l.trim()).join(' ')).toMatch(/^msnap: table fitted to 80 columns \(hidden: end_time, coin, type, .*\); --wide shows everything, --csv\/--json every field$/);
+    expect(note.join(' ')).not.toMatch(/market_type/);
 
     const wide = onTerminal(80, ['markets', '--coin', 'BTC', '--type', '5m', '--limit', '3', '--wide'], pro);
     const wideLines = wide.split('\n').filter((l) => /^[┌│├└]/.test(l));

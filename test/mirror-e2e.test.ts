@@ -175,7 +175,7 @@ describe('msnap pull', () => {
     const r = await msnap([...PULL, '--db', path.join(dir, 'dry.db'), '--dry-run'], { env, cwd: dir });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/dry run: 3 markets to fetch/);
-    expect(r.stderr).toContain(`total: ${n(rows)} rows in ${pages} snapshot requests of up to 10,000 rows, about <1 s at the pro key's limits (750/min, 40/s); nothing fetched`);
+    expect(r.stderr).toContain(`total: ${n(rows)} rows in ${pages} snapshot requests of up to 10,000 rows, under a second at the pro key's limits (750/min, 40/s); nothing fetched`);
     expect(existsSync(path.join(dir, 'dry.db'))).toBe(false);
     // Against a store that holds them all: nothing to fetch.
     const full = await msnap([...PULL, '--db', path.join(dir, 'clean.db'), '--dry-run'], { env, cwd: dir });

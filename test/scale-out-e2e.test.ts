@@ -86,6 +86,11 @@ describe.skipIf(missing)('msnap serve scaled out: 3 instances, one PostgreSQL, o
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('logs no rate-limiter recovery at a normal start', () => {
+    // Each instance connected to Redis once: nothing went away, so nothing came back.
+    for (const s of instances) expect(s.output()).not.toMatch(/rate limiter reachable again/);
+  });
+
   it('answers byte for byte what one SQLite serve of the same data answers, in every dialect', async () => {
     const urls = [
       '/api/v1/markets?limit=50',

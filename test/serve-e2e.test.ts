@@ -198,10 +198,12 @@ describe('msnap serve over a real SQLite file', () => {
 
 describe('msnap serve lifecycle', () => {
   it('--demo on a seeded DB prints a builder and a pro key that work', async () => {
-    const served = await serve(['--db', db, '--port', '0', '--demo'], 3);
+    const served = await serve(['--db', db, '--port', '0', '--demo'], 4);
     try {
-      const builder = /^demo builder key \(demo-builder\): (msk_\w+)$/.exec(served.lines[1]!)![1]!;
-      const pro = /^demo pro key \(demo-pro\): (msk_\w+)$/.exec(served.lines[2]!)![1]!;
+      // The second line gives the dashboard's address, the demo keys follow.
+      expect(served.lines[1]).toBe(`dashboard (sign up, keys, markets): ${served.url}/ in a browser`);
+      const builder = /^demo builder key \(demo-builder\): (msk_\w+)$/.exec(served.lines[2]!)![1]!;
+      const pro = /^demo pro key \(demo-pro\): (msk_\w+)$/.exec(served.lines[3]!)![1]!;
       for (const [key, plan] of [
         [builder, 'builder'],
         [pro, 'pro'],

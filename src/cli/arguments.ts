@@ -49,7 +49,9 @@ export function countArg(value: string, flag: string, min: number): number {
 
 /** Use where a market id is expected; the message shows the expected shape. */
 export function marketIdArg(value: string): string {
-  if (parseMarketId(value)) return value;
+  // Case-insensitive, as coins and types are: BTC-UPDOWN-5M-… is the market btc-updown-5m-….
+  const id = value.toLowerCase();
+  if (parseMarketId(id)) return id;
   throw new UsageError(
     `'${value}' is not a market id (like btc-updown-5m-1763769600)`,
     'or give COIN TYPE, e.g. BTC 5m',
@@ -62,7 +64,7 @@ export function marketIdArg(value: string): string {
  * the one value that happens to be wrong.
  */
 export function checkMarketOrCoinType(first: string, second: string | undefined, usage: string): void {
-  const isId = parseMarketId(first) !== undefined;
+  const isId = parseMarketId(first.toLowerCase()) !== undefined;
   const coin = checkCoin(first);
   if (second === undefined && !isId && ('coin' in coin || coin.refused === 'coming-soon')) {
     throw new UsageError(`'${first}' needs a market type after it: ${usage}`);
@@ -74,6 +76,10 @@ export function checkMarketOrCoinType(first: string, second: string | undefined,
 export function timeRangeFlags(flags: { from?: string; to?: string }, now: number): { from?: number; to?: number } {
   const from = flags.from === undefined ? undefined : parseTime(flags.from, now, '--from');
   const to = flags.to === undefined ? undefined : parseTime(flags.to, now, '--to');
+  // Nothing starts after now: a range there is a mistake to name, not a market "not found".
+  if (from !== undefined && from > now) {
+    throw new UsageError(`--from ${new Date(from).toISOString()} is in the future (now is ${new Date(now).toISOString()}): nothing has been recorded there yet`);
+  }
   checkRange(from, to);
   return { ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) };
 }

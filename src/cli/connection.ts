@@ -25,7 +25,7 @@ export function checkApi(value: string, source: string): ApiChoice {
 export function timeoutArg(value: string, source: string): number {
   const secs = Number(value.trim().replace(/s$/, ''));
   if (value.trim() === '' || !Number.isFinite(secs) || secs <= 0 || secs > 3600) {
-    throw new UsageError(`${source} must be a number of seconds between 0 and 3600 (like 30 or 2.5), got '${value}'`);
+    throw new UsageError(`${source} must be a number of seconds above 0 and at most 3600 (like 30 or 2.5), got '${value}'`);
   }
   return Math.round(secs * 1000);
 }
@@ -40,6 +40,12 @@ export function checkBaseUrl(value: string, source: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`${source}: '${value}' must be an http:// or https:// URL`);
+  }
+  // msnap adds the API's own path (/api/v1/…, /v4/…): one given here would be asked twice.
+  const apiPath = /\/(api\/v1|api|v1|v2|v4)\/*$/i.exec(url.pathname)?.[0];
+  if (apiPath !== undefined) {
+    const root = value.replace(/\/+$/, '').slice(0, -apiPath.replace(/\/+$/, '').length);
+    throw new UsageError(`${source}: '${value}' ends in the API path ${apiPath.replace(/\/+$/, '')}, which msnap adds itself`, `drop it: ${root}`);
   }
   return value.replace(/\/+$/, '');
 }

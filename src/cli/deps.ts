@@ -58,6 +58,8 @@ export interface CliDeps {
    * --quiet and for a table on the terminal (the table is the result).
    */
   finished(what: string): void;
+  /** Run `say` (synchronously) if Ctrl-C or SIGTERM ends the run; returns the unregister function. */
+  onInterrupt(say: () => void): () => void;
   /** Read a secret from stdin (prompt without echo on a terminal). */
   readSecret(question: string): Promise<string>;
   /** The base URL the service client talks to (pull records it as each market's origin). */
@@ -184,6 +186,7 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
       if (!globals.quiet) ctx.stderr.write(`${message}\n`);
     },
     readSecret: (question) => readSecret(ctx.stdin, ctx.stderr, question),
+    onInterrupt: (say) => ctx.onInterrupt?.(say) ?? (() => undefined),
   };
 
   const closeAll = async (): Promise<void> => {

@@ -1,6 +1,6 @@
 // Options every client command takes, declared once on the program; commander recognises them
 // before and after the subcommand (`msnap --csv markets` = `msnap markets --csv`).
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { API_CHOICES } from '../client/dialects/dialect.js';
 import { OUTPUT_FORMATS } from './output/format.js';
 import { PARQUET_CODECS } from './output/parquet-codecs.js';
@@ -34,6 +34,18 @@ export interface GlobalOptions {
 /** The service URL when no flag, environment variable or stored key names one (the default `msnap serve`). */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8787';
 
+/**
+ * Use for an option with a fixed set of values: as coins and market types, any case is accepted
+ * (`--format CSV`); help still lists the choices.
+ */
+export function caselessChoices(option: Option, values: readonly string[]): Option {
+  return option.choices(values).argParser((value: string) => {
+    const lower = value.toLowerCase();
+    if (!values.includes(lower)) throw new InvalidArgumentError(`Allowed choices are ${values.join(', ')}.`);
+    return lower;
+  });
+}
+
 /** Use on each command that can read a local store instead of the service (markets, snapshots, at, quality, chart). */
 export function addLocalDbOption(cmd: Command): Command {
   return cmd.option('--db <file|url>', 'read this local store (an SQLite file or postgres:// URL that msnap pull, serve seed or import filled) directly: no server, key or limits');
@@ -44,19 +56,15 @@ export function addGlobalOptions(program: Command): Command {
   return program
     .option('--base-url <url>', `service URL (env MSNAP_BASE_URL, else the active stored key's URL, else ${DEFAULT_BASE_URL})`)
     .option('--api-key <key>', 'API key (env MSNAP_API_KEY, else the active stored key)')
-    .addOption(new Option('--auth-scheme <scheme>', 'how the key is sent').choices(['x-api-key', 'bearer']))
+    .addOption(caselessChoices(new Option('--auth-scheme <scheme>', 'how the key is sent'), ['x-api-key', 'bearer']))
     .option('--timeout <seconds>', 'give up on a connection or an answer after SECONDS (env MSNAP_TIMEOUT; default 30)')
     .addOption(
-      new Option('--api <version>', "API version (env MSNAP_API, else the stored key's, else auto: v4 when the service answers /v4)").choices(
-        API_CHOICES,
-      ),
+      caselessChoices(new Option('--api <version>', "API version (env MSNAP_API, else the stored key's, else auto: the fewest requests, see docs/cli-notes.md)"), API_CHOICES),
     )
     .addOption(
-      new Option('--format <format>', 'output format (default: table on a terminal, ndjson when piped)').choices(
-        OUTPUT_FORMATS,
-      ),
+      caselessChoices(new Option('--format <format>', 'output format (default: table on a terminal, ndjson when piped)'), OUTPUT_FORMATS),
     )
-    .addOption(new Option('--compression <codec>', 'Parquet compression (default snappy)').choices(PARQUET_CODECS))
+    .addOption(caselessChoices(new Option('--compression <codec>', 'Parquet compression (default snappy)'), PARQUET_CODECS))
     .option('--csv', 'same as --format csv')
     .option('--ndjson', 'same as --format ndjson')
     .option('--json', 'same as --format json')

@@ -17,6 +17,8 @@ export interface AtOptions {
   ts: number;
   /** --orderbook: the snapshot's depth too. */
   orderbook?: boolean;
+  /** Given as COIN TYPE TIME: the series the market was derived from (for a "no such market" message). */
+  series?: string;
 }
 
 /** The checked arguments of `msnap at … --times`. */
@@ -40,7 +42,7 @@ export function parseAtArgs(first: string | undefined, second: string | undefine
   const coin = coinArg(first);
   const type = marketTypeArg(second);
   const ts = parseTime(third, now, 'TIME');
-  return { marketId: marketId(coin, type, marketStartCovering(type, ts)), ts };
+  return { marketId: marketId(coin, type, marketStartCovering(type, ts)), ts, series: `${coin} ${type}` };
 }
 
 /** With --times the arguments name only the market: `<market-id>`, `<coin> <type>`, or nothing (CSV). */
@@ -54,7 +56,14 @@ export function parseAtBatchArgs(args: (string | undefined)[], times: string): A
 
 /** Look the snapshot up and write it. */
 export async function runAt(opts: AtOptions, deps: CliDeps): Promise<void> {
-  const result = await (await deps.client()).at(opts.marketId, opts.ts, { includeOrderbook: opts.orderbook === true });
+  const client = await deps.client();
+  const result = await client.at(opts.marketId, opts.ts, { includeOrderbook: opts.orderbook === true }).catch((err: unknown) => {
+    // The user named a time, not the derived id: say which time no market covers.
+    if (opts.series !== undefined && err instanceof NotFoundError && /market/i.test(err.message) && !/snapshot/i.test(err.message)) {
+      throw new NotFoundError(`no ${opts.series} market covers ${new Date(opts.ts).toISOString()} (${opts.marketId} does not exist)`);
+    }
+    throw err;
+  });
   await (await deps.exporter()).record(opts.orderbook ? atSchemaWithOrderbook() : AT_SCHEMA, result);
 }
 

@@ -309,8 +309,11 @@ describe('keys', () => {
     await runFake(ctx, { apiKey: 'flag-key' }, factory, (deps) => runHealth(deps));
     expect(calls.connections.map((c) => c.apiKey)).toEqual(['env-key-xyz', 'flag-key']);
     await runFake(ctx, {}, factory, (deps) => runKeysRemove('a', deps));
-    expect(stderr.text()).toContain("Removed key 'a'. No key is active now");
+    // The other stored key takes over, and the message says which.
+    expect(stderr.text()).toContain("Removed key 'a'. 'b' is the active key now (msnap keys use NAME picks another).");
     await expect(runFake(ctx, {}, factory, (deps) => runKeysUse('a', deps))).rejects.toThrow(UsageError);
+    await runFake(ctx, {}, factory, (deps) => runKeysRemove('b', deps));
+    expect(stderr.text()).toContain("Removed key 'b'. No key is stored now; add one with: msnap keys add NAME");
   });
 
   it('refuses an empty key from stdin', async () => {

@@ -57,9 +57,11 @@ export async function runKeysUse(name: string, deps: CliDeps): Promise<void> {
 
 /** Forget NAME. */
 export async function runKeysRemove(name: string, deps: CliDeps): Promise<void> {
-  const wasActive = (await deps.keyStore()).active()?.name === name;
-  (await deps.keyStore()).remove(name);
-  deps.info(`Removed key '${name}'.${wasActive ? ' No key is active now; pick one with: msnap keys use NAME' : ''}`);
+  const store = await deps.keyStore();
+  const wasActive = store.active()?.name === name;
+  const next = store.remove(name);
+  const after = !wasActive ? '' : next !== undefined ? ` '${next}' is the active key now (msnap keys use NAME picks another).` : ' No key is stored now; add one with: msnap keys add NAME';
+  deps.info(`Removed key '${name}'.${after}`);
 }
 
 /** The `keys` command and its subcommands. */

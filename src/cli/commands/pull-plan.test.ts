@@ -47,7 +47,7 @@ describe('dryRunText', () => {
     const limits = { plan: 'builder', trial: null, rate_limit: { requests_per_minute: 250, burst_per_second: 12 }, data_window: null, api_keys: null, usage: null };
     expect(dryRunText(plan, limits, undefined)).toBe(
       'dry run: 1 market to fetch\n  btc-updown-1hr-1: 25,000 rows, 3 requests\n' +
-        "total: 25,000 rows in 3 snapshot requests of up to 10,000 rows, about <1 s at the builder key's limits (250/min, 12/s); nothing fetched",
+        "total: 25,000 rows in 3 snapshot requests of up to 10,000 rows, under a second at the builder key's limits (250/min, 12/s); nothing fetched",
     );
   });
 });

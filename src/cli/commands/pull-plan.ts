@@ -65,7 +65,7 @@ export function dryRunText(plan: PullPlan, limits: Limits | undefined, destinati
     const { requests_per_minute: rpm, burst_per_second: burst } = limits.rate_limit;
     // v4 may have no minute cap (null): only the burst paces then.
     const s = pacedSeconds(plan.requests, rpm ?? Infinity, burst);
-    time = `, about ${s < 1 ? '<1' : n(Math.ceil(s))} s at the ${limits.plan} key's limits (${rpm === null ? 'no minute cap' : `${n(rpm)}/min`}, ${n(burst)}/s)`;
+    time = `, ${s < 1 ? 'under a second' : `about ${n(Math.ceil(s))} s`} at the ${limits.plan} key's limits (${rpm === null ? 'no minute cap' : `${n(rpm)}/min`}, ${n(burst)}/s)`;
   }
   const done = plan.complete > 0 ? `; ${n(plan.complete)} already complete in ${destination}` : '';
   return [

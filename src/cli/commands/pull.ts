@@ -66,9 +66,17 @@ export async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSum
     return { added: 0, updated: 0, skipped: 0, rows: 0, snapshotRequests: 0, ms: performance.now() - started };
   }
   const store = await openAnyStore(opts.db, { cacheMiB: 128 });
+  const s: PullSummary = { added: 0, updated: 0, skipped: 0, rows: 0, snapshotRequests: 0, ms: 0 };
+  let written = 0;
+  // Every page is its own committed transaction: an interrupted pull keeps them all.
+  const unregister = deps.onInterrupt(() =>
+    deps.note(
+      `interrupted: ${written.toLocaleString('en-US')} snapshots written to ${storeName(opts.db)} by this run are kept ` +
+        `(${(s.added + s.updated + s.skipped).toLocaleString('en-US')} of ${markets.length.toLocaleString('en-US')} markets done); run the same command again to continue where it stopped`,
+    ),
+  );
   try {
     const writer: PullWriter = store.mirrorWriter({ baseUrl: await deps.serviceUrl(), dialect: (await client.api?.()) ?? 'v1', pulledAt: deps.now() });
-    const s: PullSummary = { added: 0, updated: 0, skipped: 0, rows: 0, snapshotRequests: 0, ms: 0 };
     const progress = await deps.progress('pull');
     const total = markets.reduce((n, m) => n + m.snapshot_count, 0);
     let done = 0;
@@ -82,6 +90,7 @@ export async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSum
           // Every request counts, one answered with no rows too (a resumed market may have none left).
           s.snapshotRequests++;
           done += pageRows;
+          written += pageRows;
           progress.update({ pages: s.snapshotRequests, rows: done, total });
         });
         if (rows < 0) {
@@ -101,6 +110,7 @@ export async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSum
   } catch (err) {
     throw explainStoreError(err, opts.db);
   } finally {
+    unregister();
     await store.close();
   }
 }

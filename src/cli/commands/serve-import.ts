@@ -7,6 +7,8 @@ import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '.
 import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { throughStaging, withStore } from './serve-store.js';
 import type { CliContext } from '../context.js';
+import { caselessChoices } from '../global-options.js';
+import { counted } from '../output/count-text.js';
 
 /** Checked arguments of `serve import`. */
 export interface ImportCommandOptions {
@@ -49,8 +51,8 @@ export async function runImport(opts: ImportCommandOptions, ctx: CliContext): Pr
   }
   const fmt = (n: number) => n.toLocaleString('en-US');
   ctx.stdout.write(
-    `imported ${opts.file === '-' ? 'stdin' : opts.file} (${s.format}): ${fmt(s.snapshotsAdded)} snapshots added, ` +
-      `${fmt(s.snapshotsSkipped)} already present; ${fmt(s.marketsAdded)} markets added, ${fmt(s.marketsUpdated)} updated; ` +
+    `imported ${opts.file === '-' ? 'stdin' : opts.file} (${s.format}): ${counted(s.snapshotsAdded, 'snapshot')} added, ` +
+      `${fmt(s.snapshotsSkipped)} already present; ${counted(s.marketsAdded, 'market')} added, ${fmt(s.marketsUpdated)} updated; ` +
       `${(s.ms / 1000).toFixed(1)} s (${fmt(s.rowsPerSec)} rows/s)\n`,
   );
   return s;
@@ -80,8 +82,8 @@ async function importStore(opts: ImportCommandOptions, ctx: CliContext): Promise
   const c = await loadSqliteIntoPostgres(opts.file, opts.db);
   const fmt = (n: number) => n.toLocaleString('en-US');
   ctx.stdout.write(
-    `imported store ${opts.file} into ${storeName(opts.db)}: ${fmt(c.snapshotsAdded)} snapshots added, ${fmt(c.snapshotsSkipped)} already present; ` +
-      `${fmt(c.marketsAdded)} markets added, ${fmt(c.marketsUpdated)} updated; ${fmt(c.accountsAdded)} accounts, ${fmt(c.keysAdded)} keys; ${(c.ms / 1000).toFixed(1)} s\n`,
+    `imported store ${opts.file} into ${storeName(opts.db)}: ${counted(c.snapshotsAdded, 'snapshot')} added, ${fmt(c.snapshotsSkipped)} already present; ` +
+      `${counted(c.marketsAdded, 'market')} added, ${fmt(c.marketsUpdated)} updated; ${counted(c.accountsAdded, 'account')}, ${counted(c.keysAdded, 'key')}; ${(c.ms / 1000).toFixed(1)} s\n`,
   );
 }
 
@@ -105,7 +107,7 @@ export function serveImportCommand(ctx: CliContext): Command {
     .description('Load markets or snapshots exported by msnap (NDJSON, CSV, JSON or Parquet) into the database')
     .argument('<file>', 'file to load, or - for standard input')
     .option('--db <file|url>', `SQLite database file (default: ${DEFAULT_DB_PATH_HELP})`)
-    .addOption(new Option('--format <format>', 'input format (default: from the extension, else sniffed)').choices(['ndjson', 'csv', 'json', 'parquet']))
+    .addOption(caselessChoices(new Option('--format <format>', 'input format (default: from the extension, else sniffed)'), ['ndjson', 'csv', 'json', 'parquet']))
     .addHelpText(
       'after',
       `

@@ -126,7 +126,7 @@ describe('serve seed and import', () => {
     const file = path.join(dir, 'in.ndjson');
     writeFileSync(file, line + '\n');
     const i = await run(['import', file, '--db', path.join(dir, 'i.db')]);
-    expect(i.out).toMatch(/1 snapshots added, 0 already present; 1 markets added/);
+    expect(i.out).toMatch(/1 snapshot added, 0 already present; 1 market added/);
     const again = await run(['import', '-', '--db', path.join(dir, 'i.db')], line);
     expect(again.out).toMatch(/0 snapshots added, 1 already present/);
     const bad = await run(['import', path.join(dir, 'missing.csv'), '--db', path.join(dir, 'i.db')]);

@@ -51,7 +51,8 @@ describe('runServe', () => {
       health = (await (await fetch(`${s.url}/api/health`)).json()) as unknown;
     });
     expect(r.seen).toEqual({ headersTimeout: 250, requestTimeout: 400 });
-    expect(r.out).toMatch(/^msnap serve listening on http:\/\/127\.0\.0\.1:\d+\n$/);
+    // The dashboard's address follows the listening line.
+    expect(r.out).toMatch(/^msnap serve listening on http:\/\/127\.0\.0\.1:\d+\ndashboard \(sign up, keys, markets\): http:\/\/127\.0\.0\.1:\d+\/ in a browser\n$/);
     // The database did not exist: serve says it made an empty one (a mistyped --db shows at once).
     expect(r.err).toBe(
       `msnap serve: ${db} did not exist: created an empty database (no markets, no keys); fill it with msnap serve seed --db ${db} or msnap serve import, or use --demo\n` +
@@ -70,10 +71,10 @@ describe('runServe', () => {
     const first = await serve({ MSNAP_DB: db }, true);
     expect(first.seen).toEqual({ headersTimeout: 10_000, requestTimeout: 30_000 });
     expect(first.out).toMatch(
-      /^msnap serve listening on http:\/\/127\.0\.0\.1:\d+\ndemo builder key \(demo-builder\): msk_\w{40}\ndemo pro key \(demo-pro\): msk_\w{40}\n$/,
+      /^msnap serve listening on http:\/\/127\.0\.0\.1:\d+\ndashboard \(sign up, keys, markets\): http:\/\/127\.0\.0\.1:\d+\/ in a browser\ndemo builder key \(demo-builder\): msk_\w{40}\ndemo pro key \(demo-pro\): msk_\w{40}\n$/,
     );
     const second = await serve({ MSNAP_DB: db }, true);
-    expect(second.out).toMatch(/^msnap serve listening on http:\/\/127\.0\.0\.1:\d+\n$/);
+    expect(second.out).toMatch(/^msnap serve listening on http:\/\/127\.0\.0\.1:\d+\ndashboard \(sign up, keys, markets\): http:\/\/127\.0\.0\.1:\d+\/ in a browser\n$/);
     expect(second.err).toBe(
       'msnap serve: demo-builder already has a key (printed when it was made); `msnap serve keys create --account demo-builder` makes another\n' +
         'msnap serve: demo-pro already has a key (printed when it was made); `msnap serve keys create --account demo-pro` makes another\n' +

@@ -2,7 +2,8 @@
 // and checks flags; `runServe` does the work with injected dependencies so tests can drive it.
 // The server, the store and the seeder are imported by `runServe` itself: every client command
 // builds this command too, and loading them (better-sqlite3 included) would add ~0.1 s to its startup.
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { isIP } from 'node:net';
 import { Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
@@ -229,6 +230,7 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
     throw err;
   }
   ctx.stdout.write(`msnap serve listening on ${running.url}\n`);
+  ctx.stdout.write(`dashboard (sign up, keys, markets): ${running.url}/ in a browser\n`);
   for (const line of demoLines) ctx.stdout.write(`${line}\n`);
   if (!isSqlite(store) || limiter) {
     ctx.stderr.write(`msnap serve: store ${name}; rate limits ${limiter ? `shared through ${redactUrl(options.limiter!)}` : 'in this process only'}\n`);
@@ -255,10 +257,19 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
 /** The Redis limiter behind --limiter; its outages and recoveries are logged (never the password). */
 async function openLimiter(url: string, log: (line: string) => void): Promise<SharedLimiter> {
   const { createRedisLimiter } = await import('../../ratelimit/redis-limiter.js');
+  // The first connection is a normal start, not a recovery: only a change after it is news.
+  let connected = false;
   return createRedisLimiter(url, {
-    onHealthChange: (healthy, reason) => log(`msnap serve: rate limiter ${healthy ? 'reachable again' : `unreachable (${reason}); refusing requests with 503`}`),
+    onHealthChange: (healthy, reason) => {
+      const first = healthy && !connected;
+      connected ||= healthy;
+      if (!first) log(`msnap serve: rate limiter ${healthy ? 'reachable again' : `unreachable (${reason}); refusing requests with 503`}`);
+    },
   });
 }
+
+/** The demo seed's size on disk as an SQLite file (15 days of 3 coins), for the note before it is made. */
+const DEMO_DB_MB = 270;
 
 /** Seeds an empty database and gives each demo account a key when it has none; returns the lines to print. */
 async function prepareDemo(store: ServeStore, ctx: CliContext, db: string): Promise<string[]> {
@@ -270,14 +281,17 @@ async function prepareDemo(store: ServeStore, ctx: CliContext, db: string): Prom
   try {
     const { total } = await store.listMarkets({ limit: 1, offset: 0, window: null, now });
     if (total === 0) {
-      ctx.stderr.write('msnap serve: seeding the demo database (15 days of markets)...\n');
+      // Where it goes and how big, said before the wait: a default ./msnap.db is easy to miss.
+      const where = isPostgresUrl(db) ? storeName(db) : path.resolve(db);
+      ctx.stderr.write(`msnap serve: seeding the demo database ${where} (15 days of markets, about ${DEMO_DB_MB} MB; --db FILE puts it elsewhere)...\n`);
       const started = performance.now();
       const summary = isSqlite(store)
         ? seedDatabase(store.bulk, { now })
         : (await throughStaging(db, ctx, (staging) => seedDatabase(staging.bulk, { now }))).result;
       // Into PostgreSQL the copy is part of the wait: the time given is the whole of it.
       const ms = isSqlite(store) ? summary.ms : performance.now() - started;
-      ctx.stderr.write(`msnap serve: seeded ${summary.markets} markets and ${summary.snapshots} snapshots in ${(ms / 1000).toFixed(1)} s\n`);
+      const size = isPostgresUrl(db) ? '' : `; ${db} holds ${Math.round(statSync(db).size / 1e6).toLocaleString('en-US')} MB`;
+      ctx.stderr.write(`msnap serve: seeded ${summary.markets} markets and ${summary.snapshots} snapshots in ${(ms / 1000).toFixed(1)} s${size}\n`);
     }
     const lines: string[] = [];
     for (const demo of await ensureDemoKeys(store, now)) {

@@ -25,7 +25,7 @@ describe('KeyStore', () => {
     expect(saved.active).toBe('prod');
   });
 
-  it('makes the added key active, switches with use, and forgets the active one on remove', () => {
+  it('makes the added key active, switches with use, and on removing the active one makes the newest other active', () => {
     const store = new KeyStore(dir);
     expect(store.active()).toBeUndefined();
     expect(store.add('a', 'key-a', undefined, T0)).toEqual({ replaced: false });
@@ -34,9 +34,11 @@ describe('KeyStore', () => {
     store.use('a');
     expect(store.active()?.key).toBe('key-a');
     expect(store.add('a', 'key-a2', undefined, T0 + 1)).toEqual({ replaced: true });
-    store.remove('a');
-    expect(store.active()).toBeUndefined();
+    expect(store.remove('a')).toBe('b');
+    expect(store.active()?.name).toBe('b');
     expect(new KeyStore(dir).list(T0).map((k) => k.name)).toEqual(['b']);
+    expect(store.remove('b')).toBeUndefined();
+    expect(store.active()).toBeUndefined();
   });
 
   it('keeps the base URL of a replaced key unless a new one is given', () => {

@@ -88,13 +88,20 @@ export class KeyStore {
     this.conf.set('active', name);
   }
 
-  /** Remove `name`; when it was active, no key is active afterwards. */
-  remove(name: string): void {
+  /**
+   * Remove `name`. When it was active, the most recently added of the others becomes active (none
+   * when it was the last); returns the name of the key made active, if any.
+   */
+  remove(name: string): string | undefined {
     const profiles = this.profiles();
     if (!(name in profiles)) throw this.unknown(name);
     delete profiles[name];
     this.conf.set('profiles', profiles);
-    if (this.conf.get('active') === name) this.conf.delete('active');
+    if (this.conf.get('active') !== name) return undefined;
+    const next = Object.entries(profiles).sort(([a, x], [b, y]) => y.addedAt - x.addedAt || a.localeCompare(b))[0]?.[0];
+    if (next === undefined) this.conf.delete('active');
+    else this.conf.set('active', next);
+    return next;
   }
 
   /** The active key with its name, if any. */

@@ -55,7 +55,7 @@ export async function openAtomicFile(
   try {
     await new Promise<void>((resolve, reject) => {
       opened.once('open', () => resolve());
-      opened.once('error', (err) => reject(new UsageError(`cannot write ${shownAs}: ${describeFsError(err)}`)));
+      opened.once('error', (err) => reject(new UsageError(`cannot write ${shownAs}: ${describeFsError(err, tempPath)}`)));
     });
   } catch (err) {
     unregister?.();

@@ -208,7 +208,8 @@ describe('exporter', () => {
     expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(60);
     expect(out.text).toContain('detail');
     expect(out.text).not.toContain('extra');
-    expect(notes).toEqual(['table fitted to 60 columns (hidden: extra); --wide shows everything, --csv/--json every field']);
+    // Wrapped to the 60 columns too, continuation lines under the text after `msnap: `.
+    expect(notes).toEqual(['table fitted to 60 columns (hidden: extra); --wide\n       shows everything, --csv/--json every field']);
 
     const unfitted = pipe();
     await createExporter({ format: 'table', sink: new OutputSink(unfitted), color: false }).list(wide, rows);

@@ -106,9 +106,12 @@ export function createExporter(opts: ExporterOptions): Exporter {
             width: opts.tableWidth,
             onFitted: (fit: TableFit) =>
               opts.onNote?.(
-                `table fitted to ${opts.tableWidth} columns${fit.dropped.length ? ` (hidden: ${fit.dropped.join(', ')})` : ''}${
-                  fit.truncated ? ' (long cells cut)' : ''
-                }; --wide shows everything, --csv/--json every field`,
+                wrapNote(
+                  `table fitted to ${opts.tableWidth} columns${fit.dropped.length ? ` (hidden: ${fit.dropped.join(', ')})` : ''}${
+                    fit.truncated ? ' (long cells cut)' : ''
+                  }; --wide shows everything, --csv/--json every field`,
+                  opts.tableWidth!,
+                ),
               ),
           }
         : {}),
@@ -227,6 +230,25 @@ export function createExporter(opts: ExporterOptions): Exporter {
     }
     return { rows: kept.length, readerGone: sink.closed };
   }
+}
+
+// The note fits the terminal too: wrapped at spaces, continuation lines under its first word
+// (after the `msnap: ` every note starts with).
+function wrapNote(text: string, width: number): string {
+  const indent = 'msnap: '.length;
+  const room = Math.max(20, width - indent);
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > room) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line === '' ? word : `${line} ${word}`;
+    }
+  }
+  lines.push(line);
+  return lines.join(`\n${' '.repeat(indent)}`);
 }
 
 // cli-table3 takes a good part of the CLI's start (~50 ms): loaded only by runs that print a table.

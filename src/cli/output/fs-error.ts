@@ -1,8 +1,14 @@
 // File-system failures as a user reads them: the reason, not errno text naming a temp file.
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 
-/** The readable reason for a failed open/stat/rename, without the temp file's name in it. */
-export function describeFsError(err: unknown): string {
+/**
+ * The readable reason for a failed open/stat/rename, without the temp file's name in it. `path`:
+ * the file being created, so ENOENT in a directory that exists (/proc) is not "no such directory".
+ */
+export function describeFsError(err: unknown, path?: string): string {
   const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' && path !== undefined && existsSync(dirname(path))) return `${dirname(path)} does not take new files`;
   switch (code) {
     case 'EACCES':
     case 'EPERM':

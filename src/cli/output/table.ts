@@ -38,8 +38,9 @@ export function renderTable<T>(schema: RecordSchema<T>, rows: readonly T[], opts
   let heads = cols.map((c) => c.label ?? c.name);
   if (opts.width !== undefined) {
     const fit = fitColumns(
+      // Named as the header shows them: the note about hidden columns speaks of what the user sees.
       cols.map((c, i) => ({
-        name: c.name,
+        name: heads[i]!,
         width: Math.max(heads[i]!.length, ...cells.map((r) => r[i]!.length)),
         ...(c.dropOrder !== undefined ? { dropOrder: c.dropOrder } : {}),
       })),

@@ -44,8 +44,11 @@ export function marketColumns(db: Database.Database): string {
 export function toMarket(r: MarketRow, now: number): ServedMarket {
   const active = r.start_time <= now && now < r.end_time;
   // The seed and the live world draw a resolution up to 10 minutes after the end: a market that
-  // has just ended must not report it (or an update) from the future of the server's clock.
-  const notAfterNow = (t: number | null): number | null => (t === null ? null : Math.min(t, now));
+  // has just ended reports no resolution (and no update) from the future of the server's clock.
+  // Until then resolved_at stays null and updated_at is the last fixed instant passed, so an
+  // answer changes once, when the time comes, not with every request.
+  const resolvedAt = r.resolved_at !== null && r.resolved_at > now ? null : r.resolved_at;
+  const updatedAt = r.updated_at !== null && r.updated_at > now ? (r.end_time <= now ? r.end_time : r.start_time <= now ? r.start_time : r.created_at) : r.updated_at;
   return {
     market_id: r.market_id,
     slug: r.market_id,
@@ -65,8 +68,8 @@ export function toMarket(r: MarketRow, now: number): ServedMarket {
     // What is only known once a market has ended stays null while the clock says it is active.
     final_volume: active ? null : r.final_volume,
     final_liquidity: active ? null : r.final_liquidity,
-    resolved_at: active ? null : notAfterNow(r.resolved_at),
-    created_at: notAfterNow(r.created_at),
-    updated_at: notAfterNow(r.updated_at),
+    resolved_at: active ? null : resolvedAt,
+    created_at: r.created_at,
+    updated_at: updatedAt,
   };
 }
