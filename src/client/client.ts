@@ -272,6 +272,11 @@ export class MsnapClient implements MsnapApi {
     return this.onDialect((d) => d.at(this.transport, marketId, ts, opts.includeOrderbook === true));
   }
 
+  /** The least time `requests` more requests take at the key's limits (undefined before they are known). */
+  paceEstimateMs(requests: number): number | undefined {
+    return this.transport.pacer?.estimateMs(requests);
+  }
+
   /** Counters since the client was made. */
   stats(): ClientStats {
     return this.transport.stats();

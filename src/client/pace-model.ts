@@ -172,6 +172,26 @@ export class PaceModel {
     this.setLog(times);
   }
 
+  /**
+   * Milliseconds from `now` until `n` more sends would all be admitted, each answered at once:
+   * the least the rest of a run can take at these limits (a progress ETA that knows the minute
+   * cap). Simulated on a copy; this model is left as it was.
+   */
+  estimateMs(n: number, now: number): number {
+    const sim = new PaceModel(this.config, now);
+    sim.importState(this.exportState());
+    sim.reserveMs = this.reserveMs;
+    let t = now;
+    for (let i = 0; i < n; i++) {
+      const wait = sim.waitMs(t);
+      if (!Number.isFinite(wait)) break;
+      t += wait;
+      sim.onSend(t);
+      sim.onDone(t);
+    }
+    return t - now;
+  }
+
   /** The state other processes need to pace with us (see PaceState). */
   exportState(): PaceState {
     return { tokens: this.bucket.tokens, last: this.bucket.last, log: this.logTimes(), sends: this.sends };

@@ -36,6 +36,18 @@ describe('PaceModel', () => {
     expect(sends[13]! - sends[12]!).toBeLessThanOrEqual(84);
   });
 
+  it('estimates the least time n more sends take: the minute cap holds a builder run after its fast start', () => {
+    const m = new PaceModel({ perMinute: 250, burst: 12 }, 0);
+    const sends = pacedSends(m, 250);
+    const at = sends.at(-1)!;
+    expect(at).toBeLessThan(21_000);
+    // The next 153 wait for the first sends to leave the minute window, 60 s after them.
+    expect(m.estimateMs(153, at)).toBeGreaterThanOrEqual(60_000 - at);
+    expect(m.estimateMs(0, at)).toBe(0);
+    // The model itself is untouched: its next send still waits for the window.
+    expect(m.waitMs(at)).toBeGreaterThan(30_000);
+  });
+
   it('frees a minute slot only LOG_MARGIN_MS after the request completed plus 60 s', () => {
     const m = new PaceModel({ perMinute: 2, burst: 10 }, 0);
     m.onSend(0);

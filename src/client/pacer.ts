@@ -171,6 +171,11 @@ export class Pacer {
     this.notify();
   }
 
+  /** The least time `requests` more sends take at the key's limits from now; undefined while the limits are unknown. */
+  estimateMs(requests: number): number | undefined {
+    return this.model?.estimateMs(requests, this.now());
+  }
+
   /** Hold every request of the key until `until` (a 429's Retry-After plus jitter). */
   pauseUntil(until: number): void {
     if (until > this.pausedUntil) {

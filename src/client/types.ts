@@ -136,5 +136,7 @@ export interface MsnapApi {
   snapshotText?(id: string, q: SnapshotsStreamQuery, layout: RowLayout): AsyncIterable<TextPage>;
   /** The snapshot nearest `ts` (404 when none within 2 s); with `includeOrderbook`, its depth where stored. */
   at(marketId: string, ts: number, opts?: AtOptions): Promise<AtResult>;
+  /** The least time `requests` more requests take at the key's limits (a service client that paces; undefined while unknown). */
+  paceEstimateMs?(requests: number): number | undefined;
   close(): Promise<void>;
 }

@@ -227,6 +227,7 @@ export async function runSnapshots(opts: SnapshotsOptions, deps: CliDeps): Promi
   }
   let ids: string[];
   let knownTotal: number | undefined;
+  let pace: Parameters<typeof pageCounter>[3];
   if ('marketId' in opts.target) {
     ids = [opts.target.marketId];
   } else {
@@ -235,12 +236,14 @@ export async function runSnapshots(opts: SnapshotsOptions, deps: CliDeps): Promi
     knownTotal = opts.from === undefined && opts.to === undefined
       ? markets.reduce((sum, m) => sum + m.snapshot_count, 0)
       : undefined;
+    const estimate = client.paceEstimateMs?.bind(client);
+    if (knownTotal !== undefined && estimate) pace = { requests: planPull(markets, () => 0, await snapshotPageSize(client)).requests, estimate };
   }
   const exporter = await deps.exporter();
   const progress = await deps.progress('snapshots');
   let result;
   try {
-    const onPage = pageCounter(ids.length, progress, knownTotal);
+    const onPage = pageCounter(ids.length, progress, knownTotal, pace);
     const pages = streamAll(client, ids, opts, onPage);
     // A local store writes machine text itself, straight from its stored values.
     const text = client.snapshotText ? (layout: RowLayout) => streamText(client, ids, opts, onPage, layout) : undefined;
@@ -259,13 +262,30 @@ export async function runSnapshots(opts: SnapshotsOptions, deps: CliDeps): Promi
 /** Counts pages and rows across markets for the progress line; told each page's rows and total. */
 type PageCounter = (info: { rows: number; total: number }) => void;
 
-function pageCounter(markets: number, progress: Progress, knownTotal: number | undefined): PageCounter {
+/** Requests an ETA simulates at most (a few ms); beyond them the rate-based estimate is as good. */
+const PACE_ESTIMATE_MAX = 5000;
+
+// `pace`: with the requests the export needs known, the least time the rest takes at the key's
+// limits, so the ETA does not promise seconds while the minute cap holds the run.
+function pageCounter(
+  markets: number,
+  progress: Progress,
+  knownTotal: number | undefined,
+  pace?: { requests: number; estimate: (requests: number) => number | undefined },
+): PageCounter {
   let pages = 0;
   let rows = 0;
+  let paceMs: number | undefined;
+  let pacedAt = -Infinity;
   return (info) => {
     pages += 1;
     const total = knownTotal ?? (markets === 1 ? info.total : undefined);
-    progress.update({ pages, rows, ...(total !== undefined ? { total } : {}) });
+    // The estimate simulates every remaining send: once a second is enough for a progress line.
+    if (pace && performance.now() - pacedAt >= 1000) {
+      pacedAt = performance.now();
+      paceMs = pace.estimate(Math.min(PACE_ESTIMATE_MAX, Math.max(0, pace.requests - pages)));
+    }
+    progress.update({ pages, rows, ...(total !== undefined ? { total } : {}), ...(paceMs !== undefined ? { paceMs } : {}) });
     rows += info.rows;
   };
 }

@@ -10,6 +10,8 @@ export interface ProgressState {
   rows: number;
   /** Rows expected in all, when the service told us. */
   total?: number;
+  /** The least time the rest takes at the key's limits (the minute cap can hold a run long after a fast start). */
+  paceMs?: number;
 }
 
 /** Use in commands; `update` is cheap, `stop` clears the line. */
@@ -26,8 +28,9 @@ export function progressText(label: string, state: ProgressState, elapsedMs: num
     parts[1] = `${state.rows.toLocaleString('en-US')}/${state.total.toLocaleString('en-US')} rows`;
   }
   parts.push(`${Math.round(rate).toLocaleString('en-US')} rows/s`);
-  if (state.total !== undefined && rate > 0 && state.total > state.rows) {
-    parts.push(`ETA ${Math.ceil((state.total - state.rows) / rate)}s`);
+  if (state.total !== undefined && state.total > state.rows && (rate > 0 || state.paceMs !== undefined)) {
+    const byRate = rate > 0 ? (state.total - state.rows) / rate : 0;
+    parts.push(`ETA ${Math.ceil(Math.max(byRate, (state.paceMs ?? 0) / 1000))}s`);
   }
   return parts.join(' · ');
 }

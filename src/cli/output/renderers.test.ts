@@ -212,4 +212,12 @@ describe('progressText', () => {
     );
     expect(progressText('markets', { pages: 1, rows: 10 }, 0)).toBe('markets: page 1 · 10 rows · 0 rows/s');
   });
+
+  it('never promises less than the key\'s limits allow (the minute cap after a fast start)', () => {
+    // 2,000 rows/s so far would say 2 s; the pacer says the rest cannot be sent within 40 s.
+    expect(progressText('snapshots', { pages: 2, rows: 2000, total: 6000, paceMs: 40_000 }, 1000)).toBe(
+      'snapshots: page 2 · 2,000/6,000 rows · 2,000 rows/s · ETA 40s',
+    );
+    expect(progressText('snapshots', { pages: 2, rows: 2000, total: 6000, paceMs: 500 }, 1000)).toContain('ETA 2s');
+  });
 });
