@@ -108,8 +108,8 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
     async client() {
       if (client) return client;
       if (globals.db !== undefined) {
-        const { openLocalApi } = await import('../client/local-api.js');
-        client = await openLocalApi(globals.db, ctx.now);
+        const { openStore } = await import('../lib/store.js');
+        client = (await openStore(globals.db, { now: ctx.now })).core;
         return client;
       }
       const c = await connection();
@@ -223,10 +223,10 @@ export async function runWithGlobals(
   await life.finish();
 }
 
-/** The real client core (src/client/client.ts). */
+/** The real client core: the library's createClient (src/lib/client.ts), so the CLI and scripts share one client. */
 export const httpClientFactory: ClientFactory = async (conn, hooks) => {
-  const [{ MsnapClient }, { paceStateDir }] = await Promise.all([import('../client/client.js'), import('../client/state-file.js')]);
-  return new MsnapClient({
+  const { createClient } = await import('../lib/client.js');
+  return createClient({
     baseUrl: conn.baseUrl,
     authScheme: conn.authScheme,
     api: conn.api,
@@ -237,6 +237,5 @@ export const httpClientFactory: ClientFactory = async (conn, hooks) => {
     ...(conn.timeoutMs !== undefined ? { timeoutMs: conn.timeoutMs } : {}),
     ...(hooks.onRequest ? { onRequest: hooks.onRequest } : {}),
     ...(hooks.onRetry ? { onRetry: hooks.onRetry } : {}),
-    paceStateDir: paceStateDir(process.env),
-  });
+  }).core;
 };

@@ -34,30 +34,36 @@ export async function packFreshTree(): Promise<Packed> {
   return { tarball: path.join(out, info.filename), files: info.files.map((f) => f.path), version: info.version };
 }
 
-/** The better-sqlite3 version the repository's own install holds (its native build is reused). */
-function repoSqliteVersion(): string {
-  return (JSON.parse(readFileSync(path.join(ROOT, 'node_modules/better-sqlite3/package.json'), 'utf8')) as { version: string }).version;
+/** The version of a package the repository's own install holds (better-sqlite3: its native build is reused). */
+export function repoVersion(name: string): string {
+  return (JSON.parse(readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+/** What else a test project holds: files written before the install, packages installed beside msnap. */
+export interface ProjectExtras {
+  files?: Record<string, string>;
+  packages?: string[];
 }
 
 /**
- * Use to install a tarball into a new project (`extra` files written first) and return its directory.
+ * Use to install a tarball into a new project and return its directory.
  *
  * Installed with --ignore-scripts, then the repository's compiled better-sqlite3 binding is copied
  * in: a real install compiles it from source (~2 min on this machine, measured in docs/library.md),
  * which would dominate the test without testing anything of ours. The same version is pinned so the
  * copied binding matches its JavaScript; everything else comes from the registry as a user's would.
  */
-export async function installTarball(tarball: string, extra: Record<string, string> = {}): Promise<string> {
+export async function installTarball(tarball: string, extra: ProjectExtras = {}): Promise<string> {
   const project = mkdtempSync(path.join(tmpdir(), 'msnap-consumer-'));
   writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  for (const [name, text] of Object.entries(extra)) {
+  for (const [name, text] of Object.entries(extra.files ?? {})) {
     mkdirSync(path.dirname(path.join(project, name)), { recursive: true });
     writeFileSync(path.join(project, name), text);
   }
-  const sqlite = repoSqliteVersion();
+  const sqlite = repoVersion('better-sqlite3');
   await execa(
     'npm',
-    ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', tarball, `better-sqlite3@${sqlite}`],
+    ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', tarball, `better-sqlite3@${sqlite}`, ...(extra.packages ?? [])],
     { cwd: project, env: { npm_config_loglevel: 'error' } },
   );
   const binding = 'node_modules/better-sqlite3/build/Release/better_sqlite3.node';

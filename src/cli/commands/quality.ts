@@ -9,7 +9,8 @@ import type { MsnapApi } from '../../client/types.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
 import { QUALITY_SCHEMA } from '../output/quality-schema.js';
 import { TIME_HELP } from '../time.js';
-import { explainSelection, parseSnapshotsArgs, selectMarkets, type SnapshotsOptions } from './snapshots.js';
+import { explainSelection, selectMarkets } from '../../client/market-selection.js';
+import { parseSnapshotsArgs, type SnapshotsOptions } from './snapshots.js';
 
 /** The checked arguments and flags of `msnap quality`. */
 export interface QualityOptions extends Pick<SnapshotsOptions, 'target' | 'last' | 'from' | 'to'> {
@@ -60,7 +61,7 @@ export async function runQuality(opts: QualityOptions, deps: CliDeps): Promise<n
     markets = [await client.market(opts.target.marketId)];
   } else {
     const selection = await selectMarkets(client, opts.target.coin, opts.target.marketType, opts);
-    await explainSelection(selection, opts, opts.target.coin, opts.target.marketType, client, deps);
+    await explainSelection(selection, opts, opts.target.coin, opts.target.marketType, client, deps.note);
     markets = selection.markets;
     if (markets.length === 0) throw new NotFoundError(`no ${opts.target.coin} ${opts.target.marketType} market with snapshots in that range`);
   }
