@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import type { MsnapApi } from '../client/types.js';
 import { AuthError, UsageError } from '../errors.js';
-import { maskKey } from '../client/mask-key.js';
+import { maskKey, redactKey } from '../client/mask-key.js';
 import type { CliContext } from './context.js';
 // conf, ora and undici cost ~0.4 s to load: they are imported only by runs that use them.
 import type { KeyStore } from './config/key-store.js';
@@ -61,6 +61,8 @@ export interface CliDeps {
   baseUrlFlag(): string | undefined;
   /** The global --api flag as given (for `keys add`). */
   apiFlag(): string | undefined;
+  /** Text with the run's API key (once the client has resolved it) replaced by its mask: for text leaving the process another way than stderr. */
+  redact(text: string): string;
 }
 
 interface Lifecycle {
@@ -176,6 +178,7 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
       if (!globals.quiet) ctx.stderr.write(`${message}\n`);
     },
     readSecret: (question) => readSecret(ctx.stdin, ctx.stderr, question),
+    redact: (text) => redactKey(text, conn?.apiKey),
   };
 
   const closeAll = async (): Promise<void> => {

@@ -39,7 +39,13 @@ export function parseQualityArgs(first: string, second: string | undefined, flag
   return { target, ...(last !== undefined ? { last } : {}), ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}), sumTolerance, strict: flags.strict === true };
 }
 
-async function scanMarket(client: MsnapApi, market: Market, opts: QualityOptions, now: number): Promise<QualityReport> {
+/** Use to check one market's snapshots (within from/to) as `msnap quality` does. */
+export async function scanMarket(
+  client: MsnapApi,
+  market: Market,
+  opts: Pick<QualityOptions, 'from' | 'to' | 'sumTolerance'>,
+  now: number,
+): Promise<QualityReport> {
   const start = Math.max(market.start_time, opts.from ?? -Infinity);
   const end = Math.min(market.end_time, opts.to ?? Infinity);
   const scan = new QualityScan(market.market_id, market.start_time, start, end, { sumTolerance: opts.sumTolerance });
