@@ -6,7 +6,7 @@ import { Command } from 'commander';
 import type { Market, Snapshot } from '../../domain/market.js';
 import type { MsnapApi } from '../../client/types.js';
 import type { LocalMarketState } from '../../store/mirror/mirror-writer.js';
-import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/sqlite/db-path.js';
+import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/db-path.js';
 import type { CliContext } from '../context.js';
 import { readGlobals } from '../global-options.js';
 import { runWithGlobals, type CliDeps } from '../deps.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DatabaseBusyError, UsageError } from '../../errors.js';
 import type { PgStore } from '../../store/postgres/pg-store.js';
-import { isPostgresUrl, storeName } from '../../store/sqlite/db-path.js';
+import { isPostgresUrl, storeName } from '../../store/db-path.js';
 import type { SqliteStoreOptions } from '../../store/sqlite/open.js';
 import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { CliContext } from '../context.js';
@@ -85,7 +85,7 @@ export async function throughStaging<T>(url: string, ctx: CliContext, fn: (stagi
   const file = path.join(dir, 'staging.db');
   try {
     const result = await withStore(file, { cacheMiB: 256 }, fn);
-    const { loadSqliteIntoPostgres } = await import('../../store/postgres/pg-load.js');
+    const { loadSqliteIntoPostgres } = await import('../../store/copy/sqlite-to-postgres.js');
     let shown = '';
     const loaded = await loadSqliteIntoPostgres(file, url, {
       onProgress: (p) => {

@@ -3,7 +3,7 @@
 // with the source's snapshot ids, each market's origin and how far its depth was fetched.
 import type { Market, Snapshot } from '../../domain/market.js';
 import type { BulkWriter, MarketRef } from '../sqlite/bulk-writer.js';
-import { toScaled } from '../sqlite/price-scale.js';
+import { toScaled } from '../core/price-scale.js';
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import { MirrorState, type LocalMarketState } from './mirror-state.js';

@@ -3,7 +3,7 @@
 // cache here could not know another one's writes.
 import { COINS, MARKET_DURATION_MS, MARKET_TYPES, MARKET_DETAIL_FIELDS, type Market, type ServedMarket } from '../../domain/market.js';
 import type { DataWindow } from '../../domain/plans.js';
-import { toMarket, type MarketRow } from '../sqlite/market-row.js';
+import { toMarket, type MarketRow } from '../core/market-row.js';
 import type { MarketQuery } from '../store.js';
 import type { Pg } from './pg-connection.js';
 

@@ -3,10 +3,10 @@
 // with the same tie rule. Dense markets page by key range, as in SQLite, so deep pages cost no
 // OFFSET walk.
 import { SNAPSHOT_INTERVAL_MS, type Snapshot } from '../../domain/market.js';
-import type { MarketRow } from '../sqlite/market-row.js';
-import { fromScaled } from '../sqlite/price-scale.js';
-import { idAt, patternOf, type PageIds } from '../sqlite/snapshot-ids.js';
-import { snapshotRowsToJson, type RawSnapshotRow } from '../sqlite/snapshot-json.js';
+import type { MarketRow } from '../core/market-row.js';
+import { fromScaled } from '../core/price-scale.js';
+import { idAt, patternOf, type PageIds } from '../core/snapshot-ids.js';
+import { snapshotRowsToJson, type RawSnapshotRow } from '../core/snapshot-json.js';
 import type { SnapshotQuery } from '../store.js';
 import type { Pg } from './pg-connection.js';
 import type { PgMarketReads } from './pg-market-reads.js';

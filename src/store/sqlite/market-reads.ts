@@ -6,7 +6,8 @@ import { COINS, MARKET_DURATION_MS, MARKET_TYPES, type Market, type ServedMarket
 import type { DataWindow } from '../../domain/plans.js';
 import type { MarketQuery } from '../store.js';
 import type { DataVersion } from './data-version.js';
-import { marketColumns, toMarket, type MarketRow } from './market-row.js';
+import { toMarket, type MarketRow } from '../core/market-row.js';
+import { marketColumns } from './market-columns.js';
 
 const ORDER_NEWEST = 'ORDER BY start_time DESC, market_id DESC';
 /** A cutoff below every real start_time: the series has fewer markets than its cap. */

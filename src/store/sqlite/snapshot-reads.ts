@@ -6,12 +6,13 @@ import { SNAPSHOT_INTERVAL_MS, type Snapshot } from '../../domain/market.js';
 import type { SnapshotQuery } from '../store.js';
 import type { DenseBlocks } from './dense-blocks.js';
 import { SIDE_BITS, writeDensePage, writeDenseRows } from './dense-page-writer.js';
-import { marketColumns, type MarketRow } from './market-row.js';
-import { fromScaled, PRICE_SCALE } from './price-scale.js';
-import { idAt, patternOf, type PageIds } from './snapshot-ids.js';
+import { type MarketRow } from '../core/market-row.js';
+import { marketColumns } from './market-columns.js';
+import { fromScaled, PRICE_SCALE } from '../core/price-scale.js';
+import { idAt, patternOf, type PageIds } from '../core/snapshot-ids.js';
 import { writeRawRows } from './raw-rows-writer.js';
-import type { RowLayout } from './row-layout.js';
-import { snapshotRowsToJson, writeSnapshotRows, type RawSnapshotRow } from './snapshot-json.js';
+import type { RowLayout } from '../../domain/row-layout.js';
+import { snapshotRowsToJson, writeSnapshotRows, type RawSnapshotRow } from '../core/snapshot-json.js';
 import { denseToSnapshots, packable, rowsToSnapshots } from './snapshot-objects.js';
 
 interface DensePage {

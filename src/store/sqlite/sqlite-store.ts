@@ -9,7 +9,7 @@ import { BulkWriter } from './bulk-writer.js';
 import { DataVersion } from './data-version.js';
 import { DenseBlocks } from './dense-blocks.js';
 import { MarketReads } from './market-reads.js';
-import type { RowLayout } from './row-layout.js';
+import type { RowLayout } from '../../domain/row-layout.js';
 import { SnapshotReads } from './snapshot-reads.js';
 import { MirrorWriter, originSummary, type Origin, type OriginSummary } from '../mirror/mirror-writer.js';
 import { MirrorState } from '../mirror/mirror-state.js';

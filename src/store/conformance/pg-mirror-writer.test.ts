@@ -10,7 +10,7 @@ import { skipWithoutPostgres, startThrowawayPostgres, type ThrowawayPostgres } f
 import type { Origin } from '../mirror/mirror-writer.js';
 import { openSqliteStore } from '../sqlite/open.js';
 import type { SqliteStore } from '../sqlite/sqlite-store.js';
-import { openPgStore, type PgStore } from './pg-store.js';
+import { openPgStore, type PgStore } from '../postgres/pg-store.js';
 
 const ORIGIN: Origin = { baseUrl: 'https://hosted.example', dialect: 'v4', pulledAt: 1_763_900_000_000 };
 const NOW = 1_763_900_000_000;
