@@ -5,12 +5,13 @@ import { existsSync } from 'node:fs';
 import { parseMarketId, type Market, type Snapshot } from '../domain/market.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import type { Store, SnapshotQuery } from '../store/store.js';
-import { isPostgresUrl } from '../store/sqlite/db-path.js';
+import { isPostgresUrl } from '../store/db-path.js';
+import { openStore } from '../store/open-store.js';
 import { VERSION } from '../version.js';
 import { listMarkets } from './market-listing.js';
 import { normalizeSnapshot } from './normalize.js';
 import { DEFAULT_SNAPSHOT_PAGE, pageSnapshots } from './snapshot-pager.js';
-import type { RowLayout } from '../store/sqlite/row-layout.js';
+import type { RowLayout } from '../domain/row-layout.js';
 import type { AtResult, Health, Limits, MarketsListingQuery, MarketsPage, MsnapApi, SnapshotsStreamQuery, TextPage } from './types.js';
 
 /** The service's page maxima, so pages (and a failure midway) fall where they would through serve. */
@@ -30,10 +31,7 @@ export type ReadStore = Pick<Store, 'listMarkets' | 'getMarket' | 'nearestSnapsh
  * postgres:// URL with every transaction read-only); a missing file or one that is no msnap store is a UsageError.
  */
 export async function openLocalApi(path: string, now: () => number): Promise<LocalApi> {
-  if (isPostgresUrl(path)) {
-    const { openPgStore } = await import('../store/postgres/pg-store.js');
-    return new LocalApi(await openPgStore(path, { readOnly: true, max: 4 }), now);
-  }
+  if (isPostgresUrl(path)) return new LocalApi(await openStore(path, { readonly: true }), now);
   if (!existsSync(path)) throw new UsageError(`no such database: ${path} (make one with msnap pull or msnap serve seed)`);
   const { openSqliteStore } = await import('../store/sqlite/open.js');
   try {
