@@ -62,7 +62,7 @@ export class MsnapReader {
   }
 
   /** The markets `snapshots COIN TYPE` would export, oldest first (NotFoundError when none, WindowError before the window). */
-  select(selection: MarketSelection): Promise<Market[]> {
+  async select(selection: MarketSelection): Promise<Market[]> {
     const coin = coinArg(selection.coin);
     const marketType = marketTypeArg(selection.type);
     const range = this.range(selection);
