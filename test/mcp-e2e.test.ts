@@ -1,6 +1,8 @@
 // `msnap mcp` spawned as an MCP client would (the official SDK's stdio client): initialize, list the
 // tools, call each, and check every answer against the CLI's output for the same query through
 // the same `msnap serve`; errors are tool errors with the CLI's words; the key never shows.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,7 +66,7 @@ describe('msnap mcp', () => {
   it('initializes and lists its tools, each described with an input schema', async () => {
     expect(mcp.client.getServerVersion()?.name).toBe('msnap');
     const { tools } = await mcp.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['at', 'describe_market', 'list_markets', 'quality', 'snapshots_summary']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['at', 'backtest', 'describe_market', 'list_markets', 'quality', 'snapshots_summary']);
     for (const t of tools) {
       expect(t.description?.length).toBeGreaterThan(20);
       expect(t.inputSchema.type).toBe('object');
@@ -112,6 +114,32 @@ describe('msnap mcp', () => {
     const r = await mcp.call('quality', { market_id: market.market_id });
     const cli = await service.run(['quality', market.market_id, '--ndjson']);
     expect(JSON.parse(r.text)).toEqual(JSON.parse(cli.stdout));
+  });
+
+  it('backtest answers what `msnap backtest --json` writes for the same rule (lists capped)', async () => {
+    const rule = { name: 'cheap-up', side: 'up', size: 10, max_entries: 3, entry: [{ field: 'price_up', op: '<', value: 0.6 }] };
+    const file = path.join(service.dir, 'cheap-up.json');
+    writeFileSync(file, JSON.stringify(rule));
+    const r = await mcp.call('backtest', { rule, coin: 'BTC', type: '5m', last: 2, latency_ms: 250 });
+    expect(r.isError, r.text).toBe(false);
+    const cli = await service.run(['backtest', file, 'BTC', '5m', '--last', '2', '--latency-ms', '250', '--json']);
+    expect(cli.exitCode, cli.stderr).toBe(0);
+    const want = JSON.parse(cli.stdout) as { strategy: string; params: unknown; data: { markets: number }; summary: { fills: number }; markets: unknown[]; trades: unknown[] };
+    const got = JSON.parse(r.text) as typeof want & { trades_listed: number };
+    expect(want.data.markets).toBe(2);
+    expect(want.summary.fills).toBeGreaterThan(0);
+    expect({ strategy: got.strategy, params: got.params, data: got.data, summary: got.summary }).toEqual({
+      strategy: want.strategy,
+      params: want.params,
+      data: want.data,
+      summary: want.summary,
+    });
+    expect(got.markets).toEqual(want.markets.slice(0, 50));
+    expect(got.trades).toEqual(want.trades.slice(0, 50));
+    const code = await mcp.call('backtest', { rule: { ...rule, side: 'sideways' }, market_id: market.market_id });
+    expect(code.isError).toBe(true);
+    writeFileSync(file, JSON.stringify({ ...rule, side: 'sideways' }));
+    expect(code.text).toBe((await service.run(['backtest', file, market.market_id])).stderr);
   });
 
   it('a failure is a tool error worded as the CLI words it', async () => {

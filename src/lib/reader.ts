@@ -65,7 +65,7 @@ export class MsnapReader {
   async select(selection: MarketSelection): Promise<Market[]> {
     const coin = coinArg(selection.coin);
     const marketType = marketTypeArg(selection.type);
-    const range = this.range(selection);
+    const range = this.epochRange(selection);
     if (selection.last !== undefined && !(Number.isSafeInteger(selection.last) && selection.last >= 1)) {
       throw new UsageError(`last must be a whole number of at least 1, got ${selection.last}`);
     }
@@ -88,7 +88,7 @@ export class MsnapReader {
   async *snapshotPages(target: string | MarketSelection, range: SnapshotRange = {}): AsyncGenerator<readonly Snapshot[]> {
     const r = typeof target === 'string' ? range : target;
     const ids = typeof target === 'string' ? [target] : (await this.select(target)).map((m) => m.market_id);
-    const q: SnapshotsStreamQuery = { ...this.range(r), includeOrderbook: r.orderbook === true };
+    const q: SnapshotsStreamQuery = { ...this.epochRange(r), includeOrderbook: r.orderbook === true };
     for (const id of ids) yield* this.core.snapshotPages(id, q);
   }
 
@@ -102,7 +102,8 @@ export class MsnapReader {
     return this.core.close();
   }
 
-  private range(r: SnapshotRange): { from?: number; to?: number } {
+  /** from/to as epoch ms, checked (a UsageError for a bad TIME or an empty range). */
+  epochRange(r: Pick<SnapshotRange, 'from' | 'to'>): { from?: number; to?: number } {
     const from = r.from === undefined ? undefined : this.time(r.from, 'from');
     const to = r.to === undefined ? undefined : this.time(r.to, 'to');
     checkRange(from, to);

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { describeError } from '../errors.js';
 import type { MsnapReader } from '../lib/reader.js';
 import { VERSION } from '../version.js';
-import { at, describeMarket, listMarkets, quality, snapshotsSummary, TOOL_LIMITS } from './tools.js';
+import { at, backtest, BACKTEST_MAX_MARKETS, describeMarket, listMarkets, quality, snapshotsSummary, TOOL_LIMITS } from './tools.js';
 
 /** The most text one answer holds; the tools' own limits keep them well under it. */
 export const MAX_ANSWER_CHARS = 200_000;
@@ -91,6 +91,29 @@ export async function serveMcp(deps: McpDeps, stdin: Readable, stdout: Writable)
       },
     },
     (args) => answer((r) => quality(r, args, deps.now()))(),
+  );
+
+  server.registerTool(
+    'backtest',
+    {
+      description:
+        `Test a rule strategy as \`msnap backtest\` does (fills walk the orderbook, latency, taker fees, settlement) on one market or the latest markets of a coin and type (at most ${BACKTEST_MAX_MARKETS}). ` +
+        'The rule is the JSON of a rule file: { name, side: "up"|"down", size, entry: [{ field, op, value }], exit?, max_entries?, max_price?, min_price? }. ' +
+        'Answers the summary (pnl, return, fills, win rate, drawdown, Sharpe, Brier) with the first 50 market lines and trades.',
+      inputSchema: {
+        rule: z.record(z.string(), z.unknown()).describe('the rule strategy object (never code)'),
+        market_id: marketId.optional(),
+        coin: z.string().max(8).optional().describe('with type: BTC, ETH or SOL'),
+        type: z.string().max(8).optional().describe('with coin: 5m, 15m, 1hr, 4hr or 24hr'),
+        last: z.number().int().min(1).optional().describe(`with coin and type: the latest N markets with snapshots (default 1; at most ${BACKTEST_MAX_MARKETS})`),
+        from: time.optional(),
+        to: time.optional(),
+        cash: z.number().optional().describe('starting cash in USDC (default 1000)'),
+        latency_ms: z.number().optional().describe('orders execute on the first snapshot this long after the decision (default 0)'),
+        fee_rate: z.number().optional().describe('taker fee rate (default 0.07; 0: no fees)'),
+      },
+    },
+    (args) => answer((r) => backtest(r, args))(),
   );
 
   const transport = new StdioServerTransport(stdin, stdout);

@@ -127,3 +127,63 @@ export async function quality(
   const market = await reader.market(args.market_id);
   return scanMarket(reader.core, market, { sumTolerance: tolerance }, now);
 }
+
+/** The most markets one backtest call reads (each is read whole, with its orderbooks). */
+export const BACKTEST_MAX_MARKETS = 50;
+/** Trades and market lines an answer lists; the summary counts them all. */
+const BACKTEST_LISTED = 50;
+
+/** backtest: a rule strategy (JSON, never code) on a market or a COIN TYPE selection, as `msnap backtest`. */
+export async function backtest(
+  reader: MsnapReader,
+  args: {
+    rule: Record<string, unknown>;
+    market_id?: string;
+    coin?: string;
+    type?: string;
+    last?: number;
+    from?: Time;
+    to?: Time;
+    cash?: number;
+    latency_ms?: number;
+    fee_rate?: number;
+  },
+) {
+  const [{ runBacktest }, { loadStrategy }, { apiMarketSource }, { resolveParams }] = await Promise.all([
+    import('../backtest/engine.js'),
+    import('../backtest/load-strategy.js'),
+    import('../backtest/snapshot-series.js'),
+    import('../backtest/params.js'),
+  ]);
+  // Checked before any data is read, as the command does.
+  const strategy = await loadStrategy(args.rule as never);
+  const params = resolveParams({
+    ...(args.cash !== undefined ? { cash: args.cash } : {}),
+    ...(args.latency_ms !== undefined ? { latency_ms: args.latency_ms } : {}),
+    ...(args.fee_rate !== undefined ? { fee_rate: args.fee_rate } : {}),
+  });
+  if (args.last !== undefined && args.last > BACKTEST_MAX_MARKETS) throw new UsageError(`last must be at most ${BACKTEST_MAX_MARKETS}, got ${args.last}`);
+  const range = { ...(args.from !== undefined ? { from: args.from } : {}), ...(args.to !== undefined ? { to: args.to } : {}) };
+  let markets;
+  if (args.market_id !== undefined) {
+    if (args.coin !== undefined || args.type !== undefined) throw new UsageError('give market_id, or coin and type, not both');
+    markets = [await reader.market(args.market_id)];
+  } else {
+    if (args.coin === undefined || args.type === undefined) throw new UsageError('give market_id, or coin and type (with last, from, to)');
+    markets = await reader.select({ coin: coinArg(args.coin), type: marketTypeArg(args.type), ...(args.last !== undefined ? { last: args.last } : {}), ...range });
+    if (markets.length > BACKTEST_MAX_MARKETS) {
+      throw new UsageError(`the range holds ${markets.length} markets; at most ${BACKTEST_MAX_MARKETS} per call (narrow from/to or give last)`);
+    }
+  }
+  const result = await runBacktest(strategy, apiMarketSource(reader.core, markets, reader.epochRange(range)), params);
+  return {
+    strategy: result.strategy,
+    params: result.params,
+    data: result.data,
+    summary: result.summary,
+    markets_listed: Math.min(result.markets.length, BACKTEST_LISTED),
+    markets: result.markets.slice(0, BACKTEST_LISTED),
+    trades_listed: Math.min(result.trades.length, BACKTEST_LISTED),
+    trades: result.trades.slice(0, BACKTEST_LISTED),
+  };
+}

@@ -10,11 +10,11 @@ import { addLocalDbOption } from '../global-options.js';
 /** The `mcp` command. */
 export function mcpCommand(ctx: CliContext): Command {
   return addLocalDbOption(new Command('mcp'))
-    .description('Serve MCP tools (markets, a market, snapshot summaries, at, quality) on stdin/stdout for AI assistants')
+    .description('Serve MCP tools (markets, a market, snapshot summaries, at, quality, backtest) on stdin/stdout for AI assistants')
     .addHelpText(
       'after',
       `
-Tools: list_markets, describe_market, snapshots_summary, at, quality. Answers are JSON text, bounded
+Tools: list_markets, describe_market, snapshots_summary, at, quality, backtest (a rule strategy). Answers are JSON text, bounded
 in size; a failure is a tool error worded as the CLI's message. The key is read as by every command
 (--api-key, MSNAP_API_KEY or the active stored key) and never appears in an answer.
 
