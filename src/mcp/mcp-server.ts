@@ -30,7 +30,7 @@ const time = z
 /** Use once per process: serves the tools on `stdin`/`stdout` until the client closes them. */
 export async function serveMcp(deps: McpDeps, stdin: Readable, stdout: Writable): Promise<void> {
   const server = new McpServer({ name: 'msnap', version: VERSION });
-  const answer = (fn: (reader: MsnapReader) => Promise<unknown>) => async (): Promise<CallToolResult> => {
+  const answer = async (fn: (reader: MsnapReader) => Promise<unknown>): Promise<CallToolResult> => {
     try {
       return text(deps.redact(JSON.stringify(await fn(await deps.reader()))), false);
     } catch (err) {
@@ -50,7 +50,7 @@ export async function serveMcp(deps: McpDeps, stdin: Readable, stdout: Writable)
         offset: z.number().int().min(0).optional().describe('skip this many of the newest'),
       },
     },
-    (args) => answer((r) => listMarkets(r, args))(),
+    (args) => answer((r) => listMarkets(r, args)),
   );
   server.registerTool(
     'describe_market',
@@ -58,7 +58,7 @@ export async function serveMcp(deps: McpDeps, stdin: Readable, stdout: Writable)
       description: 'One market: its record (status, start and end, winner, snapshot_count) with its span and the share of its 8-per-second grid it holds.',
       inputSchema: { market_id: marketId },
     },
-    (args) => answer((r) => describeMarket(r, args))(),
+    (args) => answer((r) => describeMarket(r, args)),
   );
   server.registerTool(
     'snapshots_summary',
@@ -71,7 +71,7 @@ export async function serveMcp(deps: McpDeps, stdin: Readable, stdout: Writable)
         sample: z.number().int().optional().describe(`snapshots in the sample, 0 to ${TOOL_LIMITS.sample} (default 20)`),
       },
     },
-    (args) => answer((r) => snapshotsSummary(r, args))(),
+    (args) => answer((r) => snapshotsSummary(r, args)),
   );
   server.registerTool(
     'at',
@@ -79,7 +79,7 @@ export async function serveMcp(deps: McpDeps, stdin: Readable, stdout: Writable)
       description: 'The snapshot nearest a time in a market (within 2 s), as `msnap at`: market_id, ts, delta_ms, snapshot.',
       inputSchema: { market_id: marketId, time },
     },
-    (args) => answer((r) => at(r, args))(),
+    (args) => answer((r) => at(r, args)),
   );
   server.registerTool(
     'quality',
@@ -90,7 +90,7 @@ export async function serveMcp(deps: McpDeps, stdin: Readable, stdout: Writable)
         sum_tolerance: z.number().optional().describe('how far price_up + price_down may be from 1 (default 0.05)'),
       },
     },
-    (args) => answer((r) => quality(r, args, deps.now()))(),
+    (args) => answer((r) => quality(r, args, deps.now())),
   );
 
   server.registerTool(
@@ -113,7 +113,7 @@ export async function serveMcp(deps: McpDeps, stdin: Readable, stdout: Writable)
         fee_rate: z.number().optional().describe('taker fee rate (default 0.07; 0: no fees)'),
       },
     },
-    (args) => answer((r) => backtest(r, args))(),
+    (args) => answer((r) => backtest(r, args)),
   );
 
   const transport = new StdioServerTransport(stdin, stdout);

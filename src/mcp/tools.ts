@@ -9,6 +9,7 @@ import type { QualityReport } from '../analysis/quality.js';
 import type { AtResult } from '../client/types.js';
 import { UsageError } from '../errors.js';
 import type { MsnapReader, Time } from '../lib/reader.js';
+import type { RuleStrategy } from '../backtest/strategy.js';
 
 /** The most any one answer holds: markets listed, snapshots sampled. */
 export const TOOL_LIMITS = { markets: 100, sample: 200 } as const;
@@ -156,7 +157,8 @@ export async function backtest(
     import('../backtest/params.js'),
   ]);
   // Checked before any data is read, as the command does.
-  const strategy = await loadStrategy(args.rule as never);
+  // JSON holds no functions, so this is always a rule (a module strategy is code: the CLI's alone).
+  const strategy = await loadStrategy(args.rule as unknown as RuleStrategy);
   const params = resolveParams({
     ...(args.cash !== undefined ? { cash: args.cash } : {}),
     ...(args.latency_ms !== undefined ? { latency_ms: args.latency_ms } : {}),
