@@ -1,7 +1,7 @@
 // `import … from 'msnap/store'`: a local store (an SQLite file from `msnap pull` or `serve seed`, or
 // a PostgreSQL store) opened read-only and read at disk speed, through the same reader as the
 // service client. The CLI's `--db` opens stores through here.
-import { openLocalApi } from '../client/local-api.js';
+import { openLocalApi } from '../local/local-api.js';
 import { MsnapReader } from './reader.js';
 
 export { MsnapReader, type MarketSelection, type SnapshotRange, type Time } from './reader.js';

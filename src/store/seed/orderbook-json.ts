@@ -1,5 +1,5 @@
 // Synthetic 8-level depth around a probability, written directly as the JSON text the store serves.
-import type { Random } from './prng.js';
+import type { Random } from '../../random/prng.js';
 
 /** Levels per side of a seeded orderbook (the contract allows up to 8). */
 export const ORDERBOOK_LEVELS = 8;

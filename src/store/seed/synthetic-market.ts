@@ -15,7 +15,7 @@ import { toScaled } from '../core/price-scale.js';
 import { seededDetails } from './market-details.js';
 import { orderbookSideJson } from './orderbook-json.js';
 import { COARSE_STEP_MS, pricePath, yearsOf, type PricePath } from './price-path.js';
-import { hashKeys, mulberry32, normalCdf } from './prng.js';
+import { hashKeys, mulberry32, normalCdf } from '../../random/prng.js';
 
 /** Realistic levels and annualised volatilities: each coin's path wanders around its level. */
 export const COIN_MODELS: Record<Coin, { startPrice: number; sigma: number; decimals: number }> = {

@@ -1,6 +1,7 @@
 // The client interface over a local store (`--db FILE`, the library's openStore): markets, snapshots
-// and at read the SQLite file (or a PostgreSQL store) directly, with no server, key or limits. Records are what `msnap serve` over the same file
-// would send, so every renderer prints the same bytes as through the service.
+// and at read the SQLite file (or a PostgreSQL store) directly, with no server, key or limits.
+// Records are what `msnap serve` over the same store would send, so every renderer prints the
+// same bytes as through the service.
 import { existsSync } from 'node:fs';
 import { parseMarketId, type Market, type Snapshot } from '../domain/market.js';
 import { NotFoundError, UsageError } from '../errors.js';
@@ -8,11 +9,11 @@ import type { Store, SnapshotQuery } from '../store/store.js';
 import { isPostgresUrl } from '../store/db-path.js';
 import { openStore } from '../store/open-store.js';
 import { VERSION } from '../version.js';
-import { listMarkets } from './market-listing.js';
-import { normalizeSnapshot } from './normalize.js';
-import { DEFAULT_SNAPSHOT_PAGE, pageSnapshots } from './snapshot-pager.js';
+import { listMarkets } from '../client/market-listing.js';
+import { normalizeSnapshot } from '../client/normalize.js';
+import { DEFAULT_SNAPSHOT_PAGE, pageSnapshots } from '../client/snapshot-pager.js';
 import type { RowLayout } from '../domain/row-layout.js';
-import type { AtResult, Health, Limits, MarketsListingQuery, MarketsPage, MsnapApi, SnapshotsStreamQuery, TextPage } from './types.js';
+import type { AtResult, Health, Limits, MarketsListingQuery, MarketsPage, MsnapApi, SnapshotsStreamQuery, TextPage } from '../client/types.js';
 
 /** The service's page maxima, so pages (and a failure midway) fall where they would through serve. */
 const MARKETS_MAX = 1000;
