@@ -3,6 +3,9 @@
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import { MARKET_DETAIL_FIELDS, SNAPSHOT_INTERVAL_MS, type Coin, type MarketDetails, type MarketType } from '../../domain/market.js';
+import { parsePair, type BookPair } from './book-codec.js';
+import { BookPacker, PACKED_DOWN } from './book-packer.js';
+import { BookReader } from './book-reader.js';
 import type { DataVersion } from './data-version.js';
 import { BlockRuns, type BlockScan, type DenseBlocks } from './dense-blocks.js';
 import { marketColumns, type MarketRow } from './market-row.js';
@@ -62,6 +65,8 @@ function prepareMarketWrites(db: Database.Database): { insert: Statement; update
 export class BulkWriter {
   /** The synthetic world (seed, progress, owned markets), written in the same transactions. */
   readonly world: SyntheticWorldRecords;
+  /** Packs orderbooks against the market's previous one; the world's prune detaches through it. */
+  readonly books: BookPacker;
   private readonly marketRowById: Statement;
   private readonly marketRefById: Statement;
   private marketWrites: { insert: Statement; update: Statement } | undefined;
@@ -110,14 +115,20 @@ export class BulkWriter {
     this.beginStmt = db.prepare('BEGIN IMMEDIATE');
     this.commitStmt = db.prepare('COMMIT');
     this.rollbackStmt = db.prepare('ROLLBACK');
-    this.world = new SyntheticWorldRecords(db);
+    this.books = new BookPacker(db, new BookReader(db));
+    this.world = new SyntheticWorldRecords(db, this.books);
   }
 
   /** Runs fn in one transaction (synchronous); rolls back if it throws. */
   transaction<T>(fn: () => T): T {
     // IMMEDIATE takes the write lock first: a deferred transaction that reads and then writes
     // fails at once with "database is locked" when another process committed in between (WAL).
-    return this.db.transaction(fn).immediate();
+    try {
+      return this.db.transaction(fn).immediate();
+    } catch (err) {
+      this.books.forget();
+      throw err;
+    }
   }
 
   /**
@@ -148,6 +159,7 @@ export class BulkWriter {
   /** Undoes everything since begin(); the database is exactly as before. */
   rollback(): void {
     if (this.db.inTransaction) this.rollbackStmt.run();
+    this.books.forget();
   }
 
   /** Insert a market, or fill its metadata; fields given as null keep what is stored. */
@@ -185,9 +197,21 @@ export class BulkWriter {
     return new SourceIds(this.db);
   }
 
-  /** Stores one snapshot's depth as ready JSON text per side; false when it was already stored. */
+  /**
+   * Stores one snapshot's depth, given as the JSON text per side it is served as: packed when the
+   * codec reproduces that text exactly, else as the text; false when it was already stored.
+   */
   insertOrderbook(rowid: number, t: number, upJson: string, downJson: string): boolean {
+    const pair = parsePair(upJson, downJson);
+    if (pair) return this.insertOrderbookPair(rowid, t, pair);
     return this.insertBook.run(rowid, t, upJson, downJson).changes > 0;
+  }
+
+  /** Stores one snapshot's depth given as scaled levels (seed, live world); false when it was already stored. */
+  insertOrderbookPair(rowid: number, t: number, pair: BookPair): boolean {
+    if (this.insertBook.run(rowid, t, this.books.pack(rowid, t, pair), PACKED_DOWN).changes === 0) return false;
+    this.books.stored(rowid, t, pair);
+    return true;
   }
 
   /**
