@@ -170,11 +170,11 @@ class MarketBooks {
     const view = this.views[side];
     if (!isPacked(up)) return textSide(side === 'up' ? up : (this.downs[i] as string), view);
     const pair = this.decode(i);
-    const k = side === 'up' ? 0 : 2;
+    const [bids, asks] = side === 'up' ? [pair.lists[0], pair.lists[1]] : [pair.lists[2], pair.lists[3]];
     const pd = 10 ** pair.dp;
     const sd = 10 ** pair.ds;
-    view.bids.fill(pair.lists[k].prices, pair.lists[k].sizes, pair.lists[k].n, pd, sd);
-    view.asks.fill(pair.lists[k + 1].prices, pair.lists[k + 1].sizes, pair.lists[k + 1].n, pd, sd);
+    view.bids.fill(bids.prices, bids.sizes, bids.n, pd, sd);
+    view.asks.fill(asks.prices, asks.sizes, asks.n, pd, sd);
     return view;
   }
 
