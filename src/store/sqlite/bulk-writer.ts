@@ -4,6 +4,7 @@ import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import { MARKET_DETAIL_FIELDS, SNAPSHOT_INTERVAL_MS, type Coin, type MarketDetails, type MarketType } from '../../domain/market.js';
 import { parsePair, type BookPair } from './book-codec.js';
+import { compactBooks, type CompactOptions, type CompactProgress } from './book-compaction.js';
 import { BookPacker, PACKED_DOWN } from './book-packer.js';
 import { BookReader } from './book-reader.js';
 import type { DataVersion } from './data-version.js';
@@ -276,6 +277,18 @@ export class BulkWriter {
   /** Writes one market's computed summary directly (seed knows it already; saves re-reading rows). */
   setMarketSummary(rowid: number, snapshotCount: number, dense: boolean): void {
     this.setSummary.run(snapshotCount, dense ? 1 : 0, rowid);
+  }
+
+  /** Packs the orderbook rows stored as JSON text, in place, one transaction per batch (serve compact-books). */
+  compactBooks(opts: CompactOptions = {}): CompactProgress {
+    const done = compactBooks(this.db, opts);
+    this.version.bump();
+    return done;
+  }
+
+  /** Rewrites the file without its free pages (after compactBooks): SQLite's VACUUM, needs room for a copy. */
+  vacuum(): void {
+    this.db.exec('VACUUM');
   }
 
   /** Counts for reports and tests. */
