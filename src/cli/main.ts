@@ -10,6 +10,7 @@ import { snapshotsCommand } from './commands/snapshots.js';
 import { atCommand } from './commands/at.js';
 import { qualityCommand } from './commands/quality.js';
 import { chartCommand } from './commands/chart.js';
+import { backtestCommand } from './commands/backtest.js';
 import { completionCommands } from './commands/completion.js';
 import { limitsCommand } from './commands/limits.js';
 import { healthCommand } from './commands/health.js';
@@ -29,6 +30,7 @@ export function buildProgram(ctx: CliContext): Command {
   program.addCommand(pullCommand(ctx));
   program.addCommand(qualityCommand(ctx));
   program.addCommand(chartCommand(ctx));
+  program.addCommand(backtestCommand(ctx));
   program.addCommand(limitsCommand(ctx));
   program.addCommand(healthCommand(ctx));
   program.addCommand(keysCommand(ctx));

@@ -2,7 +2,7 @@
 import { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { COMPACT_BATCH_ROWS, type CompactProgress } from '../../store/sqlite/book-compaction.js';
-import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath } from '../../store/sqlite/db-path.js';
+import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath } from '../../store/db-path.js';
 import { withStore } from './serve-store.js';
 import type { CliContext } from '../context.js';
 

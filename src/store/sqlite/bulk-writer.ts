@@ -9,11 +9,12 @@ import { BookPacker, PACKED_DOWN } from './book-packer.js';
 import { BookReader } from './book-reader.js';
 import type { DataVersion } from './data-version.js';
 import { BlockRuns, type BlockScan, type DenseBlocks } from './dense-blocks.js';
-import { marketColumns, type MarketRow } from './market-row.js';
-import { fromScaled, toScaled } from './price-scale.js';
+import { type MarketRow } from '../core/market-row.js';
+import { marketColumns } from './market-columns.js';
+import { fromScaled, toScaled } from '../core/price-scale.js';
 import { SnapshotBatchWriter } from './snapshot-batch.js';
-import { SourceIds } from './snapshot-ids.js';
-import type { RawSnapshotRow } from './snapshot-json.js';
+import { SourceIds } from './source-ids.js';
+import type { RawSnapshotRow } from '../core/snapshot-json.js';
 import { prepareDenseColumns, type DenseColumns } from './snapshot-reads.js';
 import { SyntheticWorldRecords } from './synthetic-world.js';
 

@@ -11,8 +11,9 @@ import { decodePair, emptyPair, refDt, type BookPair } from './book-codec.js';
 import { isPacked, type StoredBook } from './book-reader.js';
 import { DenseBlocks } from './dense-blocks.js';
 import { SIDE_BITS } from './dense-page-writer.js';
-import { marketColumns, toMarket, type MarketRow } from './market-row.js';
-import { fromScaled } from './price-scale.js';
+import { toMarket, type MarketRow } from '../core/market-row.js';
+import { fromScaled } from '../core/price-scale.js';
+import { marketColumns } from './market-columns.js';
 
 /** Options of sqliteSeriesSource. */
 export interface SeriesSourceOptions {
