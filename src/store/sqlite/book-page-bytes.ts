@@ -67,10 +67,15 @@ export class PageBooks implements RowExtra {
       if (k % 2 === 0) pos = copy(buf, pos, BIDS);
       const l = pair.lists[k]!;
       const p = this.prev.lists[k]!;
+      const starts = k * MAX_LIST;
+      const ends = MAX_LIST * 4 + k * MAX_LIST;
       let j = 0;
+      // A run of levels the previous row wrote one after another is copied at once, commas included.
+      let runFrom = -1;
+      let runTo = -1;
+      let runAt = 0;
+      let lastJ = -2;
       for (let i = 0; i < l.n; i++) {
-        if (i > 0) buf[pos++] = 44; // ,
-        const start = pos;
         const price = l.prices[i]!;
         // The level as the previous row wrote it, when that row held this price with this size.
         let found = -1;
@@ -82,18 +87,32 @@ export class PageBooks implements RowExtra {
             }
           }
         }
-        if (found >= 0) {
-          const from = prev[k * MAX_LIST + found]!;
-          const to = prev[MAX_LIST * 4 + k * MAX_LIST + found]!;
-          for (let b = from; b < to; b++) buf[pos++] = buf[b]!;
+        if (found >= 0 && runFrom >= 0 && found === lastJ + 1) {
+          runTo = prev[ends + found]!;
         } else {
-          pos = scaledDigits(buf, copy(buf, pos, PRICE), price, pair.dp);
-          pos = scaledDigits(buf, copy(buf, pos, SIZE), l.sizes[i]!, pair.ds);
-          buf[pos++] = 125; // }
+          if (runFrom >= 0) pos += buf.copy(buf, pos, runFrom, runTo);
+          runFrom = -1;
+          if (i > 0) buf[pos++] = 44; // ,
+          if (found >= 0) {
+            runFrom = prev[starts + found]!;
+            runTo = prev[ends + found]!;
+            runAt = pos;
+          } else {
+            const start = pos;
+            pos = scaledDigits(buf, copy(buf, pos, PRICE), price, pair.dp);
+            pos = scaledDigits(buf, copy(buf, pos, SIZE), l.sizes[i]!, pair.ds);
+            buf[pos++] = 125; // }
+            cur[starts + i] = start;
+            cur[ends + i] = pos;
+          }
         }
-        cur[k * MAX_LIST + i] = start;
-        cur[MAX_LIST * 4 + k * MAX_LIST + i] = pos;
+        if (found >= 0) {
+          cur[starts + i] = runAt + prev[starts + found]! - runFrom;
+          cur[ends + i] = runAt + prev[ends + found]! - runFrom;
+        }
+        lastJ = found;
       }
+      if (runFrom >= 0) pos += buf.copy(buf, pos, runFrom, runTo);
       if (k % 2 === 1) pos = copy(buf, pos, END);
     }
     copyPair(pair, this.prev);
