@@ -1,7 +1,7 @@
 // The sweep worker thread: for each job, load the strategy with its --set values, read the local
 // store, run, and answer with the summary (or the error's message and exit code).
 import { parentPort } from 'node:worker_threads';
-import { openLocalApi } from '../client/local-api.js';
+import { openLocalApi } from '../local/local-api.js';
 import { MsnapError } from '../errors.js';
 import { runBacktest } from './engine.js';
 import { loadStrategy } from './load-strategy.js';
