@@ -1,4 +1,4 @@
-// Figure 12: the library's snapshot iterator against the CLI's NDJSON export of the same market,
+// Figure 13: the library's snapshot iterator against the CLI's NDJSON export of the same market,
 // both as whole processes timed from spawn to exit: (a) through `msnap serve` (createClient vs
 // `msnap snapshots ID --ndjson`), (b) from the SQLite file (openStore vs `--db`). A library user
 // must not pay for the CLI's layers: the iterator reads at least as many rows/s as the export.
@@ -11,7 +11,7 @@ import { describeTarget, judge } from '../targets.js';
 const TARGET = { min: 1 };
 const ITERATE = path.join(ROOT, 'bench', 'library-iterate.js');
 
-/** Time both readers over one complete market, alternately, best of each; returns figure 12. */
+/** Time both readers over one complete market, alternately, best of each; returns figure 13. */
 export async function libraryIteratorFigure(ctx) {
   const key = await createKey(ctx.db, { account: `bench-library-${process.pid}`, plan: 'enterprise', rpm: 1_000_000, burst: 100_000 });
   const [market] = fullMarkets(ctx.db, { type: ctx.sizes.exportType, limit: 1 });

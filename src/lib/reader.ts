@@ -89,7 +89,9 @@ export class MsnapReader {
     const r = typeof target === 'string' ? range : target;
     const ids = typeof target === 'string' ? [target] : (await this.select(target)).map((m) => m.market_id);
     const q: SnapshotsStreamQuery = { ...this.epochRange(r), includeOrderbook: r.orderbook === true };
-    for (const id of ids) yield* this.core.snapshotPages(id, q);
+    for (const id of ids) {
+      for await (const page of this.core.snapshotPages(id, q)) yield page.rows();
+    }
   }
 
   /** The snapshot nearest `ts` (NotFoundError when none lies within 2 s). */

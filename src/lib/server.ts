@@ -102,7 +102,7 @@ export async function seedStore(store: string, options: SeedOptions = {}): Promi
       days: options.days ?? 1,
       seed: options.seed ?? 1,
       full: { '5m': 1, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0, ...options.full },
-      orderbookMinutes: options.orderbookMinutes ?? 10,
+      orderbookMs: (options.orderbookMinutes ?? 10) * 60_000,
     },
     libraryContext(undefined, options.now),
   );

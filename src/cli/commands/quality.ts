@@ -54,7 +54,7 @@ export async function scanMarket(
     ...(opts.to !== undefined ? { to: opts.to } : {}),
     includeOrderbook: true,
   })) {
-    for (const s of page) scan.add(s);
+    for (const s of page.rows()) scan.add(s);
   }
   return scan.finish(market.end_time > now);
 }
