@@ -76,7 +76,7 @@ describe('msnap completion bash', () => {
       'snappy gzip brotli none',
       'prod staging',
       'staging',
-      'seed import keys accounts',
+      'seed import keys accounts compact-books',
       'bash zsh fish',
     ]);
   });
