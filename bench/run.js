@@ -24,6 +24,8 @@ import { dialectPagesFigure } from './figures/dialect-pages.js';
 import { parquetFigure } from './figures/parquet-export.js';
 import { liveLatencyFigure } from './figures/live-latency.js';
 import { scaleOutFigure } from './figures/scale-out.js';
+import { depthFigure } from './figures/depth-storage.js';
+import { libraryIteratorFigure } from './figures/library-iterator.js';
 import { defaultDialectFigure } from './figures/default-dialect.js';
 
 const opts = benchOptions(process.argv.slice(2));
@@ -113,7 +115,9 @@ try {
   await measure(9, 'Dialects: snapshot pages', () => dialectPagesFigure(ctx));
   await measure(10, 'Offline mirror', () => offlineMirrorFigure(ctx));
   await measure(11, 'Scale-out: PostgreSQL and several instances', () => scaleOutFigure(ctx));
-  await measure(12, 'Default dialect: --api auto against msnap serve', () => defaultDialectFigure(ctx));
+  await measure(12, 'Depth: packed orderbooks', () => depthFigure(ctx));
+  await measure(13, 'Library iterator', () => libraryIteratorFigure(ctx));
+  await measure(14, 'Default dialect: --api auto against msnap serve', () => defaultDialectFigure(ctx));
 
   figures.sort((a, b) => a.id - b.id);
   const totalSeconds = (performance.now() - started) / 1000;

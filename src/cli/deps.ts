@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import type { MsnapApi } from '../client/types.js';
 import { AuthError, UsageError } from '../errors.js';
-import { maskKey } from '../client/mask-key.js';
+import { maskKey, redactKey } from '../client/mask-key.js';
 import type { CliContext } from './context.js';
 // conf, ora and undici cost ~0.4 s to load: they are imported only by runs that use them.
 import type { KeyStore } from './config/key-store.js';
@@ -45,8 +45,11 @@ export interface CliDeps {
   client(opts?: { keyOptional?: boolean }): Promise<MsnapApi>;
   keyStore(): Promise<KeyStore>;
   exporter(): Promise<Exporter>;
-  /** A progress line on stderr (a no-op unless stderr is a terminal and not --quiet). */
-  progress(label: string): Promise<Progress>;
+  /**
+   * A progress line on stderr (a no-op unless stderr is a terminal and not --quiet). `resultAtEnd`:
+   * the command writes its table only when the work is done, so a spinner may run before it.
+   */
+  progress(label: string, opts?: { resultAtEnd?: boolean }): Promise<Progress>;
   /** `msnap: warning: ...` on stderr, always. */
   warn(message: string): void;
   /** `msnap: note: ...` on stderr, always: something the user should know about the result. */
@@ -68,6 +71,8 @@ export interface CliDeps {
   baseUrlFlag(): string | undefined;
   /** The global --api flag as given (for `keys add`). */
   apiFlag(): string | undefined;
+  /** Text with the run's API key (once the client has resolved it) replaced by its mask: for text leaving the process another way than stderr. */
+  redact(text: string): string;
 }
 
 interface Lifecycle {
@@ -116,8 +121,8 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
     async client(opts = {}) {
       if (client) return client;
       if (globals.db !== undefined) {
-        const { openLocalApi } = await import('../client/local-api.js');
-        client = await openLocalApi(globals.db, ctx.now);
+        const { openStore } = await import('../lib/store.js');
+        client = (await openStore(globals.db, { now: ctx.now })).core;
         return client;
       }
       const c = await connection();
@@ -163,9 +168,9 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
       });
       return exporter;
     },
-    async progress(label) {
+    async progress(label, opts) {
       const { createLineProgress, createSpinnerProgress, NO_PROGRESS } = await import('./output/progress.js');
-      const dataOnTerminal = outputPath === undefined && ctx.stdout.isTTY === true;
+      const dataOnTerminal = outputPath === undefined && ctx.stdout.isTTY === true && opts?.resultAtEnd !== true;
       if (globals.quiet || dataOnTerminal) return NO_PROGRESS;
       const p = spinnerAllowed(globals, ctx.env, ctx.stderr, dataOnTerminal)
         ? createSpinnerProgress(ctx.stderr, label, ctx.now, true)
@@ -187,6 +192,7 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
     },
     readSecret: (question) => readSecret(ctx.stdin, ctx.stderr, question),
     onInterrupt: (say) => ctx.onInterrupt?.(say) ?? (() => undefined),
+    redact: (text) => redactKey(text, conn?.apiKey),
   };
 
   const closeAll = async (): Promise<void> => {
@@ -237,10 +243,10 @@ export async function runWithGlobals(
   }
 }
 
-/** The real client core (src/client/client.ts). */
+/** The real client core: the library's createClient (src/lib/client.ts), so the CLI and scripts share one client. */
 export const httpClientFactory: ClientFactory = async (conn, hooks) => {
-  const [{ MsnapClient }, { paceStateDir }] = await Promise.all([import('../client/client.js'), import('../client/state-file.js')]);
-  return new MsnapClient({
+  const { createClient } = await import('../lib/client.js');
+  return createClient({
     baseUrl: conn.baseUrl,
     authScheme: conn.authScheme,
     api: conn.api,
@@ -252,6 +258,5 @@ export const httpClientFactory: ClientFactory = async (conn, hooks) => {
     ...(conn.timeoutMs !== undefined ? { timeoutMs: conn.timeoutMs } : {}),
     ...(hooks.onRequest ? { onRequest: hooks.onRequest } : {}),
     ...(hooks.onRetry ? { onRetry: hooks.onRetry } : {}),
-    paceStateDir: paceStateDir(process.env),
-  });
+  }).core;
 };

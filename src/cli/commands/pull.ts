@@ -5,14 +5,15 @@ import { existsSync } from 'node:fs';
 import { Command } from 'commander';
 import type { Market, Snapshot } from '../../domain/market.js';
 import type { MsnapApi } from '../../client/types.js';
-import type { LocalMarketState } from '../../store/mirror/mirror-writer.js';
-import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/sqlite/db-path.js';
+import type { LocalMarketState, MirrorWriterPort } from '../../store/mirror-store.js';
+import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/db-path.js';
 import type { CliContext } from '../context.js';
 import { readGlobals } from '../global-options.js';
 import { runWithGlobals, type CliDeps } from '../deps.js';
 import { TIME_HELP } from '../time.js';
 import { explainStoreError, openAnyStore } from './serve-store.js';
-import { chooseMarkets, parseSnapshotsArgs, type SnapshotsOptions } from './snapshots.js';
+import { chooseMarkets } from '../../client/market-selection.js';
+import { parseSnapshotsArgs, type SnapshotsOptions } from './snapshots.js';
 import { planPull, dryRunText, snapshotPageSize } from './pull-plan.js';
 
 /** The checked arguments and flags of `msnap pull`. */
@@ -31,18 +32,10 @@ export interface PullSummary {
   ms: number;
 }
 
-/** What pull writes through: SQLite's MirrorWriter (answers at once) or PostgreSQL's (over the network). */
-interface PullWriter {
-  local(marketId: string): LocalMarketState | Promise<LocalMarketState>;
-  held(marketId: string, withDepth: boolean): number | Promise<number>;
-  market(m: Market): boolean | Promise<boolean>;
-  page(m: Market, snapshots: readonly Snapshot[], depthThrough?: number): number | Promise<number>;
-}
-
 /** The markets a pull covers, oldest first: one by id, or as `snapshots` picks them. */
 export async function pullTargets(client: MsnapApi, opts: SnapshotsOptions, deps: CliDeps): Promise<Market[]> {
   if ('marketId' in opts.target) return [await client.market(opts.target.marketId)];
-  return chooseMarkets(client, opts.target, opts, deps);
+  return chooseMarkets(client, opts.target, opts, deps.note);
 }
 
 /** Pull every target into the store: each page its own committed transaction. */
@@ -76,7 +69,7 @@ export async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSum
     ),
   );
   try {
-    const writer: PullWriter = store.mirrorWriter({ baseUrl: await deps.serviceUrl(), dialect: (await client.api?.()) ?? 'v1', pulledAt: deps.now() });
+    const writer: MirrorWriterPort = store.mirrorWriter({ baseUrl: await deps.serviceUrl(), dialect: (await client.api?.()) ?? 'v1', pulledAt: deps.now() });
     const progress = await deps.progress('pull');
     const total = markets.reduce((n, m) => n + m.snapshot_count, 0);
     let done = 0;
@@ -123,7 +116,7 @@ export async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSum
  */
 async function pullMarket(
   client: MsnapApi,
-  writer: PullWriter,
+  writer: MirrorWriterPort,
   m: Market,
   opts: SnapshotsOptions,
   before: LocalMarketState,
@@ -149,8 +142,9 @@ async function pullMarket(
         if (p.rows === 0) onPage(0);
       },
     })) {
-      added += await writer.page(m, page, extendsDepth ? page[page.length - 1]!.time + 1 : undefined);
-      onPage(page.length);
+      const rows = page.rows();
+      added += await writer.page(m, rows, extendsDepth ? rows[rows.length - 1]!.time + 1 : undefined);
+      onPage(page.count);
     }
   };
   // Unranged, the stored rows are a prefix (pages are written oldest first): continue after them,

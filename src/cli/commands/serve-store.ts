@@ -1,56 +1,28 @@
-// Opening the server's store from a `serve` command: an SQLite file, or PostgreSQL by URL. A path
-// that cannot be opened (missing directory, a directory, not SQLite) is the user's input, so it is a
-// one-line usage error, and another process holding the write lock is a DatabaseBusyError. The
-// stores (better-sqlite3, postgres) are loaded here, on first use, not when the CLI starts.
-import { existsSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
+// Opening the server's store from a `serve` command (through store/open-store.ts): an SQLite file,
+// or PostgreSQL by URL. A path that cannot be opened is the user's input, so it is a one-line usage
+// error, and another process holding the write lock is a DatabaseBusyError.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DatabaseBusyError, OutputError, UsageError } from '../../errors.js';
-import type { PgStore } from '../../store/postgres/pg-store.js';
-import { isPostgresUrl, storeName } from '../../store/sqlite/db-path.js';
+import { DatabaseBusyError, UsageError } from '../../errors.js';
+import { isPostgresUrl, storeName } from '../../store/db-path.js';
+import { diskFullError } from '../../store/disk-full.js';
+import { isSqliteStore, openSqliteFile, openStore, type AnyStore } from '../../store/open-store.js';
 import type { SqliteStoreOptions } from '../../store/sqlite/open.js';
 import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { CliContext } from '../context.js';
 
 /** Either store `serve` runs on. */
-export type ServeStore = SqliteStore | PgStore;
-
-// SQLite reports some writes that found no space (its shared-memory file, say) as a bare I/O error.
-function diskFull(db: string): boolean {
-  try {
-    return statfsSync(path.dirname(path.resolve(db))).bavail === 0;
-  } catch {
-    return false;
-  }
-}
+export type ServeStore = AnyStore;
 
 /** Use where a command needs an SQLite file (pull, live): a PostgreSQL URL is a usage error. */
-export async function openServeStore(db: string, opts: SqliteStoreOptions = {}): Promise<SqliteStore> {
-  if (isPostgresUrl(db)) throw new UsageError(`${storeName(db)}: this command works on an SQLite file, not PostgreSQL`);
-  const { openSqliteStore } = await import('../../store/sqlite/open.js');
-  const existed = existsSync(db);
-  try {
-    return openSqliteStore(db, opts);
-  } catch (err) {
-    // A file this run created and could not set up (a full disk) is removed, not left half made.
-    if (!existed) for (const f of [db, `${db}-wal`, `${db}-shm`, `${db}-journal`]) rmSync(f, { force: true });
-    const explained = explainStoreError(err, db);
-    if (explained !== err) throw explained;
-    throw new UsageError(`cannot open database ${db}: ${err instanceof Error ? err.message : String(err)}`);
-  }
-}
+export const openServeStore = openSqliteFile;
 
 /** Use in `serve` and the commands that only need the Store interface: SQLite or PostgreSQL. */
-export async function openAnyStore(db: string, opts: SqliteStoreOptions = {}): Promise<ServeStore> {
-  if (!isPostgresUrl(db)) return openServeStore(db, opts);
-  const { openPgStore } = await import('../../store/postgres/pg-store.js');
-  return openPgStore(db);
-}
+export const openAnyStore = openStore;
 
 /** True for the SQLite store (seed, import, live and origins work on it directly). */
-export function isSqlite(store: ServeStore): store is SqliteStore {
-  return 'bulk' in store;
-}
+export const isSqlite = isSqliteStore;
 
 /** Use before a command that only reads or changes what is there: a typo must not create a database. */
 export function requireExisting(db: string): void {
@@ -99,7 +71,7 @@ export async function throughStaging<T>(url: string, ctx: CliContext, fn: (stagi
   const file = path.join(dir, 'staging.db');
   try {
     const result = await withStore(file, { cacheMiB: 256 }, fn);
-    const { loadSqliteIntoPostgres } = await import('../../store/postgres/pg-load.js');
+    const { loadSqliteIntoPostgres } = await import('../../store/copy/sqlite-to-postgres.js');
     let shown = '';
     const loaded = await loadSqliteIntoPostgres(file, url, {
       onProgress: (p) => {
@@ -115,15 +87,10 @@ export async function throughStaging<T>(url: string, ctx: CliContext, fn: (stagi
 }
 
 /** Use around a write to the server's database: another process holding the write lock past the
- * busy timeout (a long import or seed) becomes one clear line instead of "unexpected error". */
+ * busy timeout (a long import or seed), or a full disk, becomes one clear line instead of "unexpected error". */
 export function explainStoreError(err: unknown, db: string): unknown {
-  const code = (err as { code?: string } | null)?.code;
-  if (code === 'SQLITE_BUSY') {
+  if ((err as { code?: string } | null)?.code === 'SQLITE_BUSY') {
     return new DatabaseBusyError(`database ${db} is busy: another msnap process is writing to it (import, seed or keys); try again when it has finished`);
   }
-  // SQLite rolls back the transaction it could not write; PostgreSQL's disk_full is SQLSTATE 53100.
-  if (code === 'SQLITE_FULL' || code === '53100' || (code?.startsWith('SQLITE_IOERR') && diskFull(db))) {
-    return new OutputError(`cannot write ${storeName(db)}: no space left on device`, 'free some space and run it again (what was written stays; pull continues where it stopped)');
-  }
-  return err;
+  return diskFullError(err, db) ?? err;
 }

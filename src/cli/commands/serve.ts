@@ -8,13 +8,14 @@ import { isIP } from 'node:net';
 import { Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { RunningServer } from '../../server/listen.js';
-import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/sqlite/db-path.js';
+import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/db-path.js';
 import { VERSION } from '../../version.js';
 import type { CliContext } from '../context.js';
 import { serveImportCommand } from './serve-import.js';
 import { serveAccountsCommand } from './serve-accounts.js';
 import { serveKeysCommand } from './serve-keys.js';
 import { prepareLive, type LiveRun } from './serve-live.js';
+import { serveCompactBooksCommand } from './serve-compact-books.js';
 import { serveSeedCommand } from './serve-seed.js';
 import { explainStoreError, isSqlite, openAnyStore, throughStaging, type ServeStore } from './serve-store.js';
 import type { SharedLimiter } from '../../ratelimit/shared-limiter.js';
@@ -150,6 +151,7 @@ Examples:
   cmd.addCommand(serveImportCommand(ctx));
   cmd.addCommand(serveKeysCommand(ctx));
   cmd.addCommand(serveAccountsCommand(ctx));
+  cmd.addCommand(serveCompactBooksCommand(ctx));
   // The root program does not use positional options, so `serve seed --db x` hands --db to
   // `serve`; pass it on to whichever subcommand (at any depth) runs and takes --db itself.
   cmd.hook('preSubcommand', (self, sub) => {

@@ -2,16 +2,17 @@
 // the exporter's renderers) over the same real SQLite store: the same bytes in every machine
 // format, with and without orderbooks, whole markets and ranges, dense and gappy markets, msnap's
 // ids, a source's ids (a pattern, a step, or one by one), odd stored depth and extreme values.
+import type { SnapshotPage } from '../../client/row-page.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalApi } from '../../client/local-api.js';
+import { LocalApi } from '../../local/local-api.js';
 import type { SnapshotsStreamQuery, TextPage } from '../../client/types.js';
 import type { Coin, Market, MarketType, Snapshot } from '../../domain/market.js';
 import { openSqliteStore } from '../../store/sqlite/open.js';
-import type { RowLayout } from '../../store/sqlite/row-layout.js';
+import type { RowLayout } from '../../domain/row-layout.js';
 import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { market as fakeMarket } from '../test-support/fake-cli.js';
 import { createExporter, type TextSource } from './exporter.js';
@@ -102,7 +103,7 @@ async function exportAll(format: 'csv' | 'ndjson' | 'json', q: SnapshotsStreamQu
     },
   });
   let recordsRead = false;
-  async function* pages(): AsyncGenerator<readonly Snapshot[]> {
+  async function* pages(): AsyncGenerator<SnapshotPage> {
     recordsRead = true;
     for (const id of ids) yield* api.snapshotPages(id, q);
   }

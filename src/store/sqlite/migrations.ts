@@ -1,12 +1,7 @@
 // The schema as an ordered list of migrations; PRAGMA user_version records how many have run.
 // Append new steps at the end; never edit one that has shipped.
 
-/** One schema step: applied once, in order, inside a transaction. */
-export interface Migration {
-  version: number;
-  description: string;
-  sql: string;
-}
+import type { Migration } from '../core/migration.js';
 
 /** Every migration, oldest first; the schema version of a database is the last one applied. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -192,6 +187,16 @@ export const MIGRATIONS: readonly Migration[] = [
       -- depth, whatever depth the source had for them; NULL: none were. A later --orderbook pull
       -- fetches only from here, so a complete market whose depth was never asked for gets it once.
       ALTER TABLE market_origin ADD COLUMN origin_depth_through INTEGER;
+    `,
+  },
+  {
+    version: 8,
+    description: 'orderbooks: both books of a row packed into one BLOB in up (down empty), see book-codec.ts',
+    sql: `
+      -- No schema change: a row's up column may now hold a packed pair (a BLOB, down then an empty
+      -- BLOB) instead of JSON text. The version keeps msnap builds that cannot read it away.
+      -- serve compact-books packs the text rows an older build wrote.
+      SELECT 1;
     `,
   },
 ];
