@@ -250,7 +250,7 @@ export const httpClientFactory: ClientFactory = async (conn, hooks) => {
     baseUrl: conn.baseUrl,
     authScheme: conn.authScheme,
     api: conn.api,
-    ...(conn.apiKey ? { apiKey: conn.apiKey } : {}),
+    ...(conn.apiKey ? { apiKey: conn.apiKey } : { allowNoKey: true }),
     now: hooks.now,
     sleep: hooks.sleep,
     onWarning: hooks.onWarning,

@@ -21,14 +21,16 @@ export interface ClientOptions {
   /** Default http://127.0.0.1:8787 (a local `msnap serve`). */
   baseUrl?: string;
   apiKey?: string;
-  /** v1, v4 or auto (default, as the CLI: v4 when the service answers /v4). */
+  /** True: no key is needed; only the public paths (health) answer, anything else is an AuthError. */
+  allowNoKey?: boolean;
+  /** v1, v4 or auto (default, as the CLI: the dialect with the fewest requests, see docs/cli-notes.md). */
   api?: ApiChoice;
   authScheme?: 'x-api-key' | 'bearer';
   /** Per-attempt connect/answer timeout in ms (default 30,000; at most an hour). */
   timeoutMs?: number;
   /** The service's clamping warnings, once per distinct text (the CLI's `msnap: warning:`). */
   onWarning?: (message: string) => void;
-  /** Notes about a selection the data window cut short (the CLI's `msnap: note:`). */
+  /** Notes about a selection the data window cut short, or a retired v1 (the CLI's `msnap: note:`). */
   onNote?: (message: string) => void;
   /** Before each retry after a network failure or timeout. */
   onRetry?: (info: { reason: string; waitMs: number; retry: number; of: number }) => void;
@@ -50,7 +52,7 @@ export interface ClientOptions {
 /** Use to read the service: the CLI's client for one key (AuthError without a key, UsageError for a bad option). */
 export function createClient(options: ClientOptions): MsnapReader {
   const baseUrl = checkBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL, 'baseUrl');
-  if (!options.apiKey) throw new AuthError('no API key configured', 'pass apiKey (the CLI takes --api-key or MSNAP_API_KEY)');
+  if (!options.apiKey && options.allowNoKey !== true) throw new AuthError('no API key configured', 'pass apiKey (the CLI takes --api-key or MSNAP_API_KEY)');
   const api = checkApi(options.api ?? 'auto', 'api');
   const t = options.timeoutMs;
   if (t !== undefined && !(Number.isFinite(t) && t > 0 && t <= 3_600_000)) {
@@ -60,13 +62,14 @@ export function createClient(options: ClientOptions): MsnapReader {
   const stateDir = options.paceStateDir === false ? undefined : (options.paceStateDir ?? paceStateDir(process.env));
   const core = new MsnapClient({
     baseUrl,
-    apiKey: options.apiKey,
+    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
     authScheme: options.authScheme ?? 'x-api-key',
     api,
     now,
     ...(options.sleep ? { sleep: options.sleep } : {}),
     ...(t !== undefined ? { timeoutMs: t } : {}),
     ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+    ...(options.onNote ? { onNote: options.onNote } : {}),
     ...(options.onRetry ? { onRetry: options.onRetry } : {}),
     ...(options.onRequest ? { onRequest: options.onRequest } : {}),
     ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
