@@ -1,7 +1,8 @@
 // `msnap serve import`: loads a file written by `msnap markets|snapshots --ndjson|--csv|--json`.
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
+import { SQLITE_MAGIC, startsWith } from '../../store/import/file-magic.js';
 import type { ImportFormat, ImportSummary } from '../../store/import/import-file.js';
 import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/db-path.js';
 import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
@@ -23,7 +24,7 @@ export async function runImport(opts: ImportCommandOptions, ctx: CliContext): Pr
   if (opts.file !== '-' && existsSync(opts.file) && statSync(opts.file).isDirectory()) {
     throw new UsageError(`${opts.file} is a directory; give a .ndjson, .csv, .json or .parquet file`);
   }
-  if (opts.file !== '-' && isSqliteFile(opts.file)) {
+  if (opts.file !== '-' && startsWith(opts.file, SQLITE_MAGIC)) {
     await importStore(opts, ctx);
     return undefined;
   }
@@ -56,21 +57,6 @@ export async function runImport(opts: ImportCommandOptions, ctx: CliContext): Pr
       `${(s.ms / 1000).toFixed(1)} s (${fmt(s.rowsPerSec)} rows/s)\n`,
   );
   return s;
-}
-
-/** True when `file` is an SQLite database (a store made by seed, pull or serve), by its header. */
-function isSqliteFile(file: string): boolean {
-  try {
-    const fd = openSync(file, 'r');
-    try {
-      const head = Buffer.alloc(16);
-      return readSync(fd, head, 0, 16, 0) === 16 && head.toString('latin1') === 'SQLite format 3\0';
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return false;
-  }
 }
 
 /** A whole msnap store (an SQLite file) merged into a PostgreSQL store: markets, snapshots, ids, accounts and keys. */

@@ -1,7 +1,7 @@
 // `msnap serve import`: loads what `msnap markets|snapshots --ndjson|--csv|--json|--parquet` wrote into the
 // bulk writer, keeping the snapshot ids the file carries. The whole file is one transaction, so a
 // bad line leaves the database exactly as it was.
-import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { extname } from 'node:path';
 import type { Readable } from 'node:stream';
 import { UsageError } from '../../errors.js';
@@ -9,6 +9,7 @@ import { MARKET_DURATION_MS, parseMarketId } from '../../domain/market.js';
 import type { BulkWriter, MarketRef } from '../sqlite/bulk-writer.js';
 import { toScaled } from '../core/price-scale.js';
 import { parseCsvRecord } from './csv-line.js';
+import { PARQUET_MAGIC, startsWith } from './file-magic.js';
 import { aliasCoinPrices, canonicalField, parseImportRecord, RowError, type ImportedMarket, type ImportedSnapshot } from './import-row.js';
 import { readLineBatches } from './line-reader.js';
 import { csvColumns, PlainSnapshotParser, type CsvColumns } from './plain-row.js';
@@ -44,7 +45,7 @@ export async function importFile(
   let input: NodeJS.ReadableStream | Readable | undefined;
   let format = opts.format;
   if (typeof source === 'string') {
-    if (source !== '-' && (format === 'parquet' || (format === undefined && isParquet(source)))) {
+    if (source !== '-' && (format === 'parquet' || (format === undefined && startsWith(source, PARQUET_MAGIC)))) {
       format = 'parquet';
     } else if (source === '-') {
       if (!opts.stdin) throw new UsageError('reading from stdin ("-") needs standard input');
@@ -239,21 +240,6 @@ function jsonArrayLine(line: string): string {
   const text = line.trim();
   if (text === '[' || text === ']' || text === '[]' || text === '') return '';
   return text.endsWith(',') ? text.slice(0, -1) : text;
-}
-
-// A Parquet file starts with PAR1, whatever its name.
-function isParquet(path: string): boolean {
-  try {
-    const fd = openSync(path, 'r');
-    try {
-      const head = Buffer.alloc(4);
-      return readSync(fd, head, 0, 4, 0) === 4 && head.toString('latin1') === 'PAR1';
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return false;
-  }
 }
 
 async function openFile(path: string): Promise<Readable> {
