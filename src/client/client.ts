@@ -199,6 +199,12 @@ export class MsnapClient implements MsnapApi {
       windowEnd: (message, isWarning) => {
         if (windowNotes) this.windowEnd(q, message, isWarning);
       },
+      // A clamp is said in the user's terms, which need the plan's window: a one-page listing has
+      // not asked for the limits yet (auto learns the dialect from the keyless health).
+      clamped: async () => {
+        // Without them (none answered) the service's own warning is said instead.
+        if (windowNotes && !this.knownLimits && q.max !== undefined && q.marketType !== undefined) await this.ensureLimits().catch(() => undefined);
+      },
     });
   }
 

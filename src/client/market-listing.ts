@@ -22,6 +22,8 @@ export interface ListingSource {
    * (`isWarning`) or its 403 message on a later page.
    */
   windowEnd(message: string, isWarning: boolean): void;
+  /** A page came back clamped: get ready to say so (before its markets are written, so the note comes first). */
+  clamped?(): Promise<void>;
 }
 
 /**
@@ -74,6 +76,7 @@ export async function* listMarkets(q: MarketsListingQuery, source: ListingSource
       step = Math.max(step * 2, shrink + 1);
       offset = Math.max(0, offset - step);
     }
+    if (page.warning !== undefined && page.limit < asked) await source.clamped?.();
     previous = recent;
     recent = new Set<string>();
     let fresh = 0;
