@@ -9,7 +9,8 @@ import { runWithDeps, type CliDeps } from '../deps.js';
 import { colorEnabled } from '../terminal-policy.js';
 import { readGlobals } from '../global-options.js';
 import { labelWidthFor, MIN_CHART_WIDTH, plotColumns, renderChart } from '../output/chart.js';
-import { explainSelection, selectMarkets, type SnapshotsTarget } from './snapshots.js';
+import { explainSelection, selectMarkets } from '../market-selection.js';
+import type { SnapshotsTarget } from './snapshots.js';
 
 /** The checked arguments and flags of `msnap chart`. */
 export interface ChartOptions {

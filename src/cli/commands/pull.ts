@@ -12,7 +12,8 @@ import { readGlobals } from '../global-options.js';
 import { runWithGlobals, type CliDeps } from '../deps.js';
 import { TIME_HELP } from '../time.js';
 import { explainBusy, openAnyStore } from './serve-store.js';
-import { chooseMarkets, parseSnapshotsArgs, type SnapshotsOptions } from './snapshots.js';
+import { chooseMarkets } from '../market-selection.js';
+import { parseSnapshotsArgs, type SnapshotsOptions } from './snapshots.js';
 import { planPull, dryRunText, snapshotPageSize } from './pull-plan.js';
 
 /** The checked arguments and flags of `msnap pull`. */

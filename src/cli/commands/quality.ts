@@ -9,7 +9,8 @@ import type { MsnapApi } from '../../client/types.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
 import { QUALITY_SCHEMA } from '../output/quality-schema.js';
 import { TIME_HELP } from '../time.js';
-import { explainSelection, parseSnapshotsArgs, selectMarkets, type SnapshotsOptions } from './snapshots.js';
+import { explainSelection, selectMarkets } from '../market-selection.js';
+import { parseSnapshotsArgs, type SnapshotsOptions } from './snapshots.js';
 
 /** The checked arguments and flags of `msnap quality`. */
 export interface QualityOptions extends Pick<SnapshotsOptions, 'target' | 'last' | 'from' | 'to'> {
