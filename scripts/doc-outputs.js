@@ -79,7 +79,8 @@ export function runStep(command, env, cwd) {
   } finally {
     closeSync(fd);
   }
-  let lines = readFileSync(file, 'utf8').replace(/\n$/, '').split('\n');
+  // The scratch directory reads as /tmp/demo, so a path in the output is the same in every run.
+  let lines = readFileSync(file, 'utf8').replace(/\n$/, '').split(cwd).join('/tmp/demo').split('\n');
   if (m[2] !== undefined) {
     // `| head -N` keeps N lines of stdout; msnap's own lines (stderr) stay.
     let kept = 0;
