@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { addLocalDbOption } from '../global-options.js';
 import type { Coin, MarketType } from '../../domain/market.js';
 import { UsageError } from '../../errors.js';
+import { chooseMarkets } from '../../client/market-selection.js';
 import { coinArg, countArg, marketIdArg, checkMarketOrCoinType, marketTypeArg, timeRangeFlags } from '../arguments.js';
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
@@ -13,7 +14,6 @@ import type { MsnapApi, SnapshotsStreamQuery, TextPage } from '../../client/type
 import type { RowLayout } from '../../domain/row-layout.js';
 import { BAR_SCHEMA, snapshotSchema } from '../output/record-schemas.js';
 import { RESAMPLE_INTERVALS, resampleInterval, resamplePages } from '../../analysis/bars.js';
-import { chooseMarkets } from '../market-selection.js';
 import { TIME_HELP } from '../time.js';
 import { dryRunText, planPull, snapshotPageSize } from './pull-plan.js';
 
@@ -84,13 +84,11 @@ export function parseSnapshotsArgs(first: string, second: string | undefined, fl
   };
 }
 
-export { chooseMarkets, explainSelection, selectMarkets } from '../market-selection.js';
-
 /** Export the chosen snapshots to the exporter. */
 export async function runSnapshots(opts: SnapshotsOptions, deps: CliDeps): Promise<void> {
   const client = await deps.client();
   if (opts.dryRun) {
-    const markets = 'marketId' in opts.target ? [await client.market(opts.target.marketId)] : await chooseMarkets(client, opts.target, opts, deps);
+    const markets = 'marketId' in opts.target ? [await client.market(opts.target.marketId)] : await chooseMarkets(client, opts.target, opts, deps.note);
     deps.info(dryRunText(planPull(markets, () => 0, await snapshotPageSize(client)), await client.limits().catch(() => undefined), undefined));
     return;
   }
@@ -99,7 +97,7 @@ export async function runSnapshots(opts: SnapshotsOptions, deps: CliDeps): Promi
   if ('marketId' in opts.target) {
     ids = [opts.target.marketId];
   } else {
-    const markets = await chooseMarkets(client, opts.target, opts, deps);
+    const markets = await chooseMarkets(client, opts.target, opts, deps.note);
     ids = markets.map((m) => m.market_id);
     knownTotal = opts.from === undefined && opts.to === undefined
       ? markets.reduce((sum, m) => sum + m.snapshot_count, 0)

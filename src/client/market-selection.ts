@@ -1,14 +1,13 @@
-// Which COIN TYPE markets an export, a pull, a report or a backtest takes: the latest N with
-// snapshots and/or those overlapping a range, oldest first, and what the plan's data window did
-// to the choice, said once. Shared by the commands, so it lives outside any of them.
+// Which markets `snapshots COIN TYPE --last/--from/--to` takes, and what the plan's data window did
+// to that choice: one rule for the CLI's exports, pull, chart and quality and for the library.
 import { MARKET_DURATION_MS, type Coin, type Market, type MarketType } from '../domain/market.js';
 import { NotFoundError, WindowError } from '../errors.js';
-import type { MsnapApi, WindowEnd } from '../client/types.js';
-import type { CliDeps } from './deps.js';
+import type { MsnapApi, WindowEnd } from './types.js';
 
-/** How many markets and which range a command asked for (`--last`, `--from`, `--to`). */
-export interface MarketChoice {
+/** A COIN TYPE choice: the latest `last` markets with snapshots (default 1, all within a range), or those overlapping [from, to). */
+export interface SelectionRange {
   last?: number;
+  /** Epoch ms. */
   from?: number;
   to?: number;
 }
@@ -31,7 +30,7 @@ export async function selectMarkets(
   client: MsnapApi,
   coin: Coin,
   marketType: MarketType,
-  opts: MarketChoice,
+  opts: SelectionRange,
 ): Promise<Selection> {
   const ranged = opts.from !== undefined || opts.to !== undefined;
   const want = opts.last ?? (ranged ? Infinity : 1);
@@ -93,11 +92,11 @@ function windowWords(w: WindowStart, marketType: MarketType, withStart = true): 
  */
 export async function explainSelection(
   sel: Selection,
-  opts: MarketChoice,
+  opts: SelectionRange,
   coin: Coin,
   marketType: MarketType,
   client: MsnapApi,
-  deps: CliDeps,
+  note: (message: string) => void,
 ): Promise<void> {
   // No listed market covers `from`: the list (the window, or the data) began after it.
   const cutShort = opts.from !== undefined && (sel.oldestListed === undefined || sel.oldestListed.start_time > opts.from);
@@ -105,12 +104,12 @@ export async function explainSelection(
   const fewer = (within: string): string =>
     `only ${sel.markets.length} ${coin} ${marketType} market${sel.markets.length === 1 ? ' has' : 's have'} snapshots${within}; --last ${opts.last} asked for more`;
   const tooFew = short && sel.windowEnd !== undefined;
-  if (short && !tooFew) deps.note(fewer(''));
+  if (short && !tooFew) note(fewer(''));
   const empty = sel.markets.length === 0 && (opts.from !== undefined || opts.to !== undefined);
   if (!cutShort && !tooFew && !empty) return;
   const w = await windowStartOf(client, coin, marketType);
   if (!w) {
-    if (tooFew) deps.note(fewer(''));
+    if (tooFew) note(fewer(''));
     return;
   }
   if (empty && opts.to !== undefined && opts.to <= w.start) {
@@ -121,12 +120,12 @@ export async function explainSelection(
     );
   }
   if (cutShort && sel.markets.length > 0 && opts.from !== undefined && opts.from < w.start) {
-    deps.note(`snapshots before ${new Date(w.start).toISOString()} are outside your ${windowWords(w, marketType, false)}; the export starts there`);
+    note(`snapshots before ${new Date(w.start).toISOString()} are outside your ${windowWords(w, marketType, false)}; the export starts there`);
   }
-  if (tooFew) deps.note(fewer(` within your ${windowWords(w, marketType)}`));
+  if (tooFew) note(fewer(` within your ${windowWords(w, marketType)}`));
 }
 
-function rangeText(opts: MarketChoice): string {
+function rangeText(opts: SelectionRange): string {
   if (opts.from === undefined && opts.to === undefined) return '';
   const from = opts.from === undefined ? 'the start' : new Date(opts.from).toISOString();
   const to = opts.to === undefined ? 'now' : new Date(opts.to).toISOString();
@@ -137,11 +136,11 @@ function rangeText(opts: MarketChoice): string {
 export async function chooseMarkets(
   client: MsnapApi,
   target: { coin: Coin; marketType: MarketType },
-  opts: MarketChoice,
-  deps: CliDeps,
+  opts: SelectionRange,
+  note: (message: string) => void,
 ): Promise<Market[]> {
   const selection = await selectMarkets(client, target.coin, target.marketType, opts);
-  await explainSelection(selection, opts, target.coin, target.marketType, client, deps);
+  await explainSelection(selection, opts, target.coin, target.marketType, client, note);
   if (selection.markets.length === 0) {
     throw new NotFoundError(`no ${target.coin} ${target.marketType} market with snapshots${rangeText(opts)}`);
   }
