@@ -19,6 +19,7 @@ import { formOf, pathOf, type DashboardRequest } from './request.js';
 import { assetAnswer, htmlAnswer, redirect, type PageResponse } from './respond.js';
 import { csrfOk, visitorOf, type Visitor } from './session.js';
 import { DashboardLimits } from './dashboard-limits.js';
+import type { SharedLimiter } from '../ratelimit/shared-limiter.js';
 
 /** Options of createDashboard. */
 export interface DashboardOptions {
@@ -28,6 +29,10 @@ export interface DashboardOptions {
   now: () => number;
   /** false = `serve --no-signup`: only the operator makes accounts. */
   signupOpen: boolean;
+  /** Where the sign-in, sign-up and page throttles are charged: the API's limiter (Redis when shared); in this process when absent. */
+  limiter?: SharedLimiter;
+  /** Sign-ups one address may make per day (default DEFAULT_SIGNUPS_PER_DAY). */
+  signupsPerDay?: number;
   keyUsage: (keyId: number, account: Account, now: number) => Promise<KeyUsage>;
   assets: ReadonlyMap<string, Asset>;
   /** Where unexpected errors are reported: method and path only, never a form, cookie or key. */
@@ -79,7 +84,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     store: options.store,
     auth: options.auth,
     signupOpen: options.signupOpen,
-    limits: new DashboardLimits(),
+    limits: new DashboardLimits(options.limiter, options.signupsPerDay),
     keyUsage: options.keyUsage,
     scryptCost: options.scryptCost,
   };
