@@ -4,6 +4,7 @@
 import { isIP } from 'node:net';
 import { UsageError } from '../../errors.js';
 import { isPostgresUrl, resolveDbPath } from '../../store/sqlite/db-path.js';
+import { DEFAULT_RESPONSE_LIMITS, type ResponseLimits } from '../../server/response-writer.js';
 import { DEFAULT_SIGNUPS_PER_DAY } from '../../dashboard/dashboard-limits.js';
 
 /** Flag values of `msnap serve`, checked. */
@@ -22,6 +23,8 @@ export interface ServeOptions {
   /** Node's header and whole-request timeouts; undefined keeps the listener's defaults (10 s, 30 s). */
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
+  /** Bytes held for slow readers and the stall timeout (MSNAP_RESPONSE_BUDGET_MB, MSNAP_WRITE_STALL_MS). */
+  responseLimits: ResponseLimits;
   /** Dashboard sign-ups one client address may make per day (--signups-per-day). */
   signupsPerDay: number;
 }
@@ -74,12 +77,17 @@ export function parseServeFlags(raw: ServeFlags, env: NodeJS.ProcessEnv): ServeO
     signup: raw.signup,
     live: raw.live ?? (raw.demo && !isPostgresUrl(db)),
     signupsPerDay: raw.signupsPerDay === undefined ? DEFAULT_SIGNUPS_PER_DAY : parseSignupsPerDay(raw.signupsPerDay),
+    responseLimits: {
+      ...DEFAULT_RESPONSE_LIMITS,
+      totalBytes: (envMs(env, 'MSNAP_RESPONSE_BUDGET_MB') ?? DEFAULT_RESPONSE_LIMITS.totalBytes / 2 ** 20) * 2 ** 20,
+      stallMs: envMs(env, 'MSNAP_WRITE_STALL_MS') ?? DEFAULT_RESPONSE_LIMITS.stallMs,
+    },
     headersTimeoutMs: envMs(env, 'MSNAP_HEADERS_TIMEOUT_MS'),
     requestTimeoutMs: envMs(env, 'MSNAP_REQUEST_TIMEOUT_MS'),
   };
 }
 
-/** A positive integer of milliseconds from the environment (tests shorten the timeouts), else undefined. */
+/** A positive integer (of milliseconds, of MB) from the environment (tests shorten the timeouts), else undefined. */
 function envMs(env: NodeJS.ProcessEnv, name: string): number | undefined {
   const value = env[name];
   return value !== undefined && /^\d+$/.test(value) && Number(value) > 0 ? Number(value) : undefined;

@@ -149,6 +149,7 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
       port: options.port,
       headersTimeoutMs: options.headersTimeoutMs,
       requestTimeoutMs: options.requestTimeoutMs,
+      responseLimits: options.responseLimits,
     });
   } catch (err) {
     await store.close();
