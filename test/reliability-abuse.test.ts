@@ -1,12 +1,12 @@
 // Reliability under abuse: the built `msnap serve` as a process, attacked over real HTTP from
 // several local addresses (127.0.0.x are distinct clients to it). Memory is the process's RSS
 // before and after a bounded attack, against a stated ceiling.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DashboardClient, rssMb, runPool } from './support/dashboard-client.js';
-import { buildIfStale, msnap, startServe, type Served } from './support/msnap-process.js';
+import { buildIfStale, msnap, parseRawResponses, rawExchange, startServe, type Served } from './support/msnap-process.js';
 
 const PASSWORD = 'the owner knows this one';
 /** Refused sign-ins per round of the memory attack (the issue measured 60,000 in 28 s: +420 MB before the fix). */
@@ -19,6 +19,7 @@ const ROUND = 8_000;
 const RSS_CEILING_MB = 20;
 
 let dir: string;
+let db: string;
 let served: Served;
 const clients: DashboardClient[] = [];
 
@@ -31,10 +32,10 @@ function client(address: string): DashboardClient {
 beforeAll(async () => {
   await buildIfStale();
   dir = mkdtempSync(path.join(tmpdir(), 'msnap-abuse-'));
-  const db = path.join(dir, 'abuse.db');
+  db = path.join(dir, 'abuse.db');
   const made = await msnap(['serve', 'accounts', 'password', 'owner', '--plan', 'pro', '--db', db], { input: `${PASSWORD}\n`, cwd: dir });
   expect(made.exitCode, made.stderr).toBe(0);
-  served = await startServe(db);
+  served = await startServe(db, { args: ['--signups-per-day', '2'] });
 }, 60_000);
 
 afterAll(async () => {
@@ -80,5 +81,60 @@ describe('sign-in throttles', () => {
     const signedIn = await owner.signIn('owner', PASSWORD);
     expect(signedIn.status).toBe(303);
     expect(signedIn.headers.location).toBe('/');
+  });
+});
+
+describe('expensive work is rationed', () => {
+  it('password hashes run a few at a time: a burst of sign-ins from 20 addresses gets 503 + Retry-After beyond the queue, never a hang', async () => {
+    const visitors = await Promise.all(Array.from({ length: 20 }, (_, i) => client(`127.0.1.${i + 1}`).start()));
+    const answers = await Promise.all(visitors.flatMap((v, i) => [v.signIn(`owner`, `wrong ${i}a`), v.signIn(`someone-${i}`, `wrong ${i}b`)]));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((st) => st !== 401 && st !== 503)).toEqual([]);
+    // 2 hash at once and 8 wait: at most 10 of the 40 are checked while they all arrive together.
+    expect(statuses.filter((st) => st === 503).length).toBeGreaterThanOrEqual(20);
+    for (const a of answers.filter((x) => x.status === 503)) {
+      expect(a.headers['retry-after']).toBe('1');
+      expect(a.body).toContain('Too many sign-ins at once');
+    }
+  });
+
+  it('sign-ups per address per day follow --signups-per-day (2 here); another address may still sign up', async () => {
+    const one = await client('127.0.2.1').start();
+    const made = [];
+    for (const name of ['trial-one', 'trial-two', 'trial-three']) made.push((await one.post('/signup', { account: name, password: 'long enough password' })).status);
+    expect(made).toEqual([303, 303, 429]);
+    const other = await client('127.0.2.2').start();
+    expect((await other.post('/signup', { account: 'trial-four', password: 'long enough password' })).status).toBe(303);
+  });
+});
+
+describe('small ones', () => {
+  it('a request without Host gets a JSON 400 with the rate-limit headers', async () => {
+    const raw = await rawExchange(served.port, 'GET /health HTTP/1.1\r\n\r\n');
+    const [res] = parseRawResponses(raw.text);
+    expect(res!.status).toBe(400);
+    expect(res!.headers['content-type']).toMatch(/^application\/json/);
+    expect(res!.headers['x-ratelimit-limit']).toMatch(/^\d+$/);
+    expect(JSON.parse(res!.body).message).toMatch(/no Host header/);
+  });
+
+  it('API answers carry X-Content-Type-Options: nosniff', async () => {
+    const res = await client('127.0.3.1').get('/api/v1/markets');
+    expect(res.status).toBe(401);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('the database file is readable by its owner only', () => {
+    expect(statSync(db).mode & 0o777).toBe(0o600);
+  });
+
+  it('refuses whitespace-only passwords and a name that differs from a taken one only in case', async () => {
+    const c = await client('127.0.3.2').start();
+    const spaces = await c.post('/signup', { account: 'spacey', password: ' '.repeat(10) });
+    expect(spaces.status).toBe(400);
+    expect(spaces.body).toContain('must not be only spaces');
+    const lookalike = await c.post('/signup', { account: 'OWNER', password: 'long enough password' });
+    expect(lookalike.status).toBe(409);
+    expect(lookalike.body).toContain('is taken');
   });
 });

@@ -2,6 +2,8 @@
 // limiters before any password work; a wrong name and a wrong password read the same.
 import { burnPasswordCheck, hashPassword, passwordProblem, verifyPassword } from '../accounts/password.js';
 import { accountNameProblem, MAX_ACCOUNT_NAME_LENGTH, signUp } from '../accounts/sign-up.js';
+import { HashesBusyError } from '../accounts/hash-slots.js';
+import { HttpException } from '../server/http-error.js';
 import type { Decision } from '../ratelimit/key-limiter.js';
 import type { PageCall, PageRoute } from './context.js';
 import { signInPage, signUpPage } from './pages/auth-pages.js';
@@ -12,6 +14,16 @@ function tooMany(call: PageCall, d: Decision, name: string): PageResponse {
   const s = d.retryAfterSec;
   const error = `Too many attempts; try again in ${s} second${s === 1 ? '' : 's'}.`;
   return htmlAnswer(429, signInPage({ visitor: call.visitor, error, name, signupOpen: call.signupOpen }), { headers: { 'Retry-After': String(s) } });
+}
+
+/** Runs a password hash in one of the dashboard's few slots; a 503 page when all are taken. */
+async function hashing<T>(call: PageCall, work: () => Promise<T>): Promise<T> {
+  try {
+    return await call.hashes.run(work);
+  } catch (err) {
+    if (!(err instanceof HashesBusyError)) throw err;
+    throw new HttpException(503, err.message, {}, { 'Retry-After': String(err.retryAfterSec) });
+  }
 }
 
 async function signIn(call: PageCall): Promise<PageResponse> {
@@ -29,7 +41,7 @@ async function signIn(call: PageCall): Promise<PageResponse> {
   if (refused) return tooMany(call, refused, name);
   const account = name === '' ? undefined : await call.store.getAccount(name);
   const stored = account && (await call.auth.passwordHash(account.id));
-  const ok = stored ? await verifyPassword(password, stored) : await burnPasswordCheck(password, call.scryptCost);
+  const ok = await hashing(call, () => (stored ? verifyPassword(password, stored) : burnPasswordCheck(password, call.scryptCost)));
   if (!ok || !account) return page(401, 'Wrong account name or password.', name);
   return redirect('/', { cookies: await startSession(call.auth, account.id, call.now) });
 }
@@ -46,7 +58,7 @@ async function signUpRoute(call: PageCall): Promise<PageResponse> {
   if (refused) return again(429, `Too many attempts or sign-ups from this address; try again in ${refused.retryAfterSec} s.`);
   const problem = accountNameProblem(name) ?? passwordProblem(password);
   if (problem) return again(400, problem);
-  const passwordHash = await hashPassword(password, call.scryptCost);
+  const passwordHash = await hashing(call, () => hashPassword(password, call.scryptCost));
   const result = await signUp(call.store, { name, passwordHash, now: call.now });
   if ('problem' in result) return again(409, result.problem);
   await call.limits.chargeSignUp(call.req.remoteAddress, call.now);

@@ -3,6 +3,7 @@
 // request. Order: route and method (404 is never ours; 405) -> visitor -> CSRF on every POST ->
 // session where one is needed -> the handler; an HttpException from a shared check (bad query 400,
 // data window 403, unknown market 404) becomes a page with that status.
+import { HashSlots } from '../accounts/hash-slots.js';
 import type { ScryptCost } from '../accounts/password.js';
 import { unavailableError } from '../server/unavailable.js';
 import { HttpException } from '../server/http-error.js';
@@ -38,6 +39,8 @@ export interface DashboardOptions {
   /** Where unexpected errors are reported: method and path only, never a form, cookie or key. */
   log?: (line: string) => void;
   scryptCost?: ScryptCost;
+  /** Password hashes run at once and waiting (default DEFAULT_HASH_SLOTS). */
+  hashSlots?: { concurrent: number; queued: number };
 }
 
 /** The dashboard: which requests are its own, and how it answers them. */
@@ -87,6 +90,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     limits: new DashboardLimits(options.limiter, options.signupsPerDay),
     keyUsage: options.keyUsage,
     scryptCost: options.scryptCost,
+    hashes: new HashSlots(options.hashSlots?.concurrent, options.hashSlots?.queued),
   };
   const assetRoute: PageRoute = {
     method: 'GET',
@@ -152,5 +156,6 @@ function titleOf(status: number): string {
   if (status === 404) return 'Not found';
   if (status === 400) return 'Bad request';
   if (status === 429) return 'Too many requests';
+  if (status === 503) return 'Temporarily unavailable';
   return 'Refused';
 }
