@@ -138,3 +138,19 @@ describe('small ones', () => {
     expect(lookalike.body).toContain('is taken');
   });
 });
+
+describe('health checks for load balancers', () => {
+  it('keep answering after failed keys spent the address\'s limit, and answer HEAD without a body', async () => {
+    const lb = client('127.0.4.1');
+    const failed = await runPool(40, 4, async () => (await lb.get('/api/v1/markets', { 'x-api-key': 'wrong' })).status);
+    expect(failed).toContain(429);
+    const probes = await runPool(20, 1, async (i) => (await lb.get(i % 2 ? '/health' : '/v4/health')).status);
+    expect(probes.every((st) => st === 200)).toBe(true);
+    for (const p of ['/health', '/v4/health']) {
+      const raw = await rawExchange(served.port, `HEAD ${p} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      expect(raw.text).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+      expect(raw.text).toMatch(/\r\nContent-Length: [1-9]\d*\r\n/i);
+      expect(raw.text.endsWith('\r\n\r\n')).toBe(true);
+    }
+  });
+});

@@ -112,8 +112,8 @@ export function createApp(options: AppOptions): App {
         // limiter that is down cannot charge it: health then answers anyway, saying so.
         unavailable = await backendsDown(store, limits);
         if (!unavailable.includes('limiter')) {
-          decision = await limits.takeAddress(req.remoteAddress, at);
-          if (!decision.admitted) throw tooManyRequests(decision, 'requests without an API key from this address');
+          decision = await limits.takeHealth(req.remoteAddress, at);
+          if (!decision.admitted) throw tooManyRequests(decision, 'health checks from this address');
         }
         found = { route: publicRoute, params: {} };
       } else {
@@ -132,8 +132,10 @@ export function createApp(options: AppOptions): App {
       }
 
       if (!found) throw new HttpException(404, dialect.noRouteMessage, {}, {}, { kind: 'no_route' });
-      if (req.method !== 'GET') {
-        throw new HttpException(405, `Method ${req.method} is not allowed; use GET.`, {}, { Allow: ALLOWED_METHODS }, { kind: 'method' });
+      // HEAD only on the health routes, for load balancers (the listener sends no body); GET everywhere.
+      const allowed = publicRoute ? 'GET, HEAD' : ALLOWED_METHODS;
+      if (req.method !== 'GET' && !(publicRoute && req.method === 'HEAD')) {
+        throw new HttpException(405, `Method ${req.method} is not allowed; use ${publicRoute ? 'GET or HEAD' : 'GET'}.`, {}, { Allow: allowed }, { kind: 'method' });
       }
 
       const reader = new QueryReader(new URLSearchParams(queryAt < 0 ? '' : req.url.slice(queryAt + 1)), dialect.rules);
