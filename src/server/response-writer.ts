@@ -1,7 +1,8 @@
 // Writing answers to clients that may not read them. A body is written in chunks, each only once
 // the socket has taken the previous one ('drain'), so a slow reader holds one body, not a copy in
 // every buffer; a response that makes no progress for `stallMs` is dropped with its connection.
-// One connection answers one request at a time (pipelined ones wait their turn, a few at most),
+// One connection answers one request at a time (pipelined ones wait their turn; with too many
+// waiting the connection is not read until they are answered),
 // and all bodies waiting for their readers share a byte budget: past it the server answers 503
 // with Retry-After until readers catch up, instead of growing without bound.
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
@@ -13,12 +14,12 @@ export interface ResponseLimits {
   totalBytes: number;
   /** A response whose client takes nothing for this many ms is dropped (default 30 s). */
   stallMs: number;
-  /** Pipelined requests one connection may have waiting behind its current answer (default 16). */
+  /** Pipelined requests waiting behind a connection's current answer before it stops reading (default 32). */
   queuedPerConnection: number;
 }
 
 /** Defaults of ResponseLimits; `serve` takes MSNAP_RESPONSE_BUDGET_MB and MSNAP_WRITE_STALL_MS. */
-export const DEFAULT_RESPONSE_LIMITS: ResponseLimits = { totalBytes: 128 * 1024 * 1024, stallMs: 30_000, queuedPerConnection: 16 };
+export const DEFAULT_RESPONSE_LIMITS: ResponseLimits = { totalBytes: 128 * 1024 * 1024, stallMs: 30_000, queuedPerConnection: 32 };
 
 const CHUNK = 64 * 1024;
 
@@ -48,19 +49,15 @@ export class ResponseBudget {
 
   /**
    * Use for every request: runs `answer` once the connection's previous answers are written, then
-   * writes its result (undefined or a throw drops the connection). False when the connection
-   * already had too many requests waiting (it is then destroyed).
+   * writes its result (undefined or a throw drops the connection).
    */
-  serve(socket: Socket, res: ServerResponse, answer: () => Promise<Answer | undefined>): boolean {
+  serve(socket: Socket, res: ServerResponse, answer: () => Promise<Answer | undefined>): void {
     // `res.socket` is null until the answers before it are done: the request's socket is the key.
     const turn = this.turns.get(socket) ?? { tail: Promise.resolve(), waiting: 0 };
-    if (turn.waiting >= this.limits.queuedPerConnection) {
-      socket.destroy();
-      return false;
-    }
-    turn.waiting++;
+    // Enough waiting: read no more requests (one read can still hold a few more) until they are answered.
+    if (++turn.waiting >= this.limits.queuedPerConnection) socket.pause();
     turn.tail = turn.tail.then(async () => {
-      turn.waiting--;
+      if (--turn.waiting < this.limits.queuedPerConnection && socket.isPaused()) socket.resume();
       // A pipelined answer's `res` learns nothing of a closed connection: ask the socket.
       if (res.destroyed || socket.destroyed) return;
       try {
@@ -72,7 +69,6 @@ export class ResponseBudget {
       }
     });
     this.turns.set(socket, turn);
-    return true;
   }
 
   /** Writes `a` in chunks as the client takes them; resolves when done or dropped. */
