@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { Dashboard } from '../dashboard/dashboard.js';
 import { BodyTooLarge, readBody } from '../dashboard/request.js';
 import { MAX_URL_LENGTH, type App, type AppRequest } from './app.js';
+import { clientOf, hostAllowed, type ProxySettings } from './proxy.js';
 import { ResponseBudget, type Answer, type ResponseLimits } from './response-writer.js';
 import { reasonPhrase } from './http-error.js';
 
@@ -26,6 +27,8 @@ export interface ListenOptions {
   /** The whole request not complete in this many ms gets 408 (default 30 s, never below the headers timeout). */
   requestTimeoutMs?: number;
   keepAliveTimeoutMs?: number;
+  /** Reverse-proxy trust, the public URL and the Host allow-list. */
+  proxy?: ProxySettings;
   /** Bytes held for slow readers, and how long a response may make no progress. */
   responseLimits?: ResponseLimits;
   /** How often Node looks for requests past their timeouts (its default, 30 s, lets a stalled client linger). */
@@ -57,11 +60,14 @@ export async function startServer(options: ListenOptions): Promise<RunningServer
     // A client that vanishes mid-response is its own problem, never the server's.
     req.on('error', () => {});
     res.on('error', () => {});
+    const { proxy } = options;
+    const client = clientOf(req.socket.remoteAddress ?? 'unknown', req.headers, proxy);
     const request = {
       method: req.method ?? 'GET',
       url: req.url ?? '/',
-      headers: req.headers,
-      remoteAddress: req.socket.remoteAddress ?? 'unknown',
+      // Behind a proxy that rewrites Host, the forms' Origin check compares with the public host.
+      headers: proxy?.publicUrl ? { ...req.headers, host: proxy.publicUrl.host } : req.headers,
+      remoteAddress: client.address,
     };
     // An answer that was in flight when close() began ends its connection once written, so the
     // drain does not wait for the keep-alive timeout.
@@ -75,10 +81,13 @@ export async function startServer(options: ListenOptions): Promise<RunningServer
         res.setHeader('Connection', 'close');
         return app.reject(400, 'The request has no Host header (HTTP/1.1 requires one).', request.remoteAddress);
       }
+      if (!hostAllowed(req.headers.host, proxy)) {
+        return app.reject(421, 'The Host header names a host this server does not answer for (serve --allowed-hosts, --public-url).', request.remoteAddress);
+      }
       const answer = await answerOf(request, req, res);
       if (answer && budget.over(Buffer.byteLength(answer.body))) return app.busy(request.remoteAddress);
       if (answer && closing) answer.headers = { ...answer.headers, Connection: 'close' };
-      return answer;
+      return answer && client.https ? overHttps(answer) : answer;
     });
   });
   const budget = new ResponseBudget(options.responseLimits);
@@ -146,6 +155,14 @@ export async function startServer(options: ListenOptions): Promise<RunningServer
   };
 
   return { url: `http://${host}:${address.port}`, host: address.address, port: address.port, server, close };
+}
+
+/** An answer the browser got over https (at the proxy): cookies only over https, and HSTS. */
+function overHttps(answer: Answer): Answer {
+  const headers: Record<string, number | string | string[] | undefined> = { ...answer.headers, 'Strict-Transport-Security': 'max-age=31536000' };
+  const set = headers['Set-Cookie'];
+  if (set !== undefined) headers['Set-Cookie'] = (Array.isArray(set) ? set : [String(set)]).map((c) => `${c}; Secure`);
+  return { ...answer, headers };
 }
 
 function clientErrorStatus(code: string | undefined): [number, string] {

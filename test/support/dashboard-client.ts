@@ -54,6 +54,16 @@ export class DashboardClient {
     return this.post('/signin', { account, password });
   }
 
+  /** The Cookie header this client sends (its CSRF cookie, once `start` ran). */
+  get cookieHeader(): string {
+    return this.cookie;
+  }
+
+  /** The CSRF token its forms carry (once `start` ran). */
+  get csrfToken(): string {
+    return this.csrf;
+  }
+
   close(): Promise<void> {
     return this.pool.close();
   }

@@ -4,6 +4,7 @@
 import { isIP } from 'node:net';
 import { UsageError } from '../../errors.js';
 import { isPostgresUrl, resolveDbPath } from '../../store/sqlite/db-path.js';
+import { allowedHostsFor, type ProxySettings } from '../../server/proxy.js';
 import { DEFAULT_RESPONSE_LIMITS, type ResponseLimits } from '../../server/response-writer.js';
 import { DEFAULT_SIGNUPS_PER_DAY } from '../../dashboard/dashboard-limits.js';
 
@@ -27,6 +28,8 @@ export interface ServeOptions {
   responseLimits: ResponseLimits;
   /** Dashboard sign-ups one client address may make per day (--signups-per-day). */
   signupsPerDay: number;
+  /** --trust-proxy, --public-url and --allowed-hosts (or their MSNAP_* variables). */
+  proxy: ProxySettings;
 }
 
 const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
@@ -55,6 +58,9 @@ export interface ServeFlags {
   signup: boolean;
   live?: boolean;
   signupsPerDay?: string;
+  trustProxy?: string;
+  publicUrl?: string;
+  allowedHosts?: string;
 }
 
 /** Use to check the flags of `msnap serve`; the timeouts come from MSNAP_HEADERS_TIMEOUT_MS / MSNAP_REQUEST_TIMEOUT_MS. */
@@ -68,10 +74,12 @@ export function parseServeFlags(raw: ServeFlags, env: NodeJS.ProcessEnv): ServeO
   if (isPostgresUrl(db) && raw.live === true) {
     throw new UsageError('--live runs the synthetic world in one process over an SQLite file; it is not available with a PostgreSQL store');
   }
+  const host = parseHost(raw.host);
   return {
     db,
     limiter,
-    host: parseHost(raw.host),
+    host,
+    proxy: parseProxy(raw, env, host),
     port: parsePort(raw.port),
     demo: raw.demo,
     signup: raw.signup,
@@ -99,4 +107,30 @@ export function parseSignupsPerDay(value: string): number {
   const n = /^\d{1,6}$/.test(value) ? Number(value) : NaN;
   if (!(n >= 1 && n <= 100_000)) throw new UsageError(`--signups-per-day must be an integer from 1 to 100000 (--no-signup closes sign-up); got "${value.slice(0, 40)}"`);
   return n;
+}
+
+/** Use to check --trust-proxy, --public-url and --allowed-hosts (flags first, then MSNAP_TRUST_PROXY, MSNAP_PUBLIC_URL, MSNAP_ALLOWED_HOSTS). */
+export function parseProxy(raw: ServeFlags, env: NodeJS.ProcessEnv, listenHost: string): ProxySettings {
+  const list = (v: string | undefined) => (v ?? '').split(',').map((x) => x.trim()).filter((x) => x !== '');
+  const trusted = list(raw.trustProxy ?? env.MSNAP_TRUST_PROXY);
+  for (const t of trusted) {
+    if (t !== 'loopback' && !isIP(t)) throw new UsageError(`--trust-proxy takes proxy IP addresses or "loopback", comma-separated; got "${t.slice(0, 40)}"`);
+  }
+  const publicText = raw.publicUrl ?? (env.MSNAP_PUBLIC_URL || undefined);
+  let publicUrl: URL | undefined;
+  if (publicText !== undefined) {
+    try {
+      publicUrl = new URL(publicText);
+    } catch {
+      publicUrl = undefined;
+    }
+    if (!publicUrl || !/^https?:$/.test(publicUrl.protocol) || publicUrl.pathname !== '/' || publicUrl.search !== '') {
+      throw new UsageError(`--public-url takes the origin browsers use, e.g. https://data.example.com; got "${publicText.slice(0, 60)}"`);
+    }
+  }
+  const named = list(raw.allowedHosts ?? env.MSNAP_ALLOWED_HOSTS).map((h) => h.toLowerCase());
+  for (const h of named) {
+    if (h !== '*' && !HOSTNAME.test(h) && !isIP(h) && !/^\[[0-9a-f:.]+\]$/.test(h)) throw new UsageError(`--allowed-hosts takes host names (no port) or "*"; got "${h.slice(0, 40)}"`);
+  }
+  return { trusted, publicUrl, allowedHosts: allowedHostsFor(listenHost, publicUrl, named) };
 }

@@ -42,6 +42,9 @@ export function serveCommand(ctx: CliContext): Command {
     .addOption(new Option('--port <port>', 'port to listen on; 0 picks a free one').default('8787'))
     .option('--demo', 'seed an empty or missing database and print one builder and one pro key', false)
     .option('--no-signup', 'the dashboard at / takes no sign-ups (make accounts with serve accounts)')
+    .option('--trust-proxy <addresses>', 'believe X-Forwarded-For/-Proto from these proxy IPs, comma-separated, or "loopback" (env MSNAP_TRUST_PROXY)')
+    .option('--public-url <url>', 'the origin browsers use when a proxy rewrites Host, e.g. https://data.example.com (env MSNAP_PUBLIC_URL)')
+    .option('--allowed-hosts <names>', 'Host names requests may carry, comma-separated, "*" = any (on loopback also IP addresses and dot-less names such as localhost; env MSNAP_ALLOWED_HOSTS)')
     .option('--signups-per-day <n>', 'dashboard sign-ups one client address may make per day', String(DEFAULT_SIGNUPS_PER_DAY))
     .option('--live', 'keep the seeded markets running: new markets open, active ones get 8 snapshots a second, ended ones resolve (default with --demo)')
     .option('--no-live', 'serve the database as stored, also with --demo')
@@ -150,6 +153,7 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
       headersTimeoutMs: options.headersTimeoutMs,
       requestTimeoutMs: options.requestTimeoutMs,
       responseLimits: options.responseLimits,
+      proxy: options.proxy,
     });
   } catch (err) {
     await store.close();
