@@ -27,10 +27,11 @@ export async function openServeStore(db: string, opts: SqliteStoreOptions = {}):
 }
 
 /** Use in `serve` and the commands that only need the Store interface: SQLite or PostgreSQL. */
-export async function openAnyStore(db: string, opts: SqliteStoreOptions = {}): Promise<ServeStore> {
+export async function openAnyStore(db: string, opts: SqliteStoreOptions & { serving?: boolean } = {}): Promise<ServeStore> {
   if (!isPostgresUrl(db)) return openServeStore(db, opts);
-  const { openPgStore } = await import('../../store/postgres/pg-store.js');
-  return openPgStore(db);
+  const [{ openPgStore }, { SERVE_PG_TIMEOUTS }] = await Promise.all([import('../../store/postgres/pg-store.js'), import('../../store/postgres/pg-connection.js')]);
+  // A server's requests must not wait on the database for long; bulk loads (pull, import) may.
+  return openPgStore(db, opts.serving ? SERVE_PG_TIMEOUTS : {});
 }
 
 /** True for the SQLite store (seed, import, live and origins work on it directly). */

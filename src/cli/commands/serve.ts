@@ -121,7 +121,7 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
   const name = storeName(options.db);
   // A mistyped --db would otherwise be served as a new, empty database without a word.
   const created = !isPostgresUrl(options.db) && !existsSync(options.db);
-  const store = await openAnyStore(options.db);
+  const store = await openAnyStore(options.db, { serving: true });
   const log = (line: string) => ctx.stderr.write(`${line}\n`);
   let limiter: SharedLimiter | undefined;
   let running: RunningServer;
