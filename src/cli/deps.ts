@@ -40,8 +40,11 @@ export interface CliDeps {
   client(): Promise<MsnapApi>;
   keyStore(): Promise<KeyStore>;
   exporter(): Promise<Exporter>;
-  /** A progress line on stderr (a no-op unless stderr is a terminal and not --quiet). */
-  progress(label: string): Promise<Progress>;
+  /**
+   * A progress line on stderr (a no-op unless stderr is a terminal and not --quiet). `resultAtEnd`:
+   * the command writes its table only when the work is done, so a spinner may run before it.
+   */
+  progress(label: string, opts?: { resultAtEnd?: boolean }): Promise<Progress>;
   /** `msnap: warning: ...` on stderr, always. */
   warn(message: string): void;
   /** `msnap: note: ...` on stderr, always: something the user should know about the result. */
@@ -108,7 +111,7 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
     async client() {
       if (client) return client;
       if (globals.db !== undefined) {
-        const { openLocalApi } = await import('../client/local-api.js');
+        const { openLocalApi } = await import('../local/local-api.js');
         client = await openLocalApi(globals.db, ctx.now);
         return client;
       }
@@ -154,9 +157,9 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
       });
       return exporter;
     },
-    async progress(label) {
+    async progress(label, opts) {
       const { createLineProgress, createSpinnerProgress, NO_PROGRESS } = await import('./output/progress.js');
-      const dataOnTerminal = outputPath === undefined && ctx.stdout.isTTY === true;
+      const dataOnTerminal = outputPath === undefined && ctx.stdout.isTTY === true && opts?.resultAtEnd !== true;
       if (globals.quiet || dataOnTerminal) return NO_PROGRESS;
       const p = spinnerAllowed(globals, ctx.env, ctx.stderr, dataOnTerminal)
         ? createSpinnerProgress(ctx.stderr, label, ctx.now, true)

@@ -3,7 +3,7 @@
 // them into ServeOptions or a one-line UsageError.
 import { isIP } from 'node:net';
 import { UsageError } from '../../errors.js';
-import { isPostgresUrl, resolveDbPath } from '../../store/sqlite/db-path.js';
+import { isPostgresUrl, resolveDbPath } from '../../store/db-path.js';
 import { allowedHostsFor, type ProxySettings } from '../../server/proxy.js';
 import { DEFAULT_RESPONSE_LIMITS, type ResponseLimits } from '../../server/response-writer.js';
 import { DEFAULT_SIGNUPS_PER_DAY } from '../../dashboard/dashboard-limits.js';

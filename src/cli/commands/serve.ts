@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { RunningServer } from '../../server/listen.js';
-import { DEFAULT_DB_PATH_HELP, isPostgresUrl, storeName } from '../../store/sqlite/db-path.js';
+import { DEFAULT_DB_PATH_HELP, isPostgresUrl, storeName } from '../../store/db-path.js';
 import { parseServeFlags, type ServeFlags, type ServeOptions } from './serve-flags.js';
 
 export { parseServeFlags, type ServeOptions } from './serve-flags.js';
@@ -16,6 +16,7 @@ import { serveImportCommand } from './serve-import.js';
 import { serveAccountsCommand } from './serve-accounts.js';
 import { serveKeysCommand } from './serve-keys.js';
 import { prepareLive, type LiveRun } from './serve-live.js';
+import { serveCompactBooksCommand } from './serve-compact-books.js';
 import { serveSeedCommand } from './serve-seed.js';
 import { explainBusy, isSqlite, openAnyStore, throughStaging, type ServeStore } from './serve-store.js';
 import { LocalLimiter, type SharedLimiter } from '../../ratelimit/shared-limiter.js';
@@ -81,6 +82,7 @@ Examples:
   cmd.addCommand(serveImportCommand(ctx));
   cmd.addCommand(serveKeysCommand(ctx));
   cmd.addCommand(serveAccountsCommand(ctx));
+  cmd.addCommand(serveCompactBooksCommand(ctx));
   // The root program does not use positional options, so `serve seed --db x` hands --db to
   // `serve`; pass it on to whichever subcommand (at any depth) runs and takes --db itself.
   cmd.hook('preSubcommand', (self, sub) => {

@@ -2,12 +2,11 @@
 // text with them straight from its stored values, byte for byte what the exporter writes from the
 // records (snapshot-text.test.ts and the mirror e2e test hold the two side by side). The field
 // names and their order are snapshotSchema's.
-import type { RowLayout } from '../../store/sqlite/row-layout.js';
+import type { RowLayout } from '../../domain/row-layout.js';
 import { csvCell } from './csv.js';
-import type { OutputFormat } from './format.js';
+import type { OutputFormat, TextFormat } from './format.js';
 
-/** The formats a store can write itself. */
-export type TextFormat = Extract<OutputFormat, 'csv' | 'ndjson' | 'json'>;
+export type { TextFormat };
 
 /** True for the formats snapshotRowLayout covers. */
 export function isTextFormat(format: OutputFormat): format is TextFormat {

@@ -31,7 +31,8 @@ describe('account names', () => {
   it('the migration renames existing look-alikes after the oldest ("-<id>") and then holds them unique', async () => {
     const file = path.join(dir, 'old.db');
     const old = new Database(file);
-    const before = MIGRATIONS.filter((m) => m.version < 8);
+    const unique = MIGRATIONS.find((m) => m.description.startsWith('account names unique'))!;
+    const before = MIGRATIONS.filter((m) => m.version < unique.version);
     for (const m of before) old.exec(m.sql);
     old.pragma(`user_version = ${before.at(-1)!.version}`);
     const insert = old.prepare("INSERT INTO accounts (name, plan, created_at) VALUES (?, 'builder', 1)");

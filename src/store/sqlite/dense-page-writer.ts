@@ -5,8 +5,8 @@
 import { SNAPSHOT_INTERVAL_MS } from '../../domain/market.js';
 import { V1_SNAPSHOT_FORMAT, type SnapshotFormat } from '../store.js';
 import { ascii, clock, copy, digits8, integer, pageSetup, printable, writeTime, writeValues } from './row-bytes.js';
-import { servedPageLayout, type RowLayout } from './row-layout.js';
-import { pageIds, type PageIds } from './snapshot-ids.js';
+import { servedPageLayout, type RowLayout } from '../../domain/row-layout.js';
+import { pageIds, type PageIds } from '../core/snapshot-ids.js';
 
 /** The dense page query packs both probabilities into one value: up * 2^14 + down, -1 if out of range. */
 export const SIDE_BITS = 14;
@@ -32,10 +32,11 @@ export function writeDensePage(
   marketId: string,
   startTime: number,
   format?: SnapshotFormat,
+  books?: RowExtra,
 ): string | undefined {
   const layout = servedPageLayout(format ?? V1_SNAPSHOT_FORMAT);
   if (prices.length === 0) return layout.pageOpen + layout.pageClose;
-  const written = fill({ prices, sides, firstT, ids: idsOrRowid, marketId, startTime }, layout);
+  const written = fill({ prices, sides, firstT, ids: idsOrRowid, marketId, startTime, extra: books }, layout);
   return written && written.buf.toString('latin1', 0, written.end);
 }
 
@@ -47,6 +48,17 @@ export interface DenseRows {
   ids: number | PageIds;
   marketId: string;
   startTime: number;
+  /** What each row adds after its values (a served page's orderbooks). */
+  extra?: RowExtra;
+}
+
+/**
+ * Writes what row i of a page adds after its down probability at pos (at most `maxBytes`), returning
+ * the new end, or -1 to decline the page (the caller then takes the general path).
+ */
+export interface RowExtra {
+  maxBytes: number;
+  write(buf: Buffer, pos: number, i: number): number;
 }
 
 /**
@@ -60,12 +72,12 @@ export function writeDenseRows(page: DenseRows, layout: RowLayout): Uint8Array |
 }
 
 /** Writes the page into the shared buffer; returns it and where its text ends, undefined when it declines. */
-function fill({ prices, sides, firstT, ids: idsOrRowid, marketId, startTime }: DenseRows, layout: RowLayout): { buf: Buffer; end: number } | undefined {
+function fill({ prices, sides, firstT, ids: idsOrRowid, marketId, startTime, extra }: DenseRows, layout: RowLayout): { buf: Buffer; end: number } | undefined {
   const ids = pageIds(idsOrRowid);
   if (ids.exceptions && ids.exceptions.size > 0) return undefined;
   const n = prices.length;
   const lastT = firstT + (n - 1) * SNAPSHOT_INTERVAL_MS;
-  const page = pageSetup(n, firstT, lastT, ids, marketId, startTime, layout);
+  const page = pageSetup(n, firstT, lastT, ids, marketId, startTime, layout, extra?.maxBytes);
   if (!page) return undefined;
   const { buf, pieces, idHead, idToTime } = page;
   const iso = layout.isoTimes;
@@ -103,7 +115,13 @@ function fill({ prices, sides, firstT, ids: idsOrRowid, marketId, startTime }: D
     } else {
       pos = writeTime(buf, pos, page, t);
     }
-    pos = writeValues(buf, pos, pieces, price, ud >> SIDE_BITS, ud & SIDE_MASK);
+    if (extra) {
+      pos = extra.write(buf, writeValues(buf, pos, pieces, price, ud >> SIDE_BITS, ud & SIDE_MASK, false), i);
+      if (pos < 0) return undefined;
+      pos = copy(buf, pos, pieces.rowClose);
+    } else {
+      pos = writeValues(buf, pos, pieces, price, ud >> SIDE_BITS, ud & SIDE_MASK);
+    }
     t += SNAPSHOT_INTERVAL_MS;
   }
   return { buf, end: copy(buf, pos, pieces.pageClose) };

@@ -1,12 +1,7 @@
 // The schema as an ordered list of migrations; PRAGMA user_version records how many have run.
 // Append new steps at the end; never edit one that has shipped.
 
-/** One schema step: applied once, in order, inside a transaction. */
-export interface Migration {
-  version: number;
-  description: string;
-  sql: string;
-}
+import type { Migration } from '../core/migration.js';
 
 /** Every migration, oldest first; the schema version of a database is the last one applied. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -196,6 +191,16 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 8,
+    description: 'orderbooks: both books of a row packed into one BLOB in up (down empty), see book-codec.ts',
+    sql: `
+      -- No schema change: a row's up column may now hold a packed pair (a BLOB, down then an empty
+      -- BLOB) instead of JSON text. The version keeps msnap builds that cannot read it away.
+      -- serve compact-books packs the text rows an older build wrote.
+      SELECT 1;
+    `,
+  },
+  {
+    version: 9,
     description: 'account names unique without regard to case',
     sql: `
       -- SecUser1 and secuser1 were two accounts. Existing look-alikes keep working under a new

@@ -2,20 +2,26 @@
 // two plucked columns, others from the rows) and the snapshot nearest a time.
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
-import { SNAPSHOT_INTERVAL_MS, type Snapshot } from '../../domain/market.js';
+import type { Snapshot } from '../../domain/market.js';
 import type { SnapshotQuery } from '../store.js';
+import { BookReader, type StoredBook } from './book-reader.js';
+import { PageBooks, type PageBookRow } from './book-page-bytes.js';
 import type { DenseBlocks } from './dense-blocks.js';
 import { SIDE_BITS, writeDensePage, writeDenseRows } from './dense-page-writer.js';
-import { marketColumns, type MarketRow } from './market-row.js';
-import { fromScaled, PRICE_SCALE } from './price-scale.js';
-import { idAt, patternOf, type PageIds } from './snapshot-ids.js';
+import { type MarketRow } from '../core/market-row.js';
+import { marketColumns } from './market-columns.js';
+import { densePageRange, nearestRecord, offsetRange, pickNearest } from '../core/page-plan.js';
+import { PRICE_SCALE } from '../core/price-scale.js';
+import { patternOf, type PageIds } from '../core/snapshot-ids.js';
 import { writeRawRows } from './raw-rows-writer.js';
-import type { RowLayout } from './row-layout.js';
-import { snapshotRowsToJson, writeSnapshotRows, type RawSnapshotRow } from './snapshot-json.js';
+import type { RowLayout } from '../../domain/row-layout.js';
+import { snapshotRowsToJson, writeSnapshotRows, type RawSnapshotRow } from '../core/snapshot-json.js';
 import { denseToSnapshots, packable, rowsToSnapshots } from './snapshot-objects.js';
 
 interface DensePage {
   kind: 'dense';
+  /** The page's stored orderbooks in t order, when it was read with them (served JSON only). */
+  books?: PageBookRow[];
   m: MarketRow;
   ids: PageIds;
   total: number;
@@ -67,6 +73,8 @@ export class SnapshotReads {
   // before the source-ids migration has no snapshot_ids table.
   private exceptionStmts: { range: Statement; at: Statement } | undefined;
   private readonly orderbookAt: Statement;
+  private readonly books: BookReader;
+  private readonly bookRange: Statement;
 
   constructor(
     private readonly db: Database.Database,
@@ -81,6 +89,11 @@ export class SnapshotReads {
            WHERE market = ? AND t >= ? AND t < ? ORDER BY t LIMIT ? OFFSET ?`;
     this.marketById = db.prepare(`SELECT ${marketColumns(db)} FROM markets WHERE market_id = ?`);
     this.orderbookAt = db.prepare('SELECT up, down FROM orderbooks WHERE market = ? AND t = ?').raw(true);
+    this.books = new BookReader(db);
+    // A packed row's down is empty: not read, so no Buffer is made for it.
+    this.bookRange = db
+      .prepare("SELECT t, up, CASE WHEN typeof(up) = 'text' THEN down END FROM orderbooks WHERE market = ? AND t >= ? AND t < ? ORDER BY t")
+      .raw(true);
     this.pageRange = db.prepare(pageSql(false)).raw(true);
     this.pageRangeOb = db.prepare(pageSql(true)).raw(true);
     this.dense = prepareDenseColumns(db);
@@ -95,11 +108,12 @@ export class SnapshotReads {
 
   /** See Store.snapshotPageJson. */
   snapshotPageJson(marketId: string, q: SnapshotQuery): { json: string; count: number; total: number } {
-    const page = this.page(marketId, q);
+    const page = this.page(marketId, q, true);
     if (page.kind === 'empty') return { json: '[]', count: 0, total: page.total };
     const { m, ids } = page;
     if (page.kind === 'dense') {
-      const json = writeDensePage(page.prices, page.sides, page.firstT, ids, m.market_id, m.start_time, q.format);
+      const books = page.books && new PageBooks(this.books, m.id, page.firstT, page.books);
+      const json = writeDensePage(page.prices, page.sides, page.firstT, ids, m.market_id, m.start_time, q.format, books);
       if (json !== undefined) return { json, count: page.prices.length, total: page.total };
     }
     const rows = page.kind === 'rows' ? page.rows : this.rowsOf(page, q);
@@ -136,55 +150,59 @@ export class SnapshotReads {
    * Where a page's values come from: a dense market's blocks or two plucked columns (values only,
    * times follow from the grid), else the rows themselves.
    */
-  private page(marketId: string, q: SnapshotQuery): PageSource {
+  private page(marketId: string, q: SnapshotQuery, denseBooks = false): PageSource {
     const m = this.marketById.get(marketId) as MarketRow | undefined;
     if (!m) return { kind: 'empty', total: 0 };
-    const duration = m.end_time - m.start_time;
-    // Offsets within the market; times outside [start, end) hold no snapshots.
-    const lo = q.from === undefined ? 0 : Math.max(0, q.from - m.start_time);
-    const hi = q.before === undefined ? duration : Math.min(duration, q.before - m.start_time);
-    if (hi <= lo || m.snapshot_count === 0) return { kind: 'empty', total: 0 };
+    const range = offsetRange(m, q);
+    if (!range) return { kind: 'empty', total: 0 };
+    const { lo, hi } = range;
     const stmt = q.includeOrderbook ? this.pageRangeOb : this.pageRange;
     const ids: PageIds = { pattern: patternOf(m) };
     if (m.id_exceptions > 0) ids.exceptions = this.exceptionsIn(m.id, lo, hi);
     if (m.dense === 1) {
-      // Rows are exactly k * 125 for k < snapshot_count: the page is a key range, no OFFSET walk.
-      const kLo = Math.ceil(lo / SNAPSHOT_INTERVAL_MS);
-      const kHi = Math.min(m.snapshot_count, Math.ceil(hi / SNAPSHOT_INTERVAL_MS));
-      const total = Math.max(0, kHi - kLo);
-      const first = kLo + q.offset;
-      const last = Math.min(kHi, first + q.limit);
+      const { total, first, last, from, to } = densePageRange(m, range, q);
       if (last <= first) return { kind: 'empty', total };
-      const from = first * SNAPSHOT_INTERVAL_MS;
-      const to = last * SNAPSHOT_INTERVAL_MS;
-      if (!q.includeOrderbook && !ids.exceptions) {
+      // A served page with orderbooks takes the dense path too: its books are written from their rows.
+      if ((!q.includeOrderbook || denseBooks) && !ids.exceptions) {
         // Each row's t follows from its position, so it is not fetched. Stored rows are never
         // updated or deleted, so the two reads agree whenever both hold every row of the range
         // (a writer elsewhere may have changed the market since it was read: general path then).
         // The market's blocks hold the same values one or two BLOBs per page; without them (not
         // built yet, or a value they cannot pack), two plucked columns.
         const n = last - first;
+        const books = q.includeOrderbook ? (this.bookRange.all(m.id, from, to) as PageBookRow[]) : undefined;
         const packed = this.blocks.read(m.id, first, last);
         if (packed && packable(packed.prices, packed.sides)) {
-          return { kind: 'dense', m, ids, total, firstT: from, prices: packed.prices, sides: packed.sides, range: [from, to] };
+          return { kind: 'dense', m, ids, total, firstT: from, prices: packed.prices, sides: packed.sides, range: [from, to], books };
         }
         const prices = this.dense.prices.all(m.id, from, to) as number[];
         const sides = this.dense.sides.all(m.id, from, to) as number[];
         if (prices.length === n && sides.length === n && packable(prices, sides)) {
-          return { kind: 'dense', m, ids, total, firstT: from, prices, sides, range: [from, to] };
+          return { kind: 'dense', m, ids, total, firstT: from, prices, sides, range: [from, to], books };
         }
       }
-      return { kind: 'rows', m, ids, total, rows: stmt.all(m.id, from, to, q.limit, 0) as RawSnapshotRow[] };
+      return { kind: 'rows', m, ids, total, rows: this.bookTexts(m.id, q, stmt.all(m.id, from, to, q.limit, 0) as RawSnapshotRow[]) };
     }
     const total =
       q.from === undefined && q.before === undefined ? m.snapshot_count : (this.countRange.get(m.id, lo, hi) as number);
-    return { kind: 'rows', m, ids, total, rows: stmt.all(m.id, lo, hi, q.limit, q.offset) as RawSnapshotRow[] };
+    return { kind: 'rows', m, ids, total, rows: this.bookTexts(m.id, q, stmt.all(m.id, lo, hi, q.limit, q.offset) as RawSnapshotRow[]) };
   }
 
   /** A dense page the page writer declined after all: its rows. */
   private rowsOf(page: DensePage, q: SnapshotQuery): RawSnapshotRow[] {
     const stmt = q.includeOrderbook ? this.pageRangeOb : this.pageRange;
-    return stmt.all(page.m.id, page.range[0], page.range[1], page.prices.length, 0) as RawSnapshotRow[];
+    return this.bookTexts(page.m.id, q, stmt.all(page.m.id, page.range[0], page.range[1], page.prices.length, 0) as RawSnapshotRow[]);
+  }
+
+  /** Rows read with orderbooks get both sides' JSON text in place of packed pairs. */
+  private bookTexts(market: number, q: SnapshotQuery, rows: RawSnapshotRow[]): RawSnapshotRow[] {
+    if (!q.includeOrderbook) return rows;
+    this.books.reset();
+    for (const r of rows) {
+      const up = r[4] as StoredBook | null | undefined;
+      if (up != null && typeof up !== 'string') [r[4], r[5]] = this.books.texts(market, r[0], up, null);
+    }
+    return rows;
   }
 
   private exceptions(): { range: Statement; at: Statement } {
@@ -204,26 +222,12 @@ export class SnapshotReads {
     const m = this.marketById.get(marketId) as MarketRow | undefined;
     if (!m || m.snapshot_count === 0) return undefined;
     const t = ts - m.start_time;
-    const ids: PageIds = { pattern: patternOf(m) };
-    const before = this.atOrBefore.get(m.id, t) as RawSnapshotRow | undefined;
-    const after = this.after.get(m.id, t) as RawSnapshotRow | undefined;
-    let pick = before;
-    // The earlier one wins a tie, so `after` needs to be strictly closer.
-    if (after && (!before || after[0] - t < t - before[0])) pick = after;
+    const pick = pickNearest(this.atOrBefore.get(m.id, t) as RawSnapshotRow | undefined, this.after.get(m.id, t) as RawSnapshotRow | undefined, t);
     if (!pick) return undefined;
-    const snapshot: Snapshot = {
-      id: (m.id_exceptions > 0 ? (this.exceptions().at.get(m.id, pick[0]) as number | undefined) : undefined) ?? idAt(ids.pattern, pick[0]),
-      market_id: m.market_id,
-      time: m.start_time + pick[0],
-      price: fromScaled(pick[1]),
-      price_up: fromScaled(pick[2]),
-      price_down: fromScaled(pick[3]),
-    };
-    const depth = includeOrderbook ? (this.orderbookAt.get(m.id, pick[0]) as [string, string] | undefined) : undefined;
-    if (depth) {
-      snapshot.orderbook_up = JSON.parse(depth[0]) as Snapshot['orderbook_up'];
-      snapshot.orderbook_down = JSON.parse(depth[1]) as Snapshot['orderbook_down'];
-    }
-    return snapshot;
+    const storedId = m.id_exceptions > 0 ? (this.exceptions().at.get(m.id, pick[0]) as number | undefined) : undefined;
+    const stored = includeOrderbook ? (this.orderbookAt.get(m.id, pick[0]) as [StoredBook, StoredBook] | undefined) : undefined;
+    if (stored) this.books.reset();
+    const depth = stored && this.books.texts(m.id, pick[0], stored[0], stored[1]);
+    return nearestRecord(m, pick, storedId, depth);
   }
 }

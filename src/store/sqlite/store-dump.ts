@@ -4,33 +4,16 @@
 // scaled, times as offsets), so the copy serves the very same bytes. The dense block cache and the
 // synthetic world are SQLite's own and are not part of a dump.
 import type Database from 'better-sqlite3';
-import { marketColumns, type MarketRow } from './market-row.js';
+import { type MarketRow } from '../core/market-row.js';
+import type { DumpRow, DumpTable, MarketDumpTable, StoreDumpSource } from '../core/store-dump.js';
+import { BookReader, isPacked } from './book-reader.js';
+import { marketColumns } from './market-columns.js';
 
 /** Rows per batch: big enough to amortise a write, small enough to keep memory flat. */
 export const DUMP_BATCH_ROWS = 10_000;
 
-/** A raw row as the dump yields it: the table's columns in the order `columns` names them. */
-export type DumpRow = (string | number | null)[];
-
-/** One table of the dump: its columns and its rows in batches. */
-export interface DumpTable {
-  columns: readonly string[];
-  /** Rows in the database (for progress). */
-  count(): number;
-  batches(): AsyncIterable<DumpRow[]>;
-}
-
-/** Tables whose rows belong to one market, in (market, t) order. */
-export interface MarketDumpTable {
-  columns: readonly string[];
-  /** Rows of these markets (all when omitted). */
-  count(markets?: readonly number[]): number;
-  /** Batches of the rows of these markets (all when omitted), market by market. */
-  batches(markets?: readonly number[]): AsyncIterable<DumpRow[]>;
-}
-
 /** Use with a (read-only) connection to an msnap SQLite database; tables an older schema lacks read as empty. */
-export class StoreDump {
+export class StoreDump implements StoreDumpSource {
   readonly snapshots: MarketDumpTable;
   readonly orderbooks: MarketDumpTable;
   readonly snapshotIds: MarketDumpTable;
@@ -47,7 +30,12 @@ export class StoreDump {
   ) {
     this.tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]));
     this.snapshots = this.marketTable('snapshots', ['market', 't', 'price', 'price_up', 'price_down']);
-    this.orderbooks = this.marketTable('orderbooks', ['market', 't', 'up', 'down']);
+    // Packed books go out as the JSON text they are served as: another backend stores text.
+    const books = new BookReader(db);
+    this.orderbooks = this.marketTable('orderbooks', ['market', 't', 'up', 'down'], (row) => {
+      if (isPacked(row[2])) [row[2], row[3]] = books.texts(row[0] as number, row[1] as number, row[2], null);
+      return row;
+    });
     this.snapshotIds = this.marketTable('snapshot_ids', ['market', 't', 'id']);
     this.origins = this.table('market_origin', ['market', 'origin_base_url', 'origin_dialect', 'origin_pulled_at']);
     this.accounts = this.table('accounts', ['id', 'name', 'plan', 'trial_ends_at', 'rpm', 'burst', 'created_at']);
@@ -72,7 +60,7 @@ export class StoreDump {
     };
   }
 
-  private marketTable(name: string, columns: readonly string[]): MarketDumpTable {
+  private marketTable(name: string, columns: readonly string[], map?: (row: DumpRow) => DumpRow): MarketDumpTable {
     const present = this.tables.has(name);
     const list = columns.join(', ');
     return {
@@ -85,17 +73,17 @@ export class StoreDump {
       },
       batches: (markets) => {
         if (!present) return empty();
-        if (!markets) return this.batched(this.db.prepare(`SELECT ${list} FROM ${name} ORDER BY market, t`).raw(true).iterate());
+        if (!markets) return this.batched(this.db.prepare(`SELECT ${list} FROM ${name} ORDER BY market, t`).raw(true).iterate(), map);
         const one = this.db.prepare(`SELECT ${list} FROM ${name} WHERE market = ? ORDER BY t`).raw(true);
-        return this.batched(eachMarket(markets, (m) => one.iterate(m)));
+        return this.batched(eachMarket(markets, (m) => one.iterate(m)), map);
       },
     };
   }
 
-  private async *batched(rows: Iterable<unknown>): AsyncIterable<DumpRow[]> {
+  private async *batched(rows: Iterable<unknown>, map?: (row: DumpRow) => DumpRow): AsyncIterable<DumpRow[]> {
     let batch: DumpRow[] = [];
     for (const row of rows) {
-      batch.push(row as DumpRow);
+      batch.push(map ? map(row as DumpRow) : (row as DumpRow));
       if (batch.length === this.batchRows) {
         yield batch;
         batch = [];

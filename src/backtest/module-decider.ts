@@ -1,0 +1,131 @@
+// A JavaScript strategy as a decider: its hooks see one snapshot object per call (that is their
+// API) and place orders through ctx; the engine executes them exactly as it does a rule's.
+import type { Market } from '../domain/market.js';
+import type { BookLevels, MarketSeries, OutcomeSide } from '../domain/market-series.js';
+import { UsageError } from '../errors.js';
+import type { Decider } from './decider.js';
+import type { MarketRun } from './market-run.js';
+import type { MarketLine } from './result.js';
+import { changeBase } from './rule-conditions.js';
+import type { ModuleStrategy, StrategyContext, StrategySnapshot } from './strategy.js';
+
+type ContractSide = StrategySnapshot['orderbook_up'];
+
+function levelsOf(l: BookLevels): { price: number; size: number }[] {
+  const out = new Array<{ price: number; size: number }>(l.length);
+  for (let k = 0; k < l.length; k++) out[k] = { price: l.prices[k]!, size: l.sizes[k]! };
+  return out;
+}
+
+function contractBook(series: MarketSeries, i: number, side: OutcomeSide): ContractSide {
+  const b = series.book(i, side);
+  return b ? { bids: levelsOf(b.bids), asks: levelsOf(b.asks) } : undefined;
+}
+
+/** One snapshot for a module; orderbooks are built only when read. */
+class SnapshotView implements StrategySnapshot {
+  readonly market_id: string;
+  readonly time: number;
+  readonly price: number;
+  readonly price_up: number;
+  readonly price_down: number;
+  readonly elapsed_ms: number;
+  readonly remaining_ms: number;
+  readonly change: number;
+
+  constructor(private readonly series: MarketSeries, private readonly i: number, base: number) {
+    const m = series.market;
+    this.market_id = m.market_id;
+    this.time = series.time[i]!;
+    this.price = series.price[i]!;
+    this.price_up = series.priceUp[i]!;
+    this.price_down = series.priceDown[i]!;
+    this.elapsed_ms = this.time - m.start_time;
+    this.remaining_ms = m.end_time - this.time;
+    this.change = this.price / base - 1;
+  }
+
+  get orderbook_up(): ContractSide {
+    return contractBook(this.series, this.i, 'up');
+  }
+
+  get orderbook_down(): ContractSide {
+    return contractBook(this.series, this.i, 'down');
+  }
+}
+
+function checkOrder(what: string, side: unknown, shares: unknown, limit: unknown): void {
+  if (side !== 'up' && side !== 'down') throw new UsageError(`strategy: ${what}: side must be 'up' or 'down', got ${JSON.stringify(side)}`);
+  if (typeof shares !== 'number' || !Number.isFinite(shares) || shares <= 0) {
+    throw new UsageError(`strategy: ${what}: shares must be a number > 0, got ${JSON.stringify(shares)}`);
+  }
+  if (limit !== undefined && !(typeof limit === 'number' && limit >= 0 && limit <= 1)) {
+    throw new UsageError(`strategy: ${what}: the limit price must be a number in [0, 1], got ${JSON.stringify(limit)}`);
+  }
+}
+
+/** Use for a module strategy; `params` are its --set values over its own defaults. */
+export class ModuleDecider implements Decider {
+  private run!: MarketRun;
+  private series!: MarketSeries;
+  private base = Number.NaN;
+  /** The snapshot being decided on, -1 outside onSnapshot (orders are refused there). */
+  private at = -1;
+  private readonly ctx: StrategyContext;
+
+  constructor(private readonly strategy: ModuleStrategy, params: Record<string, unknown>) {
+    const self = this;
+    this.ctx = {
+      buy(side, shares, opts) {
+        checkOrder('buy', side, shares, opts?.maxPrice);
+        return self.place('buy', side, shares, opts?.maxPrice ?? 1);
+      },
+      sell(side, shares, opts) {
+        checkOrder('sell', side, shares, opts?.minPrice);
+        return self.place('sell', side, shares, opts?.minPrice ?? 0);
+      },
+      position: (side) => self.run.position(side),
+      get cash() {
+        return self.run.account.cash;
+      },
+      get pending() {
+        return self.run.pending;
+      },
+      get market(): Market {
+        return self.series.market;
+      },
+      params,
+    };
+  }
+
+  start(series: MarketSeries, run: MarketRun): void {
+    this.series = series;
+    this.run = run;
+    this.base = changeBase(series);
+    this.strategy.onMarketStart?.(series.market, this.ctx);
+  }
+
+  decide(i: number): void {
+    this.at = i;
+    try {
+      this.strategy.onSnapshot(new SnapshotView(this.series, i, this.base), this.ctx);
+    } finally {
+      this.at = -1;
+    }
+  }
+
+  idle(): boolean {
+    return false;
+  }
+
+  end(line: MarketLine | undefined): void {
+    this.strategy.onMarketEnd?.(this.series.market, line, this.ctx);
+  }
+
+  private place(action: 'buy' | 'sell', side: OutcomeSide, shares: number, limit: number): boolean {
+    if (this.at < 0) throw new UsageError(`strategy: ${action}() is only allowed inside onSnapshot (orders are decided on a snapshot)`);
+    if (this.run.pending) return false;
+    this.run.place(this.at, action, side, shares, limit);
+    return true;
+  }
+}

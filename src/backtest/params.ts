@@ -1,0 +1,52 @@
+// The run's parameters (BACKTEST.md's bracketed flags), their defaults and their checks.
+import { UsageError } from '../errors.js';
+
+/** What a run is told besides the strategy: starting cash, latency, fees and the no-book rule. */
+export interface BacktestParams {
+  /** Starting cash in USDC (default 1000). */
+  cash: number;
+  /** Orders execute on the first snapshot at or after decision time + this (default 0: the decision's snapshot). */
+  latency_ms: number;
+  /** Taker fee rate of Polymarket's crypto formula (default 0.07). */
+  fee_rate: number;
+  /** 'none': no fees at all (the same as fee_rate 0). */
+  fees: 'taker' | 'none';
+  /** An order on a snapshot without the side's book: 'quote' fills at the quoted probability, 'reject' refuses it. */
+  no_book: 'quote' | 'reject';
+}
+
+/** The model's defaults. */
+export const DEFAULT_PARAMS: Readonly<BacktestParams> = Object.freeze({
+  cash: 1000,
+  latency_ms: 0,
+  fee_rate: 0.07,
+  fees: 'taker',
+  no_book: 'quote',
+});
+
+/** Use before any data is read: the defaults with `given` over them, each checked (UsageError). */
+export function resolveParams(given: Partial<BacktestParams> = {}): BacktestParams {
+  for (const key of Object.keys(given)) {
+    if (!(key in DEFAULT_PARAMS)) throw new UsageError(`unknown backtest parameter '${key}'; use: ${Object.keys(DEFAULT_PARAMS).join(', ')}`);
+  }
+  const p = { ...DEFAULT_PARAMS, ...definedOnly(given) };
+  if (!(typeof p.cash === 'number' && Number.isFinite(p.cash) && p.cash > 0)) throw new UsageError(`cash must be a number > 0, got ${String(p.cash)}`);
+  if (!(Number.isSafeInteger(p.latency_ms) && p.latency_ms >= 0)) {
+    throw new UsageError(`latency_ms must be a whole number of milliseconds >= 0, got ${String(p.latency_ms)}`);
+  }
+  if (!(typeof p.fee_rate === 'number' && p.fee_rate >= 0 && p.fee_rate < 1)) throw new UsageError(`fee_rate must be a number in [0, 1), got ${String(p.fee_rate)}`);
+  if (p.fees !== 'taker' && p.fees !== 'none') throw new UsageError(`fees must be 'taker' or 'none', got '${String(p.fees)}'`);
+  if (p.no_book !== 'quote' && p.no_book !== 'reject') throw new UsageError(`no_book must be 'quote' or 'reject', got '${String(p.no_book)}'`);
+  return p;
+}
+
+/** The fee rate the run charges: 0 with fees 'none'. */
+export function effectiveFeeRate(p: BacktestParams): number {
+  return p.fees === 'none' ? 0 : p.fee_rate;
+}
+
+function definedOnly(given: Partial<BacktestParams>): Partial<BacktestParams> {
+  const out: Partial<BacktestParams> = {};
+  for (const [k, v] of Object.entries(given)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  return out;
+}

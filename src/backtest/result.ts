@@ -1,0 +1,68 @@
+// The shape of a run's result: BACKTEST.md's Output section, keys in its order.
+
+/** One line of the trade list: a buy, a sell or a settlement. */
+export interface Trade {
+  market_id: string;
+  side: 'up' | 'down';
+  action: 'buy' | 'sell' | 'settle';
+  decided_at: number;
+  filled_at: number;
+  shares_requested: number;
+  shares: number;
+  vwap: number;
+  fee: number;
+  cash_after: number;
+  depth: boolean;
+  levels: number;
+}
+
+/** One traded market. */
+export interface MarketLine {
+  market_id: string;
+  winner: 'Up' | 'Down' | null;
+  settled: boolean;
+  entries: number;
+  fees: number;
+  pnl: number;
+}
+
+/** The run's statistics. */
+export interface BacktestSummary {
+  start_cash: number;
+  end_cash: number;
+  pnl: number;
+  return: number;
+  markets_traded: number;
+  orders: number;
+  fills: number;
+  rejected_orders: number;
+  expired_orders: number;
+  shares_bought: number;
+  fees: number;
+  wins: number;
+  losses: number;
+  win_rate: number | null;
+  avg_pnl_per_market: number | null;
+  max_drawdown: number;
+  sharpe: number | null;
+  brier: number | null;
+  fills_without_depth: number;
+  unsettled_markets: number;
+}
+
+/** What `msnap backtest --format json` writes: one object, the same bytes for the same inputs. */
+export interface BacktestResult {
+  strategy: string;
+  params: { cash: number; latency_ms: number; fee_rate: number; no_book: 'quote' | 'reject' };
+  data: { markets: number; snapshots: number; from: number | null; to: number | null };
+  summary: BacktestSummary;
+  markets: MarketLine[];
+  trades: Trade[];
+  equity: { time: number; equity: number }[];
+}
+
+/** What runBacktest reports after each market (for a progress line). */
+export interface BacktestProgress {
+  markets: number;
+  snapshots: number;
+}

@@ -1,0 +1,77 @@
+// Sweep combinations run on worker threads, one per core at a time: each combination gets a fresh
+// worker (a module strategy's own state starts as in a single run) that loads the strategy and
+// opens the data itself; rows come back in the combinations' order whatever order they finish in.
+import os from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { EXIT, MsnapError, UsageError } from '../errors.js';
+import type { Market } from '../domain/market.js';
+import type { BacktestParams } from './params.js';
+import type { BacktestSummary } from './result.js';
+import type { SnapshotRange } from './snapshot-series.js';
+import type { RuleStrategy } from './strategy.js';
+
+/** What a worker needs for one combination; everything is structured-cloneable. */
+export interface SweepJob {
+  /** A strategy file path, or a rule object. */
+  strategy: string | RuleStrategy;
+  sets: string[];
+  params: Partial<BacktestParams>;
+  /** The local store to read, and the markets (oldest first) and range the run takes. */
+  db: string;
+  markets: Market[];
+  range: SnapshotRange;
+}
+
+/** A worker's answer. */
+export type SweepAnswer = { ok: true; summary: BacktestSummary } | { ok: false; message: string; exitCode: number };
+
+/** Use for sweeps over a local store: the summaries of `jobs`, in order, on up to `threads` workers. */
+export async function runOnWorkers(
+  jobs: readonly SweepJob[],
+  onDone: (done: number) => void = () => {},
+  threads = os.availableParallelism(),
+): Promise<BacktestSummary[]> {
+  const results = new Array<BacktestSummary>(jobs.length);
+  let next = 0;
+  let done = 0;
+  const url = new URL('./sweep-worker.js', import.meta.url);
+  const one = async (): Promise<void> => {
+    while (next < jobs.length) {
+      const index = next++;
+      const worker = new Worker(url);
+      let answer: SweepAnswer;
+      try {
+        answer = await ask(worker, jobs[index]!);
+      } finally {
+        await worker.terminate();
+      }
+      if (!answer.ok) {
+        throw answer.exitCode === EXIT.usage ? new UsageError(answer.message) : new MsnapError(answer.message);
+      }
+      results[index] = answer.summary;
+      onDone(++done);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(threads, jobs.length)) }, one));
+  return results;
+}
+
+function ask(worker: Worker, job: SweepJob): Promise<SweepAnswer> {
+  return new Promise((resolve, reject) => {
+    const cleanup = (): void => {
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+    };
+    const onMessage = (a: SweepAnswer): void => {
+      cleanup();
+      resolve(a);
+    };
+    const onError = (err: Error): void => {
+      cleanup();
+      reject(err);
+    };
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.postMessage(job);
+  });
+}

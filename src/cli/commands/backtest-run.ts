@@ -1,0 +1,154 @@
+// The body of `msnap backtest`: load and check the strategy (and every sweep combination) before
+// any data, choose the markets as `msnap snapshots` does, run, and write the result.
+import type { Market } from '../../domain/market.js';
+import type { MarketSeries, MarketSource } from '../../domain/market-series.js';
+import type { MsnapApi } from '../../client/types.js';
+import { runBacktest } from '../../backtest/engine.js';
+import { loadStrategy } from '../../backtest/load-strategy.js';
+import { resolveParams, type BacktestParams } from '../../backtest/params.js';
+import type { BacktestSummary } from '../../backtest/result.js';
+import { apiMarketSource, type SnapshotRange } from '../../backtest/snapshot-series.js';
+import { combinations, type SweepAxis } from '../../backtest/sweep-plan.js';
+import type { CliDeps } from '../deps.js';
+import { RESULT_SCHEMA, sweepSchema, TRADE_SCHEMA, type SweepRow } from '../output/backtest-schemas.js';
+import { renderBacktestText } from '../output/backtest-text.js';
+import type { Progress } from '../output/progress.js';
+import { writeListFile, writeTextFile } from '../output/file-output.js';
+import { chooseMarkets, type SnapshotsOptions } from './snapshots.js';
+
+/** The checked arguments and flags of `msnap backtest`. */
+export interface BacktestOptions extends Pick<SnapshotsOptions, 'target' | 'last' | 'from' | 'to'> {
+  /** The strategy file (.json rule, .js/.mjs module). */
+  strategy: string;
+  params: Partial<BacktestParams>;
+  sets: string[];
+  sweeps: SweepAxis[];
+  /** --trades FILE (format from its extension). */
+  trades?: string;
+  /** --html FILE. */
+  html?: string;
+  /** --db FILE: sweeps hand it to their workers. */
+  db?: string;
+}
+
+/** Where the terminal extras go (the equity chart and first trades after the summary table). */
+export interface BacktestView {
+  tableOnTerminal: boolean;
+  write(text: string): void;
+  color: boolean;
+  width: number;
+}
+
+// Progress shows only for runs that last; the loop yields to the event loop this often so a
+// spinner can draw while a synchronous local store is read.
+const QUIET_FIRST_MS = 1000;
+const YIELD_EVERY_MS = 100;
+
+async function chosenMarkets(client: MsnapApi, opts: BacktestOptions, deps: CliDeps): Promise<Market[]> {
+  if ('marketId' in opts.target) return [await client.market(opts.target.marketId)];
+  return chooseMarkets(client, opts.target, { ...opts, orderbook: true }, deps);
+}
+
+/** The data path: every market read through the client (the service, or the local store with --db). */
+function sourceFor(client: MsnapApi, markets: readonly Market[], range: SnapshotRange): MarketSource {
+  return apiMarketSource(client, markets, range);
+}
+
+/** The source, giving the event loop a turn now and then, and telling progress after each market. */
+async function* paced(source: MarketSource, progress: Progress, total: number | undefined, now: () => number): MarketSource {
+  const started = now();
+  let lastYield = started;
+  let markets = 0;
+  let rows = 0;
+  for await (const s of source) {
+    yield s;
+    markets += 1;
+    rows += s.length;
+    const t = now();
+    if (t - started >= QUIET_FIRST_MS) progress.update({ pages: markets, rows, ...(total !== undefined ? { total } : {}) });
+    if (t - lastYield >= YIELD_EVERY_MS) {
+      lastYield = t;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+}
+
+/** Run `msnap backtest` with checked options. */
+export async function runBacktestCommand(opts: BacktestOptions, deps: CliDeps, view: BacktestView): Promise<void> {
+  const params = resolveParams(opts.params);
+  const strategy = await loadStrategy(opts.strategy, opts.sets);
+  const combos = combinations(opts.sweeps);
+  // Every combination is checked before any data is read.
+  if (opts.sweeps.length > 0) for (const c of combos) await loadStrategy(opts.strategy, [...opts.sets, ...c.sets]);
+  const client = await deps.client();
+  const markets = await chosenMarkets(client, opts, deps);
+  const range: SnapshotRange = { ...(opts.from !== undefined ? { from: opts.from } : {}), ...(opts.to !== undefined ? { to: opts.to } : {}) };
+  const total = opts.from === undefined && opts.to === undefined ? markets.reduce((n, m) => n + m.snapshot_count, 0) : undefined;
+  const progress = await deps.progress('backtest', { resultAtEnd: true });
+  const exporter = await deps.exporter();
+  if (opts.sweeps.length > 0) {
+    let summaries: BacktestSummary[];
+    try {
+      summaries = await runSweep(opts, combos.map((c) => c.sets), client, markets, range, progress, deps);
+    } finally {
+      progress.stop();
+    }
+    const paths = opts.sweeps.map((a) => a.path);
+    const numeric = new Set(opts.sweeps.filter((a) => a.values.every((v) => typeof v === 'number')).map((a) => a.path));
+    const rows: SweepRow[] = combos.map((c, k) => ({ values: c.values, summary: summaries[k]! }));
+    await exporter.list(sweepSchema(paths, numeric), rows);
+    deps.finished(`${rows.length} sweep rows over ${markets.length} market${markets.length === 1 ? '' : 's'}`);
+    return;
+  }
+  let result;
+  try {
+    result = await runBacktest(strategy, paced(sourceFor(client, markets, range), progress, total, deps.now), params);
+  } finally {
+    progress.stop();
+  }
+  await exporter.record(RESULT_SCHEMA, result);
+  if (view.tableOnTerminal) view.write(renderBacktestText(result, view.width, view.color));
+  if (opts.trades !== undefined) await writeListFile(opts.trades, TRADE_SCHEMA, result.trades);
+  if (opts.html !== undefined) {
+    const { renderHtmlReport } = await import('../../backtest/html-report.js');
+    await writeTextFile(opts.html, renderHtmlReport(result));
+  }
+  deps.finished(`backtest of ${result.data.markets} market${result.data.markets === 1 ? '' : 's'} (${result.summary.fills} fills)`);
+}
+
+/**
+ * Sweeps over a local store run on worker threads, each opening the store itself; over the
+ * service the markets are read once, kept, and every combination runs on that copy here.
+ */
+async function runSweep(
+  opts: BacktestOptions,
+  sets: string[][],
+  client: MsnapApi,
+  markets: Market[],
+  range: SnapshotRange,
+  progress: Progress,
+  deps: CliDeps,
+): Promise<BacktestSummary[]> {
+  const started = deps.now();
+  const onDone = (done: number): void => {
+    if (deps.now() - started >= QUIET_FIRST_MS) progress.update({ pages: done, rows: done, total: sets.length });
+  };
+  if (opts.db !== undefined) {
+    const { runOnWorkers } = await import('../../backtest/sweep-pool.js');
+    const db = opts.db;
+    return runOnWorkers(sets.map((s) => ({ strategy: opts.strategy, sets: [...opts.sets, ...s], params: opts.params, db, markets, range })), onDone);
+  }
+  const kept: MarketSeries[] = [];
+  for await (const s of sourceFor(client, markets, range)) kept.push(s);
+  const out: BacktestSummary[] = [];
+  for (const s of sets) {
+    const strategy = await loadStrategy(opts.strategy, [...opts.sets, ...s]);
+    out.push((await runBacktest(strategy, replay(kept), opts.params)).summary);
+    onDone(out.length);
+  }
+  return out;
+}
+
+async function* replay(series: readonly MarketSeries[]): MarketSource {
+  for (const s of series) yield s;
+}

@@ -1,0 +1,134 @@
+// `msnap backtest STRATEGY <market-id> | COIN TYPE`: test a rule file or a JavaScript strategy on
+// the markets `msnap snapshots` would select (BACKTEST.md), from a local store or the service.
+import { Command } from 'commander';
+import { UsageError } from '../../errors.js';
+import type { BacktestParams } from '../../backtest/params.js';
+import { parseSweeps, type SweepAxis } from '../../backtest/sweep-plan.js';
+import { addLocalDbOption, readGlobals } from '../global-options.js';
+import type { CliContext } from '../context.js';
+import { runWithDeps } from '../deps.js';
+import { resolveFormat } from '../output/format.js';
+import { colorEnabled } from '../terminal-policy.js';
+import { TIME_HELP } from '../time.js';
+import { countArg } from '../arguments.js';
+import { parseSnapshotsArgs } from './snapshots.js';
+import { runBacktestCommand, type BacktestOptions, type BacktestView } from './backtest-run.js';
+
+export type { BacktestOptions };
+
+interface RawFlags {
+  last?: string;
+  from?: string;
+  to?: string;
+  cash?: string;
+  latencyMs?: string;
+  feeRate?: string;
+  fees?: string;
+  /** Commander reads `--no-book X` as a negated flag: X here, `true` when absent. */
+  book?: string | boolean;
+  set?: string[];
+  sweep?: string[];
+  trades?: string;
+  html?: string;
+  db?: string;
+}
+
+function numberFlag(text: string, flag: string, ok: (x: number) => boolean, what: string): number {
+  const x = Number(text);
+  if (text.trim() === '' || !Number.isFinite(x) || !ok(x)) throw new UsageError(`${flag} must be ${what}, got '${text}'`);
+  return x;
+}
+
+function paramFlags(flags: RawFlags): Partial<BacktestParams> {
+  const p: Partial<BacktestParams> = {};
+  if (flags.cash !== undefined) p.cash = numberFlag(flags.cash, '--cash', (x) => x > 0, 'a number > 0');
+  if (flags.latencyMs !== undefined) p.latency_ms = countArg(flags.latencyMs, '--latency-ms', 0);
+  if (flags.feeRate !== undefined) p.fee_rate = numberFlag(flags.feeRate, '--fee-rate', (x) => x >= 0 && x < 1, 'a number in [0, 1)');
+  if (flags.fees !== undefined) {
+    if (flags.fees !== 'none' && flags.fees !== 'taker') throw new UsageError(`--fees takes 'none' (or 'taker', the default), got '${flags.fees}'`);
+    p.fees = flags.fees;
+  }
+  if (typeof flags.book === 'string') {
+    if (flags.book !== 'reject' && flags.book !== 'quote') throw new UsageError(`--no-book takes 'reject' (or 'quote', the default), got '${flags.book}'`);
+    p.no_book = flags.book;
+  }
+  return p;
+}
+
+/** Check arguments and flags; every problem is a UsageError (the strategy itself is checked when loaded, before any data). */
+export function parseBacktestArgs(strategy: string, first: string, second: string | undefined, flags: RawFlags, now: number): BacktestOptions {
+  const { target, last, from, to } = parseSnapshotsArgs(first, second, { last: flags.last, from: flags.from, to: flags.to }, now);
+  const sweeps = parseSweeps(flags.sweep ?? []);
+  if (sweeps.length > 0 && (flags.trades !== undefined || flags.html !== undefined)) {
+    throw new UsageError('--sweep writes one summary row per combination: drop --trades/--html, or run one combination with --set');
+  }
+  if (flags.trades !== undefined) resolveFormat({ output: flags.trades }, false);
+  return {
+    strategy,
+    target,
+    ...(last !== undefined ? { last } : {}),
+    ...(from !== undefined ? { from } : {}),
+    ...(to !== undefined ? { to } : {}),
+    params: paramFlags(flags),
+    sets: flags.set ?? [],
+    sweeps,
+    ...(flags.trades !== undefined ? { trades: flags.trades } : {}),
+    ...(flags.html !== undefined ? { html: flags.html } : {}),
+    ...(flags.db !== undefined ? { db: flags.db } : {}),
+  };
+}
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+/** The `backtest` command. */
+export function backtestCommand(ctx: CliContext): Command {
+  return addLocalDbOption(new Command('backtest'))
+    .description('Test a strategy on past markets: fills that walk the orderbook, latency, fees, settlement')
+    .argument('<strategy>', 'a rule file (.json) or a JavaScript module (.js, .mjs)')
+    .argument('<market-id|coin>', 'a market id (btc-updown-5m-1763769600), or a coin (BTC, ETH, SOL)')
+    .argument('[type]', 'with a coin: the market type (5m, 15m, 1hr, 4hr, 24hr)')
+    .option('--last <n>', 'with COIN TYPE: the latest N markets that have snapshots (default 1; all in a --from/--to range)')
+    .option('--from <time>', 'snapshots at or after TIME (with COIN TYPE: markets overlapping the range)')
+    .option('--to <time>', 'snapshots before TIME')
+    .option('--cash <usdc>', 'starting cash (default 1000)')
+    .option('--latency-ms <ms>', 'orders execute on the first snapshot this long after the decision (default 0)')
+    .option('--fee-rate <rate>', "taker fee rate of Polymarket's crypto formula shares × rate × p × (1 − p) (default 0.07)")
+    .option('--fees <none>', "'none': no fees")
+    .option('--no-book <reject>', "'reject': refuse orders on snapshots without the side's orderbook (default: fill at the quote, flagged)")
+    .option('--set <path=value>', 'override a strategy field (rule) or param (module), repeatable: --set size=5 --set entry.0.value=0.25', collect)
+    .option('--sweep <path=v1,v2,...>', 'run every combination of these values (repeatable), one summary row each, on all cores', collect)
+    .option('--trades <file>', 'write every trade to FILE (.csv, .ndjson, .json, .parquet)')
+    .option('--html <file>', 'write a self-contained report page (summary, equity curve, PnL histogram, trades)')
+    .addHelpText(
+      'after',
+      `
+The model (fills, fees, settlement, statistics) is docs/backtest.md. A rule file:
+  { "name": "cheap-up", "side": "up", "size": 10,
+    "entry": [{ "field": "price_up", "op": "<", "value": 0.3 }],
+    "exit": [{ "field": "price_up", "op": ">", "value": 0.6 }] }
+Fields: price, price_up, price_down, side_price, elapsed_ms, remaining_ms, change, bid, ask.
+Output: a summary table, an equity chart and the first trades on a terminal; --format json (or -o
+FILE.json) the whole result; csv, ndjson and parquet one summary row (with --sweep: one per combination).
+${TIME_HELP}
+Examples:
+  $ msnap backtest cheap-up.json BTC 5m --last 288 --db msnap.db
+  $ msnap backtest cheap-up.json BTC 5m --last 288 --db msnap.db --latency-ms 250 --format json
+  $ msnap backtest cheap-up.json ETH 15m --from 2025-11-20 --to 2025-11-22 --trades trades.csv --html report.html
+  $ msnap backtest cheap-up.json BTC 5m --last 288 --db msnap.db --set size=5 --set entry.0.value=0.25
+  $ msnap backtest cheap-up.json BTC 5m --last 288 --db msnap.db --sweep entry.0.value=0.2,0.25,0.3 --sweep size=5,10 --csv
+  $ msnap backtest my-strategy.mjs btc-updown-5m-1763769600 --no-book reject`,
+    )
+    .action(async (strategy: string, first: string, second: string | undefined, flags: RawFlags, cmd: Command) => {
+      const globals = readGlobals(cmd);
+      const opts = parseBacktestArgs(strategy, first, second, { ...flags, ...(globals.db !== undefined ? { db: globals.db } : {}) }, ctx.now());
+      const output = globals.output === '-' ? undefined : globals.output;
+      const terminal = output === undefined && ctx.stdout.isTTY === true;
+      const view: BacktestView = {
+        tableOnTerminal: terminal && resolveFormat({ ...globals, output }, terminal) === 'table',
+        write: (text) => void ctx.stdout.write(text),
+        color: colorEnabled(globals, ctx.env, ctx.stdout.isTTY),
+        width: (ctx.stdout as { columns?: number }).columns || Number(ctx.env.COLUMNS) || 80,
+      };
+      await runWithDeps(ctx, cmd, (deps) => runBacktestCommand(opts, deps, view));
+    });
+}

@@ -1,0 +1,41 @@
+// A market's snapshots as columns, the shape the backtest engine (and any other consumer that
+// walks a whole market) reads: no per-row objects and no JSON on the hot path. Every source (the
+// local SQLite store's dense blocks, PostgreSQL, the API through the client) yields the same
+// numbers that JSON.parse gives for the contract's snapshot records, so results never depend on
+// where the data came from.
+import type { Market } from './market.js';
+
+/** A side of the book at one snapshot: `prices[k]`, `sizes[k]` for k < length, best first. */
+export interface BookLevels {
+  readonly length: number;
+  readonly prices: ArrayLike<number>;
+  readonly sizes: ArrayLike<number>;
+}
+
+/** One outcome's orderbook (the Up token's or the Down token's): bids highest first, asks lowest first. */
+export interface SideBook {
+  readonly bids: BookLevels;
+  readonly asks: BookLevels;
+}
+
+/** Which outcome of an up/down market. */
+export type OutcomeSide = 'up' | 'down';
+
+/** Use to hand a whole market to a consumer that reads it column by column, oldest snapshot first. */
+export interface MarketSeries {
+  /** The contract's market record (winner, start/end, price_start). */
+  readonly market: Market;
+  /** Number of snapshots. */
+  readonly length: number;
+  /** Epoch ms, ascending. */
+  readonly time: ArrayLike<number>;
+  /** The asset's price. */
+  readonly price: ArrayLike<number>;
+  readonly priceUp: ArrayLike<number>;
+  readonly priceDown: ArrayLike<number>;
+  /** The outcome's book at snapshot i, or undefined when that snapshot holds none. */
+  book(i: number, side: OutcomeSide): SideBook | undefined;
+}
+
+/** Markets one at a time, oldest start_time first, so a consumer's memory stays flat. */
+export type MarketSource = AsyncIterable<MarketSeries>;

@@ -1,0 +1,52 @@
+// A market as the markets table stores it, and how a stored row becomes the contract's Market.
+import { type Coin, type MarketDetails, type MarketType, type ServedMarket } from '../../domain/market.js';
+
+/** One row of the markets table, as every market read selects it (marketColumns); the detail columns carry the fields' own names. */
+export interface MarketRow extends MarketDetails {
+  id: number;
+  market_id: string;
+  coin: string;
+  market_type: string;
+  start_time: number;
+  end_time: number;
+  price_start: number | null;
+  price_end: number | null;
+  winner: string | null;
+  snapshot_count: number;
+  dense: number;
+  /** The market's snapshot id pattern (see snapshot-ids.ts); id_base null = msnap's own ids. */
+  id_base: number | null;
+  id_step: number | null;
+  id_exceptions: number;
+}
+
+// A market the clock has resolved whose stored data stops before its final second (seed data
+// ends at the seed's `now`) keeps price_end and winner null: unknown, never guessed from the last
+// stored price. An import that brings the final second fills them in (BulkWriter.refreshMarkets).
+/** Use to answer with a stored market: its status (and what an active market hides) at `now`. */
+export function toMarket(r: MarketRow, now: number): ServedMarket {
+  const active = r.start_time <= now && now < r.end_time;
+  return {
+    market_id: r.market_id,
+    slug: r.market_id,
+    coin: r.coin as Coin,
+    market_type: r.market_type as MarketType,
+    status: active ? 'active' : 'resolved',
+    start_time: r.start_time,
+    end_time: r.end_time,
+    price_start: r.price_start,
+    price_end: active ? null : r.price_end,
+    winner: active ? null : (r.winner as 'Up' | 'Down' | null),
+    snapshot_count: r.snapshot_count,
+    event_id: r.event_id,
+    condition_id: r.condition_id,
+    clob_token_up: r.clob_token_up,
+    clob_token_down: r.clob_token_down,
+    // What is only known once a market has ended stays null while the clock says it is active.
+    final_volume: active ? null : r.final_volume,
+    final_liquidity: active ? null : r.final_liquidity,
+    resolved_at: active ? null : r.resolved_at,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
