@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { MAX_URL_LENGTH, type App, type AppRequest } from './app.js';
 import { BodyTooLarge, readBody } from './form-body.js';
-import { clientOf, hostAllowed, type ProxySettings } from './proxy.js';
+import { allowedHostsFor, clientOf, hostAllowed, type ProxySettings } from './proxy.js';
 import { ResponseBudget, type Answer, type ResponseLimits } from './response-writer.js';
 import { reasonPhrase } from './http-error.js';
 import type { Site } from './site.js';
@@ -30,7 +30,7 @@ export interface ListenOptions {
   /** Reverse-proxy trust, the public URL and the Host allow-list. */
   proxy?: ProxySettings;
   /** Bytes held for slow readers, and how long a response may make no progress. */
-  responseLimits?: ResponseLimits;
+  responseLimits?: Partial<ResponseLimits>;
   /** How often Node looks for requests past their timeouts (its default, 30 s, lets a stalled client linger). */
   timeoutCheckMs?: number;
 }
@@ -60,7 +60,6 @@ export async function startServer(options: ListenOptions): Promise<RunningServer
     // A client that vanishes mid-response is its own problem, never the server's.
     req.on('error', () => {});
     res.on('error', () => {});
-    const { proxy } = options;
     const client = clientOf(req.socket.remoteAddress ?? 'unknown', req.headers, proxy);
     const request = {
       method: req.method ?? 'GET',
@@ -91,6 +90,8 @@ export async function startServer(options: ListenOptions): Promise<RunningServer
     });
   });
   const budget = new ResponseBudget(options.responseLimits);
+  // The Host allow-list of this listening address: local names on loopback, plus the named ones.
+  const proxy = options.proxy && { ...options.proxy, allowedHosts: allowedHostsFor(options.host, options.proxy.publicUrl, options.proxy.allowedHosts ?? []) };
 
   /** The answer of one request: the dashboard's for its paths, the API's for every other; undefined drops the connection. */
   async function answerOf(request: AppRequest, req: IncomingMessage, res: ServerResponse): Promise<Answer | undefined> {

@@ -12,7 +12,10 @@ export interface ProxySettings {
   trusted: readonly string[];
   /** The origin browsers use (https://data.example.com), when the proxy rewrites Host. */
   publicUrl?: URL;
-  /** Host names (any port) requests may carry, '*' for any, LOCAL_HOSTS for IP literals and dot-less names; undefined: any. */
+  /**
+   * Host names (any port) requests may carry, '*' for any, LOCAL_HOSTS for IP literals and dot-less
+   * names; undefined: any. startServer completes the list with allowedHostsFor.
+   */
   allowedHosts?: readonly string[];
 }
 

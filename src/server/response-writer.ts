@@ -35,7 +35,16 @@ export class ResponseBudget {
   private held = 0;
   private readonly turns = new WeakMap<Socket, { tail: Promise<void>; waiting: number }>();
 
-  constructor(readonly limits: ResponseLimits = DEFAULT_RESPONSE_LIMITS) {}
+  readonly limits: ResponseLimits;
+
+  /** Limits not given (or undefined) are DEFAULT_RESPONSE_LIMITS'. */
+  constructor(limits: Partial<ResponseLimits> = {}) {
+    this.limits = {
+      totalBytes: limits.totalBytes ?? DEFAULT_RESPONSE_LIMITS.totalBytes,
+      stallMs: limits.stallMs ?? DEFAULT_RESPONSE_LIMITS.stallMs,
+      queuedPerConnection: limits.queuedPerConnection ?? DEFAULT_RESPONSE_LIMITS.queuedPerConnection,
+    };
+  }
 
   /** Bytes of bodies held now. */
   get heldBytes(): number {

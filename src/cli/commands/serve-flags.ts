@@ -4,8 +4,8 @@
 import { isIP } from 'node:net';
 import { UsageError } from '../../errors.js';
 import { isPostgresUrl, resolveDbPath } from '../../store/db-path.js';
-import { allowedHostsFor, type ProxySettings } from '../../server/proxy.js';
-import { DEFAULT_RESPONSE_LIMITS, type ResponseLimits } from '../../server/response-writer.js';
+import type { ProxySettings } from '../../server/proxy.js';
+import type { ResponseLimits } from '../../server/response-writer.js';
 import { DEFAULT_SIGNUPS_PER_DAY } from '../../dashboard/dashboard-limits.js';
 
 /** Flag values of `msnap serve`, checked. */
@@ -24,8 +24,8 @@ export interface ServeOptions {
   /** Node's header and whole-request timeouts; undefined keeps the listener's defaults (10 s, 30 s). */
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
-  /** Bytes held for slow readers and the stall timeout (MSNAP_RESPONSE_BUDGET_MB, MSNAP_WRITE_STALL_MS). */
-  responseLimits: ResponseLimits;
+  /** Bytes held for slow readers and the stall timeout (MSNAP_RESPONSE_BUDGET_MB, MSNAP_WRITE_STALL_MS); the listener's defaults when absent. */
+  responseLimits: Partial<ResponseLimits>;
   /** Dashboard sign-ups one client address may make per day (--signups-per-day). */
   signupsPerDay: number;
   /** --trust-proxy, --public-url and --allowed-hosts (or their MSNAP_* variables). */
@@ -79,20 +79,20 @@ export function parseServeFlags(raw: ServeFlags, env: NodeJS.ProcessEnv): ServeO
     db,
     limiter,
     host,
-    proxy: parseProxy(raw, env, host),
+    proxy: parseProxy(raw, env),
     port: parsePort(raw.port),
     demo: raw.demo,
     signup: raw.signup,
     live: raw.live ?? (raw.demo && !isPostgresUrl(db)),
     signupsPerDay: raw.signupsPerDay === undefined ? DEFAULT_SIGNUPS_PER_DAY : parseSignupsPerDay(raw.signupsPerDay),
-    responseLimits: {
-      ...DEFAULT_RESPONSE_LIMITS,
-      totalBytes: (envMs(env, 'MSNAP_RESPONSE_BUDGET_MB') ?? DEFAULT_RESPONSE_LIMITS.totalBytes / 2 ** 20) * 2 ** 20,
-      stallMs: envMs(env, 'MSNAP_WRITE_STALL_MS') ?? DEFAULT_RESPONSE_LIMITS.stallMs,
-    },
+    responseLimits: { totalBytes: mib(envMs(env, 'MSNAP_RESPONSE_BUDGET_MB')), stallMs: envMs(env, 'MSNAP_WRITE_STALL_MS') },
     headersTimeoutMs: envMs(env, 'MSNAP_HEADERS_TIMEOUT_MS'),
     requestTimeoutMs: envMs(env, 'MSNAP_REQUEST_TIMEOUT_MS'),
   };
+}
+
+function mib(n: number | undefined): number | undefined {
+  return n === undefined ? undefined : n * 2 ** 20;
 }
 
 /** A positive integer (of milliseconds, of MB) from the environment (tests shorten the timeouts), else undefined. */
@@ -110,7 +110,7 @@ export function parseSignupsPerDay(value: string): number {
 }
 
 /** Use to check --trust-proxy, --public-url and --allowed-hosts (flags first, then MSNAP_TRUST_PROXY, MSNAP_PUBLIC_URL, MSNAP_ALLOWED_HOSTS). */
-export function parseProxy(raw: ServeFlags, env: NodeJS.ProcessEnv, listenHost: string): ProxySettings {
+export function parseProxy(raw: ServeFlags, env: NodeJS.ProcessEnv): ProxySettings {
   const list = (v: string | undefined) => (v ?? '').split(',').map((x) => x.trim()).filter((x) => x !== '');
   const trusted = list(raw.trustProxy ?? env.MSNAP_TRUST_PROXY);
   for (const t of trusted) {
@@ -132,5 +132,6 @@ export function parseProxy(raw: ServeFlags, env: NodeJS.ProcessEnv, listenHost: 
   for (const h of named) {
     if (h !== '*' && !HOSTNAME.test(h) && !isIP(h) && !/^\[[0-9a-f:.]+\]$/.test(h)) throw new UsageError(`--allowed-hosts takes host names (no port) or "*"; got "${h.slice(0, 40)}"`);
   }
-  return { trusted, publicUrl, allowedHosts: allowedHostsFor(listenHost, publicUrl, named) };
+  // The listener adds the local names (on loopback) and the public URL's host to these.
+  return { trusted, publicUrl, allowedHosts: named };
 }
