@@ -61,9 +61,12 @@ if admitted and charge then
   size = size + 1
 end
 
-redis.call('HSET', KEYS[1], 'pm', ARGV[2], 'b', ARGV[3], 'w', ARGV[6], 'tokens', num(tokens), 'latest', num(latest))
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
-redis.call('PEXPIRE', KEYS[2], ARGV[5])
+-- A peek at a key that holds nothing keeps nothing: looking never creates state.
+if charge or s[1] then
+  redis.call('HSET', KEYS[1], 'pm', ARGV[2], 'b', ARGV[3], 'w', ARGV[6], 'tokens', num(tokens), 'latest', num(latest))
+  redis.call('PEXPIRE', KEYS[1], ARGV[5])
+  redis.call('PEXPIRE', KEYS[2], ARGV[5])
+end
 
 -- peek reports the slot the request it would admit takes.
 local used = size
