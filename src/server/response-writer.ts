@@ -102,23 +102,25 @@ export class ResponseBudget {
         this.held -= body.length;
         resolve();
       };
+      // The client took nothing for too long: drop the connection (and with it the body).
+      const stall = () => {
+        timer = setTimeout(() => {
+          res.destroy();
+          socket.destroy();
+        }, this.limits.stallMs);
+      };
       const next = () => {
         clearTimeout(timer);
         while (offset < body.length) {
           const chunk = body.subarray(offset, Math.min(body.length, offset + CHUNK));
           offset += chunk.length;
-          if (!res.write(chunk)) {
-            // Wait for the client to take it; none for too long: drop the connection.
-            timer = setTimeout(() => {
-              res.destroy();
-              socket.destroy();
-            }, this.limits.stallMs);
-            return;
-          }
+          if (!res.write(chunk)) return stall();
         }
         // end() only once the body has left our buffers: server.close() destroys every
-        // connection whose response has ended, flushed or not.
+        // connection whose response has ended, flushed or not. The last bytes may still wait
+        // for the client: the same stall timeout holds until they are taken.
         res.off('drain', next);
+        stall();
         res.end(done);
       };
       res.on('drain', next);
