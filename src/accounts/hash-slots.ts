@@ -2,6 +2,7 @@
 // each). A few run at once, a few more wait their turn, and beyond that a sign-in or sign-up is
 // refused at once (503 + Retry-After), so a flood of them cannot take the CPU (or the memory)
 // from the API.
+import { availableParallelism } from 'node:os';
 
 /** Thrown by `HashSlots.run` when every slot is busy and the queue is full. */
 export class HashesBusyError extends Error {
@@ -13,8 +14,8 @@ export class HashesBusyError extends Error {
   }
 }
 
-/** Concurrent hashes and waiting ones unless told otherwise: half of a small machine, a short queue. */
-export const DEFAULT_HASH_SLOTS = { concurrent: 2, queued: 8 } as const;
+/** Concurrent hashes and waiting ones unless told otherwise: half the cores (at least one), a short queue. */
+export const DEFAULT_HASH_SLOTS = { concurrent: Math.max(1, Math.floor(availableParallelism() / 2)), queued: 8 } as const;
 
 /** Use one per dashboard: every password hash or check goes through `run`. */
 export class HashSlots {
