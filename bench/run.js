@@ -24,6 +24,7 @@ import { dialectPagesFigure } from './figures/dialect-pages.js';
 import { parquetFigure } from './figures/parquet-export.js';
 import { liveLatencyFigure } from './figures/live-latency.js';
 import { scaleOutFigure } from './figures/scale-out.js';
+import { depthFigure } from './figures/depth-storage.js';
 import { serveSoakFigure } from './figures/serve-soak.js';
 
 const opts = benchOptions(process.argv.slice(2));
@@ -113,7 +114,8 @@ try {
   await measure(9, 'Dialects: snapshot pages', () => dialectPagesFigure(ctx));
   await measure(10, 'Offline mirror', () => offlineMirrorFigure(ctx));
   await measure(11, 'Scale-out: PostgreSQL and several instances', () => scaleOutFigure(ctx));
-  await measure(12, 'Serve soak: honest and hostile traffic together', () => serveSoakFigure(ctx));
+  await measure(12, 'Depth: packed orderbooks', () => depthFigure(ctx));
+  await measure(13, 'Serve soak: honest and hostile traffic together', () => serveSoakFigure(ctx));
 
   figures.sort((a, b) => a.id - b.id);
   const totalSeconds = (performance.now() - started) / 1000;

@@ -1,4 +1,4 @@
-// Figure 12: `msnap serve` under mixed honest and hostile traffic for a while (60 s full, 12 s
+// Figure 13: `msnap serve` under mixed honest and hostile traffic for a while (60 s full, 12 s
 // quick). Honest clients page snapshots and list markets with a key; at the same time one
 // address floods failed keys, one floods refused sign-ins with distinct long names, slow readers
 // ask for the largest pages over raw sockets and never read, and garbage arrives on raw sockets.
