@@ -26,6 +26,7 @@ import { liveLatencyFigure } from './figures/live-latency.js';
 import { scaleOutFigure } from './figures/scale-out.js';
 import { depthFigure } from './figures/depth-storage.js';
 import { libraryIteratorFigure } from './figures/library-iterator.js';
+import { serveSoakFigure } from './figures/serve-soak.js';
 
 const opts = benchOptions(process.argv.slice(2));
 const started = performance.now();
@@ -116,6 +117,7 @@ try {
   await measure(11, 'Scale-out: PostgreSQL and several instances', () => scaleOutFigure(ctx));
   await measure(12, 'Depth: packed orderbooks', () => depthFigure(ctx));
   await measure(13, 'Library iterator', () => libraryIteratorFigure(ctx));
+  await measure(14, 'Serve soak: honest and hostile traffic together', () => serveSoakFigure(ctx));
 
   figures.sort((a, b) => a.id - b.id);
   const totalSeconds = (performance.now() - started) / 1000;
