@@ -68,6 +68,8 @@ function checkOrder(what: string, side: unknown, shares: unknown, limit: unknown
 export class ModuleDecider implements Decider {
   private run!: MarketRun;
   private series!: MarketSeries;
+  /** The market as known before it ends: no winner, no end price (a decision sees nothing after its snapshot). */
+  private blind!: Market;
   private base = Number.NaN;
   /** The snapshot being decided on, -1 outside onSnapshot (orders are refused there). */
   private at = -1;
@@ -92,7 +94,7 @@ export class ModuleDecider implements Decider {
         return self.run.pending;
       },
       get market(): Market {
-        return self.series.market;
+        return self.blind;
       },
       params,
     };
@@ -102,7 +104,8 @@ export class ModuleDecider implements Decider {
     this.series = series;
     this.run = run;
     this.base = changeBase(series);
-    this.strategy.onMarketStart?.(series.market, this.ctx);
+    this.blind = { ...series.market, status: 'active', price_end: null, winner: null };
+    this.strategy.onMarketStart?.(this.blind, this.ctx);
   }
 
   decide(i: number): void {
