@@ -9,7 +9,7 @@ import { VERSION } from '../version.js';
 import { listMarkets } from './market-listing.js';
 import { normalizeSnapshot } from './normalize.js';
 import { DEFAULT_SNAPSHOT_PAGE, pageSnapshots } from './snapshot-pager.js';
-import type { RowLayout } from '../store/sqlite/row-layout.js';
+import type { RowLayout } from '../domain/row-layout.js';
 import type { AtResult, Health, Limits, MarketsListingQuery, MarketsPage, MsnapApi, SnapshotsStreamQuery, TextPage } from './types.js';
 
 /** The service's page maxima, so pages (and a failure midway) fall where they would through serve. */

@@ -1,7 +1,7 @@
 // The records and queries that cross the client/CLI boundary, and `MsnapApi`, the part of the
 // client core that commands use: one definition each, so the compiler guards the boundary.
 import type { Coin, Market, MarketStatus, MarketType, Snapshot } from '../domain/market.js';
-import type { RowLayout } from '../store/sqlite/row-layout.js';
+import type { RowLayout } from '../domain/row-layout.js';
 
 /** What `/api/health` says, with the round-trip time of the answering attempt. */
 export interface Health {

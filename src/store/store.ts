@@ -1,9 +1,11 @@
 // The storage interface the server's handlers use. SQLite implements it (sqlite-store.ts);
 // another backend (PostgreSQL) would implement the same without touching routes.
-import type { TimeStyle } from '../domain/dialect-records.js';
 import type { Coin, Market, MarketStatus, MarketType, ServedMarket, Snapshot } from '../domain/market.js';
 import type { DataWindow, PlanName } from '../domain/plans.js';
+import { type SnapshotFormat } from '../domain/snapshot-format.js';
 import type { AccountAuthStore } from './account-auth-store.js';
+
+export { V1_SNAPSHOT_FORMAT, type SnapshotFormat } from '../domain/snapshot-format.js';
 
 export interface MarketQuery {
   coin?: Coin;
@@ -19,16 +21,6 @@ export interface MarketQuery {
   /** The clock, to tell active from resolved. */
   now: number;
 }
-
-/** How a page prints each snapshot: the key of the coin price and the style of `time`. */
-export interface SnapshotFormat {
-  /** `price` (v1) or the coin's own (`btc_price`). */
-  priceKey: string;
-  times: TimeStyle;
-}
-
-/** The contract's v1 snapshot: `price` and epoch ms. */
-export const V1_SNAPSHOT_FORMAT: SnapshotFormat = { priceKey: 'price', times: 'ms' };
 
 export interface SnapshotQuery {
   limit: number;

@@ -5,8 +5,8 @@ import { existsSync } from 'node:fs';
 import { Command } from 'commander';
 import type { Market, Snapshot } from '../../domain/market.js';
 import type { MsnapApi } from '../../client/types.js';
-import type { LocalMarketState } from '../../store/mirror/mirror-writer.js';
-import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/sqlite/db-path.js';
+import type { LocalMarketState, MirrorWriterPort } from '../../store/mirror-store.js';
+import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/db-path.js';
 import type { CliContext } from '../context.js';
 import { readGlobals } from '../global-options.js';
 import { runWithGlobals, type CliDeps } from '../deps.js';
@@ -29,14 +29,6 @@ export interface PullSummary {
   rows: number;
   snapshotRequests: number;
   ms: number;
-}
-
-/** What pull writes through: SQLite's MirrorWriter (answers at once) or PostgreSQL's (over the network). */
-interface PullWriter {
-  local(marketId: string): LocalMarketState | Promise<LocalMarketState>;
-  held(marketId: string, withDepth: boolean): number | Promise<number>;
-  market(m: Market): boolean | Promise<boolean>;
-  page(m: Market, snapshots: readonly Snapshot[], depthThrough?: number): number | Promise<number>;
 }
 
 /** The markets a pull covers, oldest first: one by id, or as `snapshots` picks them. */
@@ -67,7 +59,7 @@ export async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSum
   }
   const store = await openAnyStore(opts.db, { cacheMiB: 128 });
   try {
-    const writer: PullWriter = store.mirrorWriter({ baseUrl: await deps.serviceUrl(), dialect: (await client.api?.()) ?? 'v1', pulledAt: deps.now() });
+    const writer: MirrorWriterPort = store.mirrorWriter({ baseUrl: await deps.serviceUrl(), dialect: (await client.api?.()) ?? 'v1', pulledAt: deps.now() });
     const s: PullSummary = { added: 0, updated: 0, skipped: 0, rows: 0, snapshotRequests: 0, ms: 0 };
     const progress = await deps.progress('pull');
     const total = markets.reduce((n, m) => n + m.snapshot_count, 0);
@@ -113,7 +105,7 @@ export async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSum
  */
 async function pullMarket(
   client: MsnapApi,
-  writer: PullWriter,
+  writer: MirrorWriterPort,
   m: Market,
   opts: SnapshotsOptions,
   before: LocalMarketState,

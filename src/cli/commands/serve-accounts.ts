@@ -4,7 +4,7 @@
 import { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { PLAN_NAMES, parsePlanName, TRIAL_LENGTH_MS, type PlanName } from '../../domain/plans.js';
-import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/sqlite/db-path.js';
+import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/db-path.js';
 import type { Store } from '../../store/store.js';
 import type { CliContext } from '../context.js';
 import { createExporter } from '../output/exporter.js';

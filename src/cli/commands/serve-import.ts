@@ -3,7 +3,7 @@ import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { ImportFormat, ImportSummary } from '../../store/import/import-file.js';
-import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/sqlite/db-path.js';
+import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/db-path.js';
 import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { throughStaging, withStore } from './serve-store.js';
 import type { CliContext } from '../context.js';
@@ -76,7 +76,7 @@ async function importStore(opts: ImportCommandOptions, ctx: CliContext): Promise
   if (!isPostgresUrl(opts.db)) {
     throw new UsageError(`${opts.file} is an msnap database itself; serve it with --db ${opts.file}, or import it into a PostgreSQL store (--db postgres://...)`);
   }
-  const { loadSqliteIntoPostgres } = await import('../../store/postgres/pg-load.js');
+  const { loadSqliteIntoPostgres } = await import('../../store/copy/sqlite-to-postgres.js');
   const c = await loadSqliteIntoPostgres(opts.file, opts.db);
   const fmt = (n: number) => n.toLocaleString('en-US');
   ctx.stdout.write(

@@ -4,7 +4,7 @@ import { UsageError } from '../../errors.js';
 import { MARKET_TYPES, parseMarketType, type MarketType } from '../../domain/market.js';
 // Only the defaults (for --help) at load time; the seeder itself is imported by runSeed.
 import { DEFAULT_FULL_MARKETS, type SeedSummary } from '../../store/seed/seed.js';
-import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/sqlite/db-path.js';
+import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/db-path.js';
 import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { isSqlite, throughStaging, withAnyStore, withStore } from './serve-store.js';
 import type { CliContext } from '../context.js';

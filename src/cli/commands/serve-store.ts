@@ -1,42 +1,27 @@
-// Opening the server's store from a `serve` command: an SQLite file, or PostgreSQL by URL. A path
-// that cannot be opened (missing directory, a directory, not SQLite) is the user's input, so it is a
-// one-line usage error, and another process holding the write lock is a DatabaseBusyError. The
-// stores (better-sqlite3, postgres) are loaded here, on first use, not when the CLI starts.
+// Opening the server's store from a `serve` command (through store/open-store.ts): an SQLite file,
+// or PostgreSQL by URL. A path that cannot be opened is the user's input, so it is a one-line usage
+// error, and another process holding the write lock is a DatabaseBusyError.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DatabaseBusyError, UsageError } from '../../errors.js';
-import type { PgStore } from '../../store/postgres/pg-store.js';
-import { isPostgresUrl, storeName } from '../../store/sqlite/db-path.js';
+import { isPostgresUrl, storeName } from '../../store/db-path.js';
+import { isSqliteStore, openSqliteFile, openStore, type AnyStore } from '../../store/open-store.js';
 import type { SqliteStoreOptions } from '../../store/sqlite/open.js';
 import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { CliContext } from '../context.js';
 
 /** Either store `serve` runs on. */
-export type ServeStore = SqliteStore | PgStore;
+export type ServeStore = AnyStore;
 
 /** Use where a command needs an SQLite file (pull, live): a PostgreSQL URL is a usage error. */
-export async function openServeStore(db: string, opts: SqliteStoreOptions = {}): Promise<SqliteStore> {
-  if (isPostgresUrl(db)) throw new UsageError(`${storeName(db)}: this command works on an SQLite file, not PostgreSQL`);
-  const { openSqliteStore } = await import('../../store/sqlite/open.js');
-  try {
-    return openSqliteStore(db, opts);
-  } catch (err) {
-    throw new UsageError(`cannot open database ${db}: ${err instanceof Error ? err.message : String(err)}`);
-  }
-}
+export const openServeStore = openSqliteFile;
 
 /** Use in `serve` and the commands that only need the Store interface: SQLite or PostgreSQL. */
-export async function openAnyStore(db: string, opts: SqliteStoreOptions = {}): Promise<ServeStore> {
-  if (!isPostgresUrl(db)) return openServeStore(db, opts);
-  const { openPgStore } = await import('../../store/postgres/pg-store.js');
-  return openPgStore(db);
-}
+export const openAnyStore = openStore;
 
 /** True for the SQLite store (seed, import, live and origins work on it directly). */
-export function isSqlite(store: ServeStore): store is SqliteStore {
-  return 'bulk' in store;
-}
+export const isSqlite = isSqliteStore;
 
 /** Use before a command that only reads or changes what is there: a typo must not create a database. */
 export function requireExisting(db: string): void {
@@ -85,7 +70,7 @@ export async function throughStaging<T>(url: string, ctx: CliContext, fn: (stagi
   const file = path.join(dir, 'staging.db');
   try {
     const result = await withStore(file, { cacheMiB: 256 }, fn);
-    const { loadSqliteIntoPostgres } = await import('../../store/postgres/pg-load.js');
+    const { loadSqliteIntoPostgres } = await import('../../store/copy/sqlite-to-postgres.js');
     let shown = '';
     const loaded = await loadSqliteIntoPostgres(file, url, {
       onProgress: (p) => {

@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import { Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { RunningServer } from '../../server/listen.js';
-import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/sqlite/db-path.js';
+import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/db-path.js';
 import { VERSION } from '../../version.js';
 import type { CliContext } from '../context.js';
 import { serveImportCommand } from './serve-import.js';

@@ -9,7 +9,7 @@ import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
 import type { Progress } from '../output/progress.js';
 import type { MsnapApi, SnapshotsStreamQuery, TextPage, WindowEnd } from '../../client/types.js';
-import type { RowLayout } from '../../store/sqlite/row-layout.js';
+import type { RowLayout } from '../../domain/row-layout.js';
 import { BAR_SCHEMA, snapshotSchema } from '../output/record-schemas.js';
 import { RESAMPLE_INTERVALS, resampleInterval, resamplePages } from '../../analysis/bars.js';
 import { TIME_HELP } from '../time.js';

@@ -10,7 +10,7 @@ import { readSnapshotPage } from '../../client/snapshot-page.js';
 import { Transport } from '../../client/transport.js';
 import type { Snapshot } from '../../domain/market.js';
 import { openAtomicFile } from './atomic-file.js';
-import type { RowLayout } from '../../store/sqlite/row-layout.js';
+import type { RowLayout } from '../../domain/row-layout.js';
 import { createExporter, type TextSource } from './exporter.js';
 import { snapshotSchema } from './record-schemas.js';
 import type { RecordSchema } from './schema.js';

@@ -9,7 +9,7 @@ import { jsonArrayEnd, jsonArrayItems, jsonArraySeparator, jsonRecord, ndjsonLin
 import type { RecordSchema } from './schema.js';
 import type { OutputSink } from './sink.js';
 import { isTextFormat, type TextFormat } from './snapshot-text.js';
-import type { RowLayout } from '../../store/sqlite/row-layout.js';
+import type { RowLayout } from '../../domain/row-layout.js';
 import type { TextPage } from '../../client/types.js';
 import type { TableOptions } from './table.js';
 import type { TableFit } from './table-fit.js';

@@ -1,6 +1,6 @@
 // How a kind of record becomes output: named columns in contract order, plus optional table
 // formatting and JSON shaping. Commands pick a schema; exporters decide what to do with it.
-import type { RowLayout } from '../../store/sqlite/row-layout.js';
+import type { RowLayout } from '../../domain/row-layout.js';
 import type { TextFormat } from './snapshot-text.js';
 
 /** A value a CSV cell or table cell can hold; objects are written as JSON text. */

@@ -11,7 +11,7 @@ import { LocalApi } from '../../client/local-api.js';
 import type { SnapshotsStreamQuery, TextPage } from '../../client/types.js';
 import type { Coin, Market, MarketType, Snapshot } from '../../domain/market.js';
 import { openSqliteStore } from '../../store/sqlite/open.js';
-import type { RowLayout } from '../../store/sqlite/row-layout.js';
+import type { RowLayout } from '../../domain/row-layout.js';
 import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
 import { market as fakeMarket } from '../test-support/fake-cli.js';
 import { createExporter, type TextSource } from './exporter.js';

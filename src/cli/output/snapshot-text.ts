@@ -2,7 +2,7 @@
 // text with them straight from its stored values, byte for byte what the exporter writes from the
 // records (snapshot-text.test.ts and the mirror e2e test hold the two side by side). The field
 // names and their order are snapshotSchema's.
-import type { RowLayout } from '../../store/sqlite/row-layout.js';
+import type { RowLayout } from '../../domain/row-layout.js';
 import { csvCell } from './csv.js';
 import type { OutputFormat } from './format.js';
 

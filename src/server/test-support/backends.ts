@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { onTestFinished } from 'vitest';
-import { loadSqliteIntoPostgres } from '../../store/postgres/pg-load.js';
+import { loadSqliteIntoPostgres } from '../../store/copy/sqlite-to-postgres.js';
 import { openPgStore } from '../../store/postgres/pg-store.js';
 import { openSqliteStore } from '../../store/sqlite/open.js';
 import type { Store } from '../../store/store.js';

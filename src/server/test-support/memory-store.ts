@@ -12,7 +12,7 @@ import {
   type Snapshot,
 } from '../../domain/market.js';
 import type { AccountAuthStore, PlanChange, SessionRecord } from '../../store/account-auth-store.js';
-import { toMarket } from '../../store/sqlite/market-row.js';
+import { toMarket } from '../../store/core/market-row.js';
 import { V1_SNAPSHOT_FORMAT, type Account, type ApiKeyRecord, type MarketQuery, type SnapshotQuery, type Store } from '../../store/store.js';
 
 type StoredMarket = Omit<ServedMarket, 'status'>;

@@ -7,7 +7,7 @@ import type { Readable } from 'node:stream';
 import { UsageError } from '../../errors.js';
 import { MARKET_DURATION_MS, parseMarketId } from '../../domain/market.js';
 import type { BulkWriter, MarketRef } from '../sqlite/bulk-writer.js';
-import { toScaled } from '../sqlite/price-scale.js';
+import { toScaled } from '../core/price-scale.js';
 import { parseCsvRecord } from './csv-line.js';
 import { aliasCoinPrices, canonicalField, parseImportRecord, RowError, type ImportedMarket, type ImportedSnapshot } from './import-row.js';
 import { readLineBatches } from './line-reader.js';

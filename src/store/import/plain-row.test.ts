@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toScaled } from '../sqlite/price-scale.js';
+import { toScaled } from '../core/price-scale.js';
 import { parseCsvRecord } from './csv-line.js';
 import { canonicalField, parseImportRecord, type ImportedSnapshot } from './import-row.js';
 import { csvColumns, PlainSnapshotParser } from './plain-row.js';

@@ -5,7 +5,7 @@
 // another market) makes it answer false, and the general parser (import-row.ts) reads the line:
 // the fast path accepts a subset of what that one accepts, with the same values, so the import's
 // results and errors do not depend on which path read a line.
-import { PRICE_SCALE } from '../sqlite/price-scale.js';
+import { PRICE_SCALE } from '../core/price-scale.js';
 
 /** Where the fields a snapshot needs sit in a CSV header; undefined fields mean no fast path. */
 export interface CsvColumns {

@@ -1,8 +1,7 @@
 // The PostgreSQL side of AccountAuthStore: passwords, sessions, plan changes and key lists with the
 // SQLite store's semantics (sqlite/account-auth-sqlite.ts), so any instance sees one sign-in state.
 import type { AccountAuthStore, PlanChange, SessionRecord } from '../account-auth-store.js';
-import { toSession, type SessionRow } from '../sqlite/account-auth-sqlite.js';
-import { toAccount, toKey, type AccountRow, type KeyRow } from '../sqlite/accounts.js';
+import { toAccount, toKey, toSession, type AccountRow, type KeyRow, type SessionRow } from '../core/account-rows.js';
 import type { Account, ApiKeyRecord } from '../store.js';
 import type { Pg } from './pg-connection.js';
 

@@ -1,7 +1,7 @@
 // Accounts and API keys over PostgreSQL, with the SQLite store's semantics (sqlite/accounts.ts):
 // keys only as sha256 hashes, revoked or expired keys not counted, records built by the same
 // toAccount / toKey so every field and its order match.
-import { toAccount, toKey, toKeyWithAccount, type AccountRow, type KeyRow, type KeyWithAccountRow } from '../sqlite/accounts.js';
+import { toAccount, toKey, toKeyWithAccount, type AccountRow, type KeyRow, type KeyWithAccountRow } from '../core/account-rows.js';
 import type { Account, ApiKeyRecord } from '../store.js';
 import type { Pg } from './pg-connection.js';
 

@@ -1,13 +1,13 @@
 // The account side of a load: accounts merge by name (one already in PostgreSQL stays as it is),
 // keys by hash, a password only where the account has none, sessions by token hash.
 import type postgres from 'postgres';
-import type { StoreDump } from '../sqlite/store-dump.js';
+import type { StoreDumpSource } from '../core/store-dump.js';
 import { copyInto } from './pg-copy.js';
 
 /** Use inside the load's transaction, after the markets. */
 export async function loadAccounts(
   tx: postgres.ReservedSql,
-  dump: StoreDump,
+  dump: StoreDumpSource,
 ): Promise<{ accountsAdded: number; keysAdded: number; sessionsAdded: number }> {
   await tx
     .unsafe(

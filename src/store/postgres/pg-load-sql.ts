@@ -2,8 +2,8 @@
 // SQLite bulk writer does row by row: upsert markets filling in unknown fields, keep each row's
 // source id (an exception where it breaks the market's pattern), recompute a market's summary.
 import { MARKET_DETAIL_FIELDS, SNAPSHOT_INTERVAL_MS } from '../../domain/market.js';
-import { PRICE_SCALE } from '../sqlite/price-scale.js';
-import { SNAPSHOT_ID_STRIDE } from '../sqlite/snapshot-ids.js';
+import { PRICE_SCALE } from '../core/price-scale.js';
+import { SNAPSHOT_ID_STRIDE } from '../core/snapshot-ids.js';
 
 const DETAILS = MARKET_DETAIL_FIELDS.join(', ');
 

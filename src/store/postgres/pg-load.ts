@@ -1,15 +1,15 @@
-// Copies an msnap SQLite store into the PostgreSQL store: `serve seed` and `serve import` with
-// --store postgres://… write a temp SQLite file and load it here. The whole load is one
+// Copies a store's dump (an msnap SQLite store, read by copy/sqlite-to-postgres.ts) into the
+// PostgreSQL store: `serve seed` and `serve import` with --store postgres://… write a temp SQLite
+// file and load it here. The whole load is one
 // transaction, so an interrupted one leaves nothing behind, and it merges: what PostgreSQL
 // already holds stays, a market's details are filled in, rows already stored are skipped (loading
 // the same file twice adds nothing). Markets new to PostgreSQL take their rows by COPY straight
 // into the tables; rows of markets PostgreSQL already holds go through a temp table and
 // INSERT ... ON CONFLICT DO NOTHING, then the market's summary is recomputed as SQLite does.
-import Database from 'better-sqlite3';
 import type postgres from 'postgres';
 import { MARKET_DETAIL_FIELDS } from '../../domain/market.js';
-import { SNAPSHOT_ID_STRIDE } from '../sqlite/snapshot-ids.js';
-import { StoreDump, type DumpRow, type MarketDumpTable } from '../sqlite/store-dump.js';
+import { SNAPSHOT_ID_STRIDE } from '../core/snapshot-ids.js';
+import type { DumpRow, MarketDumpTable, StoreDumpSource } from '../core/store-dump.js';
 import { copyInto } from './pg-copy.js';
 import { loadAccounts } from './pg-load-accounts.js';
 import { ADOPT_MARKETS_SQL, MERGE_IDS_SQL, REFRESH_SQL, TEMP_MARKETS_SQL, UPSERT_MARKETS_SQL } from './pg-load-sql.js';
@@ -46,26 +46,22 @@ export interface LoadCounts {
 type Tx = postgres.ReservedSql;
 
 /**
- * Use to copy the SQLite store at `sqlitePath` into a PostgreSQL store (an open PgStore, or a URL:
- * opened, migrated and closed here). All or nothing; throws StoreUnavailableError when the
- * database goes away midway.
+ * Use to copy a store's dump into a PostgreSQL store (an open PgStore, or a URL: opened, migrated
+ * and closed here). All or nothing; throws StoreUnavailableError when the database goes away midway.
  */
-export async function loadSqliteIntoPostgres(sqlitePath: string, target: PgStore | string, opts: LoadOptions = {}): Promise<LoadCounts> {
+export async function loadDumpIntoPostgres(dump: StoreDumpSource, target: PgStore | string, opts: LoadOptions = {}): Promise<LoadCounts> {
   const started = performance.now();
-  const db = new Database(sqlitePath, { readonly: true, fileMustExist: true });
   let store: PgStore | undefined;
   try {
     store = typeof target === 'string' ? await openPgStore(target, opts.store) : target;
-    const dump = new StoreDump(db);
     const counts = await store.bulkTransaction((tx) => load(tx, dump, opts.onProgress ?? (() => undefined)));
     return { ...counts, ms: Math.round(performance.now() - started) };
   } finally {
-    db.close();
     if (typeof target === 'string') await store?.close();
   }
 }
 
-async function load(tx: Tx, dump: StoreDump, progress: (p: LoadProgress) => void | Promise<void>): Promise<Omit<LoadCounts, 'ms'>> {
+async function load(tx: Tx, dump: StoreDumpSource, progress: (p: LoadProgress) => void | Promise<void>): Promise<Omit<LoadCounts, 'ms'>> {
   const markets = dump.markets();
   await tx.unsafe(TEMP_MARKETS_SQL);
   const marketColumns = ['src', 'market_id', 'coin', 'market_type', 'start_time', 'end_time', 'price_start', 'price_end', 'winner',

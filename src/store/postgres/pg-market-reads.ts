@@ -1,9 +1,10 @@
 // Market reads over PostgreSQL: the same filters, order, totals and builder window as the SQLite
 // store (sqlite/market-reads.ts), computed per call: several instances share the database, so a
 // cache here could not know another one's writes.
-import { COINS, MARKET_DURATION_MS, MARKET_TYPES, MARKET_DETAIL_FIELDS, type Market, type ServedMarket } from '../../domain/market.js';
+import { MARKET_DETAIL_FIELDS, type Market, type ServedMarket } from '../../domain/market.js';
 import type { DataWindow } from '../../domain/plans.js';
-import { toMarket, type MarketRow } from '../sqlite/market-row.js';
+import { CLOSED_SERIES, marketWhere, ORDER_NEWEST, windowSeries, type WindowCutoffs } from '../core/market-filter.js';
+import { toMarket, type MarketRow } from '../core/market-row.js';
 import type { MarketQuery } from '../store.js';
 import type { Pg } from './pg-connection.js';
 
@@ -25,11 +26,6 @@ export const MARKET_COLUMNS = [
   'id_step',
   'id_exceptions',
 ].join(', ');
-
-const ORDER_NEWEST = 'ORDER BY start_time DESC, market_id DESC';
-/** A cutoff below every real start_time: the series has fewer markets than its cap. */
-const NO_CUTOFF = -8_640_000_000_000_000;
-const MAX_MARKET_MS = Math.max(...Object.values(MARKET_DURATION_MS));
 
 /** Use for the Store's market methods over a pool or a transaction. */
 export class PgMarketReads {
@@ -73,18 +69,15 @@ export class PgMarketReads {
     const cutoffs = new Map<string, number>();
     const parts: string[] = [];
     const params: (string | number)[] = [];
-    for (const coin of COINS) {
-      for (const type of MARKET_TYPES) {
-        const cap = window[type];
-        if (cap <= 0) {
-          cutoffs.set(seriesKey(coin, type), Number.MAX_SAFE_INTEGER);
-          continue;
-        }
-        params.push(coin, type, cap - 1);
-        const k = params.length;
-        parts.push(`(SELECT start_time FROM markets WHERE coin = $${k - 2} AND market_type = $${k - 1}
-          ORDER BY start_time DESC LIMIT 1 OFFSET $${k}) AS "${seriesKey(coin, type)}"`);
+    for (const s of windowSeries(window)) {
+      if (s.offset === undefined) {
+        cutoffs.set(s.key, CLOSED_SERIES);
+        continue;
       }
+      params.push(s.coin, s.type, s.offset);
+      const k = params.length;
+      parts.push(`(SELECT start_time FROM markets WHERE coin = $${k - 2} AND market_type = $${k - 1}
+        ORDER BY start_time DESC LIMIT 1 OFFSET $${k}) AS "${s.key}"`);
     }
     if (parts.length === 0) return cutoffs;
     const [row] = await this.sql.unsafe<Record<string, number | null>[]>(`SELECT ${parts.join(', ')}`, params, { prepare: true });
@@ -94,37 +87,8 @@ export class PgMarketReads {
 }
 
 /** The WHERE clause of a market query and its parameters ($1...). */
-function whereOf(q: MarketQuery, cutoffs: Map<string, number> | undefined): { clause: string; params: (string | number)[] } {
+function whereOf(q: MarketQuery, cutoffs: WindowCutoffs | undefined): { clause: string; params: (string | number)[] } {
   const params: (string | number)[] = [];
-  const where: string[] = [];
-  const p = (v: string | number) => `$${params.push(v)}`;
-  if (q.coin !== undefined) where.push(`coin = ${p(q.coin)}`);
-  if (q.marketType !== undefined) where.push(`market_type = ${p(q.marketType)}`);
-  if (q.startFrom !== undefined) where.push(`start_time >= ${p(q.startFrom)}`);
-  if (q.startBefore !== undefined) where.push(`start_time < ${p(q.startBefore)}`);
-  if (q.status !== undefined) {
-    // No market lasts longer than a day: the extra bound lets the start_time index find active ones.
-    const now = p(q.now);
-    const active = `(start_time > ${p(q.now - MAX_MARKET_MS)} AND start_time <= ${now} AND end_time > ${now})`;
-    where.push(q.status === 'active' ? active : `NOT ${active}`);
-  }
-  if (cutoffs !== undefined) {
-    if (q.coin !== undefined && q.marketType !== undefined) {
-      where.push(`start_time >= ${p(cutoffs.get(seriesKey(q.coin, q.marketType)) ?? NO_CUTOFF)}`);
-    } else {
-      // One bound per series; the CASE keeps it a single prepared statement.
-      const cases: string[] = [];
-      for (const coin of COINS) {
-        for (const type of MARKET_TYPES) {
-          cases.push(`WHEN '${seriesKey(coin, type)}' THEN ${p(cutoffs.get(seriesKey(coin, type)) ?? NO_CUTOFF)}::bigint`);
-        }
-      }
-      where.push(`start_time >= CASE coin || '/' || market_type ${cases.join(' ')} END`);
-    }
-  }
-  return { clause: where.length > 0 ? `WHERE ${where.join(' AND ')}` : '', params };
-}
-
-function seriesKey(coin: string, type: string): string {
-  return `${coin}/${type}`;
+  const clause = marketWhere(q, q.status, cutoffs, (_name, v) => `$${params.push(v)}`, '::bigint');
+  return { clause, params };
 }

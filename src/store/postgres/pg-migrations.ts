@@ -3,7 +3,7 @@
 // an advisory lock and re-reads the version there, so it is applied exactly once, in order.
 // Append new steps at the end; never edit one that has shipped.
 import type postgres from 'postgres';
-import type { Migration } from '../sqlite/migrations.js';
+import type { Migration } from '../core/migration.js';
 import { inTransaction } from './pg-transaction.js';
 
 /**

@@ -3,10 +3,10 @@
 // interrupted pull keeps every page it finished and nothing half; the source's snapshot ids are
 // kept as a pattern plus exceptions, decided exactly as SourceIds does.
 import type { Market, Snapshot } from '../../domain/market.js';
-import type { LocalMarketState, Origin, OriginSummary } from '../mirror/mirror-writer.js';
-import { heldByState, toLocalState, type MarketStateRow } from '../mirror/mirror-state.js';
-import { toScaled } from '../sqlite/price-scale.js';
-import { idAt, inferPattern, patternOf, type IdPattern } from '../sqlite/snapshot-ids.js';
+import type { LocalMarketState, Origin, OriginSummary } from '../core/mirror-state.js';
+import { heldByState, toLocalState, type MarketStateRow } from '../core/mirror-state.js';
+import { toScaled } from '../core/price-scale.js';
+import { idAt, inferPattern, patternOf, type IdPattern } from '../core/snapshot-ids.js';
 import { guarded, type Pg } from './pg-connection.js';
 import { refreshSql } from './pg-load-sql.js';
 import type { PgStore } from './pg-store.js';

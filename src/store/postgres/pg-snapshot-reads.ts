@@ -1,12 +1,11 @@
 // Snapshot reads over PostgreSQL: a page as ready JSON text, written by the same renderer as the
-// SQLite store's (sqlite/snapshot-json.ts) from the same raw rows, and the snapshot nearest a time
-// with the same tie rule. Dense markets page by key range, as in SQLite, so deep pages cost no
+// SQLite store's (core/snapshot-json.ts) from the same raw rows, and the snapshot nearest a time
+// with the same tie rule (core/page-plan.ts). Dense markets page by key range, as in SQLite, so deep pages cost no
 // OFFSET walk.
-import { SNAPSHOT_INTERVAL_MS, type Snapshot } from '../../domain/market.js';
-import type { MarketRow } from '../sqlite/market-row.js';
-import { fromScaled } from '../sqlite/price-scale.js';
-import { idAt, patternOf, type PageIds } from '../sqlite/snapshot-ids.js';
-import { snapshotRowsToJson, type RawSnapshotRow } from '../sqlite/snapshot-json.js';
+import type { Snapshot } from '../../domain/market.js';
+import { densePageRange, nearestRecord, offsetRange, pickNearest } from '../core/page-plan.js';
+import { patternOf, type PageIds } from '../core/snapshot-ids.js';
+import { snapshotRowsToJson, type RawSnapshotRow } from '../core/snapshot-json.js';
 import type { SnapshotQuery } from '../store.js';
 import type { Pg } from './pg-connection.js';
 import type { PgMarketReads } from './pg-market-reads.js';
@@ -38,26 +37,18 @@ export class PgSnapshotReads {
   async snapshotPageJson(marketId: string, q: SnapshotQuery): Promise<{ json: string; count: number; total: number }> {
     const m = await this.markets.marketRow(marketId);
     if (!m) return { json: '[]', count: 0, total: 0 };
-    const duration = m.end_time - m.start_time;
-    // Offsets within the market; times outside [start, end) hold no snapshots.
-    const lo = q.from === undefined ? 0 : Math.max(0, q.from - m.start_time);
-    const hi = q.before === undefined ? duration : Math.min(duration, q.before - m.start_time);
-    if (hi <= lo || m.snapshot_count === 0) return { json: '[]', count: 0, total: 0 };
+    const range = offsetRange(m, q);
+    if (!range) return { json: '[]', count: 0, total: 0 };
+    const { lo, hi } = range;
     const page = q.includeOrderbook ? PAGE_OB : PAGE;
     const ids: PageIds = { pattern: patternOf(m) };
     let rows: RawSnapshotRow[];
     let total: number;
     let exceptions: Promise<Map<number, number> | undefined> = Promise.resolve(undefined);
     if (m.dense === 1) {
-      // Rows are exactly k * 125 for k < snapshot_count: the page is a key range.
-      const kLo = Math.ceil(lo / SNAPSHOT_INTERVAL_MS);
-      const kHi = Math.min(m.snapshot_count, Math.ceil(hi / SNAPSHOT_INTERVAL_MS));
-      total = Math.max(0, kHi - kLo);
-      const first = kLo + q.offset;
-      const last = Math.min(kHi, first + q.limit);
+      const { total: inRange, first, last, from, to } = densePageRange(m, range, q);
+      total = inRange;
       if (last <= first) return { json: '[]', count: 0, total };
-      const from = first * SNAPSHOT_INTERVAL_MS;
-      const to = last * SNAPSHOT_INTERVAL_MS;
       if (m.id_exceptions > 0) exceptions = this.exceptionsIn(m.id, lo, hi);
       [rows, ids.exceptions] = await Promise.all([this.rows(page, [m.id, from, to, q.limit, 0]), exceptions]);
     } else {
@@ -77,25 +68,14 @@ export class PgSnapshotReads {
     if (!m || m.snapshot_count === 0) return undefined;
     const t = ts - m.start_time;
     const found = (await this.sql.unsafe(NEAREST, [m.id, t, includeOrderbook], { prepare: true }).values()) as unknown as NearestRow[];
-    const before = found.find((r) => r[0] <= t);
-    const after = found.find((r) => r[0] > t);
-    let pick = before;
-    // The earlier one wins a tie, so `after` needs to be strictly closer.
-    if (after && (!before || after[0] - t < t - before[0])) pick = after;
+    const pick = pickNearest(
+      found.find((r) => r[0] <= t),
+      found.find((r) => r[0] > t),
+      t,
+    );
     if (!pick) return undefined;
-    const snapshot: Snapshot = {
-      id: pick[4] ?? idAt(patternOf(m), pick[0]),
-      market_id: m.market_id,
-      time: m.start_time + pick[0],
-      price: fromScaled(pick[1]),
-      price_up: fromScaled(pick[2]),
-      price_down: fromScaled(pick[3]),
-    };
-    if (includeOrderbook && pick[5] !== null && pick[6] !== null) {
-      snapshot.orderbook_up = JSON.parse(pick[5]) as Snapshot['orderbook_up'];
-      snapshot.orderbook_down = JSON.parse(pick[6]) as Snapshot['orderbook_down'];
-    }
-    return snapshot;
+    const depth = includeOrderbook && pick[5] !== null && pick[6] !== null ? ([pick[5], pick[6]] as const) : undefined;
+    return nearestRecord(m, pick, pick[4], depth);
   }
 
   private async rows(text: string, params: number[]): Promise<RawSnapshotRow[]> {

@@ -5,7 +5,8 @@ import type postgres from 'postgres';
 import type { Market, ServedMarket, Snapshot } from '../../domain/market.js';
 import { MsnapError, UnreachableError, UsageError } from '../../errors.js';
 import type { AccountAuthStore } from '../account-auth-store.js';
-import type { Origin, OriginSummary } from '../mirror/mirror-writer.js';
+import type { Origin, OriginSummary } from '../core/mirror-state.js';
+import type { MirrorStore, StoreCapabilities } from '../mirror-store.js';
 import { V1_SNAPSHOT_FORMAT, type Account, type ApiKeyRecord, type MarketQuery, type SnapshotQuery, type Store } from '../store.js';
 import { PgAccountAuth } from './pg-account-auth.js';
 import { PgAccounts } from './pg-accounts.js';
@@ -27,8 +28,10 @@ export interface PgTableCounts {
   keys: number;
 }
 
+const PG_CAPABILITIES: StoreCapabilities = { backend: 'postgres', directBulkWrite: false, shared: true };
+
 /** Use through openPgStore; a transaction hands fn a PgStore bound to its one connection. */
-export class PgStore implements Store {
+export class PgStore implements MirrorStore {
   readonly accountAuth: AccountAuthStore;
   private readonly markets: PgMarketReads;
   private readonly snapshots: PgSnapshotReads;
@@ -48,6 +51,11 @@ export class PgStore implements Store {
     this.snapshots = guard(new PgSnapshotReads(sql, this.markets), connection);
     this.accounts = guard(new PgAccounts(sql), connection);
     this.accountAuth = guard(new PgAccountAuth(sql, (fn) => this.atomically(fn)), connection);
+  }
+
+  /** Shared by any number of instances; seed and import load it from a staging SQLite file. */
+  capabilities(): StoreCapabilities {
+    return PG_CAPABILITIES;
   }
 
   listMarkets(q: MarketQuery): Promise<{ markets: ServedMarket[]; total: number }> {

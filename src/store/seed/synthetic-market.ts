@@ -11,7 +11,7 @@ import {
   type MarketType,
 } from '../../domain/market.js';
 import type { MarketWrite } from '../sqlite/bulk-writer.js';
-import { toScaled } from '../sqlite/price-scale.js';
+import { toScaled } from '../core/price-scale.js';
 import { seededDetails } from './market-details.js';
 import { orderbookSideJson } from './orderbook-json.js';
 import { COARSE_STEP_MS, pricePath, yearsOf, type PricePath } from './price-path.js';

@@ -3,21 +3,7 @@
 import type Database from 'better-sqlite3';
 import type { AccountAuthStore, PlanChange, SessionRecord } from '../account-auth-store.js';
 import type { Account, ApiKeyRecord } from '../store.js';
-import { toAccount, toKey, type AccountRow, type KeyRow } from './accounts.js';
-
-/** A sessions row as both stores read it. */
-export interface SessionRow {
-  token_hash: string;
-  account_id: number;
-  csrf: string;
-  created_at: number;
-  expires_at: number;
-}
-
-/** Use in every store's findSession: the record of a stored row. */
-export function toSession(row: SessionRow): SessionRecord {
-  return { tokenHash: row.token_hash, accountId: row.account_id, csrf: row.csrf, createdAt: row.created_at, expiresAt: row.expires_at };
-}
+import { toAccount, toKey, toSession, type AccountRow, type KeyRow, type SessionRow } from '../core/account-rows.js';
 
 /** Use with the `db` of an open SqliteStore (its migrations have created the tables). */
 export class SqliteAccountAuthStore implements AccountAuthStore {

@@ -1,30 +1,9 @@
 // Accounts and API keys in SQLite: keys are stored only as sha256 hashes with a display prefix.
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
-import type { PlanName } from '../../domain/plans.js';
 import type { Account, ApiKeyRecord } from '../store.js';
+import { toAccount, toKey, toKeyWithAccount, type AccountRow, type KeyRow, type KeyWithAccountRow } from '../core/account-rows.js';
 import type { DataVersion } from './data-version.js';
-
-/** A row of `accounts` as SQLite returns it. */
-export interface AccountRow {
-  id: number;
-  name: string;
-  plan: string;
-  trial_ends_at: number | null;
-  rpm: number | null;
-  burst: number | null;
-  created_at: number;
-}
-
-/** A row of `api_keys` without its hash, as SQLite returns it. */
-export interface KeyRow {
-  id: number;
-  account_id: number;
-  prefix: string;
-  created_at: number;
-  revoked_at: number | null;
-  expires_at: number | null;
-}
 
 /** Use for the Store's account and key methods over one SQLite connection. */
 export class AccountRecords {
@@ -112,38 +91,4 @@ export class AccountRecords {
   countActiveKeys(accountId: number, now: number): number {
     return this.activeKeys.get(accountId, now) as number;
   }
-}
-
-/** Use to turn an `accounts` row into the Store's Account. */
-export function toAccount(r: AccountRow): Account {
-  return {
-    id: r.id,
-    name: r.name,
-    plan: r.plan as PlanName,
-    trialEndsAt: r.trial_ends_at,
-    requestsPerMinute: r.rpm,
-    burstPerSecond: r.burst,
-    createdAt: r.created_at,
-  };
-}
-
-/** Use to turn an `api_keys` row into the Store's ApiKeyRecord. */
-/** A key row joined with its account's columns (the account's id and created_at renamed), as listKeys reads it. */
-export type KeyWithAccountRow = KeyRow & Omit<AccountRow, 'id' | 'created_at'> & { a_id: number; created_at_account: number };
-
-/** Use for listKeys in every store: the key and its account from one joined row. */
-export function toKeyWithAccount(r: KeyWithAccountRow): ApiKeyRecord & { account: Account } {
-  const account = toAccount({ id: r.a_id, name: r.name, plan: r.plan, trial_ends_at: r.trial_ends_at, rpm: r.rpm, burst: r.burst, created_at: r.created_at_account });
-  return { ...toKey(r), account };
-}
-
-export function toKey(r: KeyRow): ApiKeyRecord {
-  return {
-    id: r.id,
-    accountId: r.account_id,
-    prefix: r.prefix,
-    createdAt: r.created_at,
-    revokedAt: r.revoked_at,
-    expiresAt: r.expires_at,
-  };
 }

@@ -5,11 +5,12 @@ import type { Statement } from 'better-sqlite3';
 import { MARKET_DETAIL_FIELDS, SNAPSHOT_INTERVAL_MS, type Coin, type MarketDetails, type MarketType } from '../../domain/market.js';
 import type { DataVersion } from './data-version.js';
 import { BlockRuns, type BlockScan, type DenseBlocks } from './dense-blocks.js';
-import { marketColumns, type MarketRow } from './market-row.js';
-import { fromScaled, toScaled } from './price-scale.js';
+import { type MarketRow } from '../core/market-row.js';
+import { marketColumns } from './market-columns.js';
+import { fromScaled, toScaled } from '../core/price-scale.js';
 import { SnapshotBatchWriter } from './snapshot-batch.js';
-import { SourceIds } from './snapshot-ids.js';
-import type { RawSnapshotRow } from './snapshot-json.js';
+import { SourceIds } from './source-ids.js';
+import type { RawSnapshotRow } from '../core/snapshot-json.js';
 import { prepareDenseColumns, type DenseColumns } from './snapshot-reads.js';
 import { SyntheticWorldRecords } from './synthetic-world.js';
 

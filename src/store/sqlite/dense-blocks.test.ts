@@ -9,7 +9,7 @@ import { MIGRATIONS } from './migrations.js';
 import { openSqliteStore } from './open.js';
 import type { SqliteStore } from './sqlite-store.js';
 import { openSql, openStoreWithSql } from './test-support/sql.js';
-import { snapshotRowsToJson, type RawSnapshotRow } from './snapshot-json.js';
+import { snapshotRowsToJson, type RawSnapshotRow } from '../core/snapshot-json.js';
 
 const START = Date.UTC(2025, 10, 20, 12); // a 1hr market: 28,800 slots
 const ID = marketId('BTC', '1hr', START);

@@ -2,16 +2,13 @@
 // its series. Totals and data-window cutoffs are cached until DataVersion says the data changed.
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
-import { COINS, MARKET_DURATION_MS, MARKET_TYPES, type Market, type ServedMarket } from '../../domain/market.js';
+import { MARKET_TYPES, type Market, type ServedMarket } from '../../domain/market.js';
 import type { DataWindow } from '../../domain/plans.js';
 import type { MarketQuery } from '../store.js';
 import type { DataVersion } from './data-version.js';
-import { marketColumns, toMarket, type MarketRow } from './market-row.js';
-
-const ORDER_NEWEST = 'ORDER BY start_time DESC, market_id DESC';
-/** A cutoff below every real start_time: the series has fewer markets than its cap. */
-const NO_CUTOFF = -8_640_000_000_000_000;
-const MAX_MARKET_MS = Math.max(...Object.values(MARKET_DURATION_MS));
+import { CLOSED_SERIES, marketWhere, ORDER_NEWEST, windowSeries } from '../core/market-filter.js';
+import { toMarket, type MarketRow } from '../core/market-row.js';
+import { marketColumns } from './market-columns.js';
 
 /** A market query's WHERE clause as a cached pair of prepared statements and its parameters. */
 interface MarketFilter {
@@ -86,63 +83,17 @@ export class MarketReads {
 
   private marketFilter(q: MarketQuery, status: MarketQuery['status']): MarketFilter {
     const params: Record<string, number | string> = {};
-    const where: string[] = [];
-    let shape = '';
-    if (q.coin !== undefined) {
-      where.push('coin = @coin');
-      params.coin = q.coin;
-      shape += 'c';
-    }
-    if (q.marketType !== undefined) {
-      where.push('market_type = @type');
-      params.type = q.marketType;
-      shape += 't';
-    }
-    if (q.startFrom !== undefined) {
-      where.push('start_time >= @from');
-      params.from = q.startFrom;
-      shape += 'f';
-    }
-    if (q.startBefore !== undefined) {
-      where.push('start_time < @before');
-      params.before = q.startBefore;
-      shape += 'b';
-    }
-    if (status !== undefined) {
-      // No market lasts longer than a day: the extra bound lets the start_time index find active ones.
-      const active = '(start_time > @nowLessDay AND start_time <= @now AND end_time > @now)';
-      where.push(status === 'active' ? active : `NOT ${active}`);
-      params.now = q.now;
-      params.nowLessDay = q.now - MAX_MARKET_MS;
-      shape += status === 'active' ? 'A' : 'R';
-    }
-    if (q.window !== null) {
-      const cutoffs = this.windowCutoffs(q.window);
-      if (q.coin !== undefined && q.marketType !== undefined) {
-        where.push('start_time >= @cut');
-        params.cut = cutoffs.get(seriesKey(q.coin, q.marketType)) ?? NO_CUTOFF;
-        shape += 'w';
-      } else {
-        // One bound per series; the CASE keeps it a single prepared statement.
-        const cases: string[] = [];
-        let i = 0;
-        for (const coin of COINS) {
-          for (const type of MARKET_TYPES) {
-            cases.push(`WHEN '${coin}/${type}' THEN @w${i}`);
-            params[`w${i}`] = cutoffs.get(seriesKey(coin, type)) ?? NO_CUTOFF;
-            i++;
-          }
-        }
-        where.push(`start_time >= CASE coin || '/' || market_type ${cases.join(' ')} END`);
-        shape += 'W';
-      }
-    }
+    const cutoffs = q.window === null ? undefined : this.windowCutoffs(q.window);
+    // The clause names its parameters, so it is the statement's cache key as it stands.
+    const shape = marketWhere(q, status, cutoffs, (name, v) => {
+      params[name] = v;
+      return `@${name}`;
+    });
     let stmts = this.listStatements.get(shape);
     if (!stmts) {
-      const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
       stmts = {
-        rows: this.db.prepare(`SELECT ${this.columns} FROM markets ${clause} ${ORDER_NEWEST} LIMIT @limit OFFSET @offset`),
-        count: this.db.prepare(`SELECT count(*) FROM markets ${clause}`).pluck(),
+        rows: this.db.prepare(`SELECT ${this.columns} FROM markets ${shape} ${ORDER_NEWEST} LIMIT @limit OFFSET @offset`),
+        count: this.db.prepare(`SELECT count(*) FROM markets ${shape}`).pluck(),
       };
       this.listStatements.set(shape, stmts);
     }
@@ -156,12 +107,9 @@ export class MarketReads {
     const cached = this.cutoffCache;
     if (cached && cached.version === version && cached.windowKey === windowKey) return cached.cutoffs;
     const cutoffs = new Map<string, number>();
-    for (const coin of COINS) {
-      for (const type of MARKET_TYPES) {
-        const cap = window[type];
-        const cut = cap <= 0 ? Number.MAX_SAFE_INTEGER : (this.nthNewestStart.get(coin, type, cap - 1) as number | undefined);
-        if (cut !== undefined) cutoffs.set(seriesKey(coin, type), cut);
-      }
+    for (const s of windowSeries(window)) {
+      const cut = s.offset === undefined ? CLOSED_SERIES : (this.nthNewestStart.get(s.coin, s.type, s.offset) as number | undefined);
+      if (cut !== undefined) cutoffs.set(s.key, cut);
     }
     this.cutoffCache = { version, windowKey, cutoffs };
     return cutoffs;
@@ -170,8 +118,4 @@ export class MarketReads {
 
 function countOf(filter: MarketFilter): number {
   return filter.stmts.count.get(filter.params) as number;
-}
-
-function seriesKey(coin: string, type: string): string {
-  return `${coin}/${type}`;
 }

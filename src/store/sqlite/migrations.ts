@@ -1,12 +1,7 @@
 // The schema as an ordered list of migrations; PRAGMA user_version records how many have run.
 // Append new steps at the end; never edit one that has shipped.
 
-/** One schema step: applied once, in order, inside a transaction. */
-export interface Migration {
-  version: number;
-  description: string;
-  sql: string;
-}
+import type { Migration } from '../core/migration.js';
 
 /** Every migration, oldest first; the schema version of a database is the last one applied. */
 export const MIGRATIONS: readonly Migration[] = [

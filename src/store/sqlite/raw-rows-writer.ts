@@ -3,9 +3,9 @@
 // data exports as fast. Rows with depth, and values it does not print, take writeSnapshotRows.
 import { SNAPSHOT_INTERVAL_MS } from '../../domain/market.js';
 import { copy, digits8, integer, pageSetup, printable, writeTime, writeValues } from './row-bytes.js';
-import type { RowLayout } from './row-layout.js';
-import type { PageIds } from './snapshot-ids.js';
-import type { RawSnapshotRow } from './snapshot-json.js';
+import type { RowLayout } from '../../domain/row-layout.js';
+import type { PageIds } from '../core/snapshot-ids.js';
+import type { RawSnapshotRow } from '../core/snapshot-json.js';
 
 /**
  * Use for a page of rows read without orderbooks: writeSnapshotRows' text for them in `layout`, as

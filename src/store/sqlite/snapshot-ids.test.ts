@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importFile } from '../import/import-file.js';
 import { openSqliteStore } from './open.js';
-import { inferPattern, SNAPSHOT_ID_STRIDE } from './snapshot-ids.js';
+import { inferPattern, SNAPSHOT_ID_STRIDE } from '../core/snapshot-ids.js';
 import type { SqliteStore } from './sqlite-store.js';
 import { openSql } from './test-support/sql.js';
 

@@ -4,9 +4,9 @@
 import type { Snapshot } from '../../domain/market.js';
 import { SNAPSHOT_INTERVAL_MS } from '../../domain/market.js';
 import { SIDE_BITS } from './dense-page-writer.js';
-import { fromScaled } from './price-scale.js';
-import { idAt, type PageIds } from './snapshot-ids.js';
-import type { RawSnapshotRow } from './snapshot-json.js';
+import { fromScaled } from '../core/price-scale.js';
+import { idAt, type PageIds } from '../core/snapshot-ids.js';
+import type { RawSnapshotRow } from '../core/snapshot-json.js';
 
 const SIDE_MASK = (1 << SIDE_BITS) - 1;
 

@@ -2,16 +2,18 @@
 // two plucked columns, others from the rows) and the snapshot nearest a time.
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
-import { SNAPSHOT_INTERVAL_MS, type Snapshot } from '../../domain/market.js';
+import type { Snapshot } from '../../domain/market.js';
 import type { SnapshotQuery } from '../store.js';
 import type { DenseBlocks } from './dense-blocks.js';
 import { SIDE_BITS, writeDensePage, writeDenseRows } from './dense-page-writer.js';
-import { marketColumns, type MarketRow } from './market-row.js';
-import { fromScaled, PRICE_SCALE } from './price-scale.js';
-import { idAt, patternOf, type PageIds } from './snapshot-ids.js';
+import { type MarketRow } from '../core/market-row.js';
+import { marketColumns } from './market-columns.js';
+import { densePageRange, nearestRecord, offsetRange, pickNearest } from '../core/page-plan.js';
+import { PRICE_SCALE } from '../core/price-scale.js';
+import { patternOf, type PageIds } from '../core/snapshot-ids.js';
 import { writeRawRows } from './raw-rows-writer.js';
-import type { RowLayout } from './row-layout.js';
-import { snapshotRowsToJson, writeSnapshotRows, type RawSnapshotRow } from './snapshot-json.js';
+import type { RowLayout } from '../../domain/row-layout.js';
+import { snapshotRowsToJson, writeSnapshotRows, type RawSnapshotRow } from '../core/snapshot-json.js';
 import { denseToSnapshots, packable, rowsToSnapshots } from './snapshot-objects.js';
 
 interface DensePage {
@@ -139,24 +141,15 @@ export class SnapshotReads {
   private page(marketId: string, q: SnapshotQuery): PageSource {
     const m = this.marketById.get(marketId) as MarketRow | undefined;
     if (!m) return { kind: 'empty', total: 0 };
-    const duration = m.end_time - m.start_time;
-    // Offsets within the market; times outside [start, end) hold no snapshots.
-    const lo = q.from === undefined ? 0 : Math.max(0, q.from - m.start_time);
-    const hi = q.before === undefined ? duration : Math.min(duration, q.before - m.start_time);
-    if (hi <= lo || m.snapshot_count === 0) return { kind: 'empty', total: 0 };
+    const range = offsetRange(m, q);
+    if (!range) return { kind: 'empty', total: 0 };
+    const { lo, hi } = range;
     const stmt = q.includeOrderbook ? this.pageRangeOb : this.pageRange;
     const ids: PageIds = { pattern: patternOf(m) };
     if (m.id_exceptions > 0) ids.exceptions = this.exceptionsIn(m.id, lo, hi);
     if (m.dense === 1) {
-      // Rows are exactly k * 125 for k < snapshot_count: the page is a key range, no OFFSET walk.
-      const kLo = Math.ceil(lo / SNAPSHOT_INTERVAL_MS);
-      const kHi = Math.min(m.snapshot_count, Math.ceil(hi / SNAPSHOT_INTERVAL_MS));
-      const total = Math.max(0, kHi - kLo);
-      const first = kLo + q.offset;
-      const last = Math.min(kHi, first + q.limit);
+      const { total, first, last, from, to } = densePageRange(m, range, q);
       if (last <= first) return { kind: 'empty', total };
-      const from = first * SNAPSHOT_INTERVAL_MS;
-      const to = last * SNAPSHOT_INTERVAL_MS;
       if (!q.includeOrderbook && !ids.exceptions) {
         // Each row's t follows from its position, so it is not fetched. Stored rows are never
         // updated or deleted, so the two reads agree whenever both hold every row of the range
@@ -204,26 +197,10 @@ export class SnapshotReads {
     const m = this.marketById.get(marketId) as MarketRow | undefined;
     if (!m || m.snapshot_count === 0) return undefined;
     const t = ts - m.start_time;
-    const ids: PageIds = { pattern: patternOf(m) };
-    const before = this.atOrBefore.get(m.id, t) as RawSnapshotRow | undefined;
-    const after = this.after.get(m.id, t) as RawSnapshotRow | undefined;
-    let pick = before;
-    // The earlier one wins a tie, so `after` needs to be strictly closer.
-    if (after && (!before || after[0] - t < t - before[0])) pick = after;
+    const pick = pickNearest(this.atOrBefore.get(m.id, t) as RawSnapshotRow | undefined, this.after.get(m.id, t) as RawSnapshotRow | undefined, t);
     if (!pick) return undefined;
-    const snapshot: Snapshot = {
-      id: (m.id_exceptions > 0 ? (this.exceptions().at.get(m.id, pick[0]) as number | undefined) : undefined) ?? idAt(ids.pattern, pick[0]),
-      market_id: m.market_id,
-      time: m.start_time + pick[0],
-      price: fromScaled(pick[1]),
-      price_up: fromScaled(pick[2]),
-      price_down: fromScaled(pick[3]),
-    };
+    const storedId = m.id_exceptions > 0 ? (this.exceptions().at.get(m.id, pick[0]) as number | undefined) : undefined;
     const depth = includeOrderbook ? (this.orderbookAt.get(m.id, pick[0]) as [string, string] | undefined) : undefined;
-    if (depth) {
-      snapshot.orderbook_up = JSON.parse(depth[0]) as Snapshot['orderbook_up'];
-      snapshot.orderbook_down = JSON.parse(depth[1]) as Snapshot['orderbook_down'];
-    }
-    return snapshot;
+    return nearestRecord(m, pick, storedId, depth);
   }
 }

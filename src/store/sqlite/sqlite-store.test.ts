@@ -9,7 +9,7 @@ import { MIGRATIONS } from './migrations.js';
 import { openSqliteStore } from './open.js';
 import type { SqliteStore } from './sqlite-store.js';
 import { openSql, openStoreWithSql } from './test-support/sql.js';
-import { scaledToJson, snapshotId, snapshotRowsToJson, type RawSnapshotRow } from './snapshot-json.js';
+import { scaledToJson, snapshotId, snapshotRowsToJson, type RawSnapshotRow } from '../core/snapshot-json.js';
 
 const H = 3_600_000;
 const T0 = Date.UTC(2025, 10, 20); // a 24hr boundary

@@ -2,6 +2,7 @@
 // the snapshot reads, the account records and the bulk writer. openSqliteStore (open.ts) makes it.
 import type Database from 'better-sqlite3';
 import type { Market, ServedMarket, Snapshot } from '../../domain/market.js';
+import type { MirrorStore, StoreCapabilities } from '../mirror-store.js';
 import type { Account, ApiKeyRecord, MarketQuery, SnapshotQuery, Store } from '../store.js';
 import { SqliteAccountAuthStore } from './account-auth-sqlite.js';
 import { AccountRecords } from './accounts.js';
@@ -9,13 +10,16 @@ import { BulkWriter } from './bulk-writer.js';
 import { DataVersion } from './data-version.js';
 import { DenseBlocks } from './dense-blocks.js';
 import { MarketReads } from './market-reads.js';
-import type { RowLayout } from './row-layout.js';
+import type { RowLayout } from '../../domain/row-layout.js';
 import { SnapshotReads } from './snapshot-reads.js';
-import { MirrorWriter, originSummary, type Origin, type OriginSummary } from '../mirror/mirror-writer.js';
-import { MirrorState } from '../mirror/mirror-state.js';
+import type { Origin, OriginSummary } from '../core/mirror-state.js';
+import { MirrorWriter, originSummary } from './mirror-writer.js';
+import { MirrorState } from './mirror-state.js';
+
+const SQLITE_CAPABILITIES: StoreCapabilities = { backend: 'sqlite', directBulkWrite: true, shared: false };
 
 /** The store the server and the `serve` subcommands use; `bulk` is what seed and import write through. */
-export class SqliteStore implements Store {
+export class SqliteStore implements MirrorStore {
   /** Bulk writes for seed and import, on the same connection (its writes invalidate the read caches). */
   readonly bulk: BulkWriter;
   /** The dashboard's passwords and sessions, on the same connection (sign-up writes both sides in one transaction). */
@@ -33,6 +37,11 @@ export class SqliteStore implements Store {
     this.accounts = new AccountRecords(db, version);
     this.bulk = new BulkWriter(db, blocks, version);
     this.accountAuth = new SqliteAccountAuthStore(db);
+  }
+
+  /** One file, one writer: seed, import and live write into it directly. */
+  capabilities(): StoreCapabilities {
+    return SQLITE_CAPABILITIES;
   }
 
   async listMarkets(q: MarketQuery): Promise<{ markets: ServedMarket[]; total: number }> {

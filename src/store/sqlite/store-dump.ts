@@ -4,33 +4,15 @@
 // scaled, times as offsets), so the copy serves the very same bytes. The dense block cache and the
 // synthetic world are SQLite's own and are not part of a dump.
 import type Database from 'better-sqlite3';
-import { marketColumns, type MarketRow } from './market-row.js';
+import { type MarketRow } from '../core/market-row.js';
+import type { DumpRow, DumpTable, MarketDumpTable, StoreDumpSource } from '../core/store-dump.js';
+import { marketColumns } from './market-columns.js';
 
 /** Rows per batch: big enough to amortise a write, small enough to keep memory flat. */
 export const DUMP_BATCH_ROWS = 10_000;
 
-/** A raw row as the dump yields it: the table's columns in the order `columns` names them. */
-export type DumpRow = (string | number | null)[];
-
-/** One table of the dump: its columns and its rows in batches. */
-export interface DumpTable {
-  columns: readonly string[];
-  /** Rows in the database (for progress). */
-  count(): number;
-  batches(): AsyncIterable<DumpRow[]>;
-}
-
-/** Tables whose rows belong to one market, in (market, t) order. */
-export interface MarketDumpTable {
-  columns: readonly string[];
-  /** Rows of these markets (all when omitted). */
-  count(markets?: readonly number[]): number;
-  /** Batches of the rows of these markets (all when omitted), market by market. */
-  batches(markets?: readonly number[]): AsyncIterable<DumpRow[]>;
-}
-
 /** Use with a (read-only) connection to an msnap SQLite database; tables an older schema lacks read as empty. */
-export class StoreDump {
+export class StoreDump implements StoreDumpSource {
   readonly snapshots: MarketDumpTable;
   readonly orderbooks: MarketDumpTable;
   readonly snapshotIds: MarketDumpTable;

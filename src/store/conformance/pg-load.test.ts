@@ -12,8 +12,8 @@ import { seedDatabase } from '../seed/seed.js';
 import { openSqliteStore } from '../sqlite/open.js';
 import { openSql } from '../sqlite/test-support/sql.js';
 import { StoreUnavailableError } from '../store.js';
-import { loadSqliteIntoPostgres } from './pg-load.js';
-import { openPgStore, type PgStore } from './pg-store.js';
+import { loadSqliteIntoPostgres } from '../copy/sqlite-to-postgres.js';
+import { openPgStore, type PgStore } from '../postgres/pg-store.js';
 import { buildMixedSqliteStore, MIXED_NOW, OLD_MARKET } from './test-support/mixed-sqlite-store.js';
 
 const NOW = MIXED_NOW;

@@ -7,10 +7,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Market, Snapshot } from '../../domain/market.js';
 import { skipWithoutPostgres, startThrowawayPostgres, type ThrowawayPostgres } from '../../../test/support/throwaway-postgres.js';
-import type { Origin } from '../mirror/mirror-writer.js';
+import type { Origin } from '../core/mirror-state.js';
 import { openSqliteStore } from '../sqlite/open.js';
 import type { SqliteStore } from '../sqlite/sqlite-store.js';
-import { openPgStore, type PgStore } from './pg-store.js';
+import { openPgStore, type PgStore } from '../postgres/pg-store.js';
 
 const ORIGIN: Origin = { baseUrl: 'https://hosted.example', dialect: 'v4', pulledAt: 1_763_900_000_000 };
 const NOW = 1_763_900_000_000;

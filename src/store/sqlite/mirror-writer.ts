@@ -2,23 +2,16 @@
 // in its own transaction (so an interrupted pull keeps every page it finished and nothing half),
 // with the source's snapshot ids, each market's origin and how far its depth was fetched.
 import type { Market, Snapshot } from '../../domain/market.js';
-import type { BulkWriter, MarketRef } from '../sqlite/bulk-writer.js';
-import { toScaled } from '../sqlite/price-scale.js';
+import type { BulkWriter, MarketRef } from './bulk-writer.js';
+import { toScaled } from '../core/price-scale.js';
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
-import { MirrorState, type LocalMarketState } from './mirror-state.js';
-
-export type { LocalMarketState };
-
-/** Where the pulled data came from, stored per market (market_origin). */
-export interface Origin {
-  baseUrl: string;
-  dialect: string;
-  pulledAt: number;
-}
+import type { LocalMarketState, Origin, OriginSummary } from '../core/mirror-state.js';
+import type { MirrorWriterPort } from '../mirror-store.js';
+import { MirrorState } from './mirror-state.js';
 
 /** Use in `msnap pull` (one per run): every write is a committed transaction of its own. */
-export class MirrorWriter {
+export class MirrorWriter implements MirrorWriterPort {
   /** What the store holds of a market now. */
   readonly state: MirrorState;
   private readonly setOrigin: Statement;
@@ -41,17 +34,17 @@ export class MirrorWriter {
   }
 
   /** The market as stored now. */
-  local(marketId: string): LocalMarketState {
+  local(marketId: string): Promise<LocalMarketState> {
     return this.state.local(marketId);
   }
 
   /** Rows a pull need not fetch again (see MirrorState.held). */
-  held(marketId: string, withDepth: boolean): number {
+  held(marketId: string, withDepth: boolean): Promise<number> {
     return this.state.held(marketId, withDepth);
   }
 
   /** Stores (or fills in) the market's metadata and origin; true when it was new. */
-  market(m: Market): boolean {
+  async market(m: Market): Promise<boolean> {
     return this.bulk.transaction(() => this.upsert(m).created);
   }
 
@@ -60,7 +53,7 @@ export class MirrorWriter {
    * returns rows new to the store. `depthThrough`: the market's rows before this time have now
    * been fetched with depth (a pull with --orderbook reading on from where depth stopped).
    */
-  page(m: Market, snapshots: readonly Snapshot[], depthThrough?: number): number {
+  async page(m: Market, snapshots: readonly Snapshot[], depthThrough?: number): Promise<number> {
     return this.bulk.transaction(() => {
       const { ref } = this.upsert(m);
       const writer = this.bulk.snapshotWriter();
@@ -97,14 +90,6 @@ export class MirrorWriter {
     this.setOrigin.run(out.ref.rowid, this.origin.baseUrl, this.origin.dialect, this.origin.pulledAt);
     return out;
   }
-}
-
-/** Markets pulled from one source in one dialect, and the last time one was pulled. */
-export interface OriginSummary {
-  baseUrl: string;
-  dialect: string;
-  markets: number;
-  lastPulledAt: number;
 }
 
 /** Use to show what a store mirrors (serve prints it); empty when nothing was pulled or the schema predates pull. */

@@ -1,6 +1,5 @@
 // A market as the markets table stores it, and how a stored row becomes the contract's Market.
-import type Database from 'better-sqlite3';
-import { MARKET_DETAIL_FIELDS, type Coin, type MarketDetails, type MarketType, type ServedMarket } from '../../domain/market.js';
+import { type Coin, type MarketDetails, type MarketType, type ServedMarket } from '../../domain/market.js';
 
 /** One row of the markets table, as every market read selects it (marketColumns); the detail columns carry the fields' own names. */
 export interface MarketRow extends MarketDetails {
@@ -19,22 +18,6 @@ export interface MarketRow extends MarketDetails {
   id_base: number | null;
   id_step: number | null;
   id_exceptions: number;
-}
-
-const BASE_COLUMNS =
-  'id, market_id, coin, market_type, start_time, end_time, price_start, price_end, winner, snapshot_count, dense';
-const ID_COLUMNS = ['id_base', 'id_step', 'id_exceptions'];
-
-/**
- * The column list that fills a MarketRow: use in every SELECT of whole markets. A database opened
- * read-only before the details or the source-ids migration lacks those columns: details read as
- * null there, ids as msnap's own.
- */
-export function marketColumns(db: Database.Database): string {
-  const names = new Set((db.prepare('PRAGMA table_info(markets)').all() as { name: string }[]).map((c) => c.name));
-  const details = MARKET_DETAIL_FIELDS.map((c) => (names.has(c) ? c : `NULL AS ${c}`));
-  const ids = names.has('id_base') ? ID_COLUMNS : ['NULL AS id_base', 'NULL AS id_step', '0 AS id_exceptions'];
-  return [BASE_COLUMNS, ...details, ...ids].join(', ');
 }
 
 // A market the clock has resolved whose stored data stops before its final second (seed data

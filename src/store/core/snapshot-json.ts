@@ -3,7 +3,7 @@
 // makes pages of thousands of snapshots cheap to serve.
 import { V1_SNAPSHOT_FORMAT, type SnapshotFormat } from '../store.js';
 import { EXACT_SCALED_LIMIT, PRICE_SCALE } from './price-scale.js';
-import { servedPageLayout, type RowLayout } from './row-layout.js';
+import { servedPageLayout, type RowLayout } from '../../domain/row-layout.js';
 import { idAt, pageIds, SNAPSHOT_ID_STRIDE, type PageIds } from './snapshot-ids.js';
 
 export { SNAPSHOT_ID_STRIDE };

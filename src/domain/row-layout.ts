@@ -1,7 +1,7 @@
 // The text around a snapshot row's values. A served page is a JSON array of objects with keys; a
 // local export writes the same rows as CSV lines or NDJSON. Only the pieces between the values
 // differ, so one writer per kind of page (dense values, raw rows) serves every layout.
-import type { SnapshotFormat } from '../store.js';
+import type { SnapshotFormat } from './snapshot-format.js';
 
 /** Use to say how stored snapshot rows become text; build one per output, not per page. */
 export interface RowLayout {

@@ -11,7 +11,7 @@ import { openSqliteStore } from '../sqlite/open.js';
 import type { SqliteStore } from '../sqlite/sqlite-store.js';
 import { openSql } from '../sqlite/test-support/sql.js';
 import type { Store } from '../store.js';
-import { openPgStore, type PgStore } from './pg-store.js';
+import { openPgStore, type PgStore } from '../postgres/pg-store.js';
 
 const NOW = Date.UTC(2025, 10, 22, 12, 0, 0);
 const HOUR = 3_600_000;

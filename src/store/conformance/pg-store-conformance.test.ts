@@ -11,8 +11,8 @@ import { coinSnapshotFormat } from '../../server/dialects/v2.js';
 import { skipWithoutPostgres, startThrowawayPostgres, type ThrowawayPostgres } from '../../../test/support/throwaway-postgres.js';
 import type { SqliteStore } from '../sqlite/sqlite-store.js';
 import { V1_SNAPSHOT_FORMAT, type MarketQuery, type SnapshotFormat, type SnapshotQuery } from '../store.js';
-import { loadSqliteIntoPostgres } from './pg-load.js';
-import { openPgStore, type PgStore } from './pg-store.js';
+import { loadSqliteIntoPostgres } from '../copy/sqlite-to-postgres.js';
+import { openPgStore, type PgStore } from '../postgres/pg-store.js';
 import { buildMixedSqliteStore, MIXED_NOW, ODD_MARKET, OLD_MARKET } from './test-support/mixed-sqlite-store.js';
 
 let dir: string;

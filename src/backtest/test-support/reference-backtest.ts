@@ -1,0 +1,339 @@
+// A plain, slow reference implementation of ../shared/BACKTEST.md for rule strategies, written
+// from the spec alone (not from the engine), over contract records. Tests run the engine and this
+// on hand-made markets and compare: two readings of the spec that agree are the check that the
+// engine's fast column code says what the model says.
+import type { Market, OrderbookLevel, Snapshot } from '../../domain/market.js';
+
+export interface RefCondition {
+  field: string;
+  op: '<' | '<=' | '>' | '>=' | '==';
+  value: number;
+}
+
+export interface RefRule {
+  name: string;
+  side: 'up' | 'down';
+  size: number;
+  entry: RefCondition[];
+  exit?: RefCondition[];
+  max_entries?: number;
+  max_price?: number;
+  min_price?: number;
+}
+
+export interface RefParams {
+  cash: number;
+  latency_ms: number;
+  fee_rate: number;
+  fees: 'taker' | 'none';
+  no_book: 'quote' | 'reject';
+}
+
+export interface RefMarket {
+  market: Market;
+  snapshots: Snapshot[];
+}
+
+// Decimal rounding, half away from zero: a decimal tie such as 0.0175 × 10^5 lands a hair off .5 in
+// binary, so a 1e-7 unit of slack counts it as the tie it stands for.
+const round = (x: number, d: number): number => {
+  const f = 10 ** d;
+  const r = (Math.sign(x) * Math.round(Math.abs(x) * f + 1e-7)) / f;
+  return Object.is(r, -0) ? 0 : r;
+};
+const r6 = (x: number): number => round(x, 6);
+const r5 = (x: number): number => round(x, 5);
+
+function bookOf(s: Snapshot, side: 'up' | 'down') {
+  return side === 'up' ? s.orderbook_up : s.orderbook_down;
+}
+
+function fieldValue(f: string, s: Snapshot, m: Market, first: Snapshot, side: 'up' | 'down'): number | undefined {
+  switch (f) {
+    case 'price':
+      return s.price;
+    case 'price_up':
+      return s.price_up;
+    case 'price_down':
+      return s.price_down;
+    case 'side_price':
+      return side === 'up' ? s.price_up : s.price_down;
+    case 'elapsed_ms':
+      return s.time - m.start_time;
+    case 'remaining_ms':
+      return m.end_time - s.time;
+    case 'change':
+      return s.price / (m.price_start ?? first.price) - 1;
+    case 'bid': {
+      const b = bookOf(s, side);
+      if (!b || b.bids.length === 0) return undefined;
+      return Math.max(...b.bids.map((l) => l.price));
+    }
+    case 'ask': {
+      const b = bookOf(s, side);
+      if (!b || b.asks.length === 0) return undefined;
+      return Math.min(...b.asks.map((l) => l.price));
+    }
+  }
+  throw new Error(`unknown field ${f}`);
+}
+
+function holds(c: RefCondition, v: number | undefined): boolean {
+  if (v === undefined) return false;
+  switch (c.op) {
+    case '<':
+      return v < c.value;
+    case '<=':
+      return v <= c.value;
+    case '>':
+      return v > c.value;
+    case '>=':
+      return v >= c.value;
+    case '==':
+      return v === c.value;
+  }
+}
+
+interface Fill {
+  shares: number;
+  cost: number; // sum of price * shares
+  feeRaw: number;
+  levels: number;
+  depth: boolean;
+}
+
+/** Walks `levels` (already in walking order) for an order of n shares under a limit and, for buys, the cash. */
+function walk(levels: OrderbookLevel[], n: number, buy: boolean, limit: number, cash: number, rate: number): Fill {
+  let remaining = n;
+  let cashLeft = cash;
+  const fill: Fill = { shares: 0, cost: 0, feeRaw: 0, levels: 0, depth: true };
+  for (const l of levels) {
+    if (remaining <= 1e-12) break;
+    if (buy ? l.price > limit : l.price < limit) break;
+    let take = Math.min(remaining, l.size);
+    let cashBound = false;
+    if (buy) {
+      const perShare = l.price + rate * l.price * (1 - l.price);
+      const affordable = Math.floor((cashLeft / perShare) * 100 + 1e-9) / 100;
+      if (affordable < take) {
+        take = affordable;
+        cashBound = true;
+      }
+    }
+    if (take > 0) {
+      fill.shares += take;
+      fill.cost += take * l.price;
+      fill.feeRaw += take * rate * l.price * (1 - l.price);
+      fill.levels++;
+      remaining -= take;
+      if (buy) cashLeft -= take * l.price + take * rate * l.price * (1 - l.price);
+    }
+    if (cashBound) break;
+  }
+  return fill;
+}
+
+/** Runs a rule strategy over the markets (oldest first) exactly as BACKTEST.md describes. */
+export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: RefParams) {
+  const rate = params.fees === 'none' ? 0 : params.fee_rate;
+  const maxEntries = rule.max_entries ?? 1;
+  const maxPrice = rule.max_price ?? 1;
+  const minPrice = rule.min_price ?? 0;
+  const ordered = [...markets].sort((a, b) => a.market.start_time - b.market.start_time);
+  let cash = params.cash;
+  let unsettledValue = 0;
+  const counts = { orders: 0, fills: 0, rejected: 0, expired: 0, sharesBought: 0, fees: 0, noDepth: 0, unsettled: 0 };
+  const trades: Record<string, unknown>[] = [];
+  const marketRows: Record<string, unknown>[] = [];
+  const equity: { time: number; equity: number }[] = [];
+  const pnls: number[] = [];
+  const brierTerms: number[] = [];
+  let snapshotsSeen = 0;
+
+  for (const { market: m, snapshots } of ordered) {
+    const snaps = [...snapshots].sort((a, b) => a.time - b.time);
+    snapshotsSeen += snaps.length;
+    const position = { up: 0, down: 0 };
+    let entriesDecided = 0;
+    let entriesFilled = 0;
+    let marketFees = 0;
+    let cashBefore: number | undefined;
+    let traded = false;
+    let pending: { action: 'buy' | 'sell'; shares: number; decidedAt: number; due: number; sidePrice: number } | undefined;
+    const marketBrier: number[] = [];
+
+    const execute = (e: Snapshot) => {
+      const o = pending!;
+      pending = undefined;
+      const book = bookOf(e, rule.side);
+      const buy = o.action === 'buy';
+      const requested = buy ? o.shares : Math.min(o.shares, position[rule.side]);
+      let fill: Fill;
+      if (book) {
+        const lv = buy
+          ? [...book.asks].sort((a, b) => a.price - b.price)
+          : [...book.bids].sort((a, b) => b.price - a.price);
+        fill = walk(lv, requested, buy, buy ? maxPrice : minPrice, cash, rate);
+      } else if (params.no_book === 'reject') {
+        fill = { shares: 0, cost: 0, feeRaw: 0, levels: 0, depth: false };
+      } else {
+        const q = rule.side === 'up' ? e.price_up : e.price_down;
+        fill = walk([{ price: q, size: requested }], requested, buy, buy ? maxPrice : minPrice, cash, rate);
+        fill.depth = false;
+      }
+      if (fill.shares <= 0) {
+        counts.rejected++;
+        return;
+      }
+      if (cashBefore === undefined) cashBefore = cash;
+      traded = true;
+      const fee = r5(fill.feeRaw);
+      cash += buy ? -(fill.cost + fee) : fill.cost - fee;
+      // Shares are decimal quantities: keep the position free of binary residue (28.65 − 28.65 must be 0).
+      position[rule.side] = round(position[rule.side] + (buy ? fill.shares : -fill.shares), 8);
+      counts.fills++;
+      counts.fees += fee;
+      marketFees += fee;
+      if (!fill.depth) counts.noDepth++;
+      if (buy) {
+        counts.sharesBought += fill.shares;
+        entriesFilled++;
+        marketBrier.push(o.sidePrice);
+      }
+      trades.push({
+        market_id: m.market_id,
+        side: rule.side,
+        action: o.action,
+        decided_at: o.decidedAt,
+        filled_at: e.time,
+        shares_requested: r6(requested),
+        shares: r6(fill.shares),
+        vwap: r6(fill.cost / fill.shares),
+        fee,
+        cash_after: r6(cash),
+        depth: fill.depth,
+        levels: fill.levels,
+      });
+    };
+
+    for (const s of snaps) {
+      if (pending && s.time >= pending.due) execute(s);
+      if (pending) continue;
+      const first = snaps[0]!;
+      const sidePrice = rule.side === 'up' ? s.price_up : s.price_down;
+      let decision: 'buy' | 'sell' | undefined;
+      if (
+        position[rule.side] === 0 &&
+        entriesDecided < maxEntries &&
+        rule.entry.every((c) => holds(c, fieldValue(c.field, s, m, first, rule.side)))
+      ) {
+        decision = 'buy';
+        entriesDecided++;
+      } else if (
+        position[rule.side] > 0 &&
+        (rule.exit ?? []).some((c) => holds(c, fieldValue(c.field, s, m, first, rule.side)))
+      ) {
+        decision = 'sell';
+      }
+      if (!decision) continue;
+      counts.orders++;
+      pending = {
+        action: decision,
+        shares: decision === 'buy' ? rule.size : position[rule.side],
+        decidedAt: s.time,
+        due: s.time + params.latency_ms,
+        sidePrice,
+      };
+      if (params.latency_ms === 0) execute(s);
+    }
+    if (pending) counts.expired++;
+
+    // Settlement after the last snapshot.
+    let value = 0;
+    if (m.winner) {
+      for (const side of ['up', 'down'] as const) {
+        if (position[side] <= 0) continue;
+        const pays = (m.winner === 'Up') === (side === 'up') ? 1 : 0;
+        cash += position[side] * pays;
+        trades.push({
+          market_id: m.market_id,
+          side,
+          action: 'settle',
+          decided_at: m.end_time,
+          filled_at: m.end_time,
+          shares_requested: r6(position[side]),
+          shares: r6(position[side]),
+          vwap: pays,
+          fee: 0,
+          cash_after: r6(cash),
+          depth: true,
+          levels: 0,
+        });
+        position[side] = 0;
+      }
+      const outcome = m.winner === 'Up' ? (rule.side === 'up' ? 1 : 0) : rule.side === 'down' ? 1 : 0;
+      for (const p of marketBrier) brierTerms.push((p - outcome) ** 2);
+    } else {
+      const last = snaps[snaps.length - 1];
+      if (last && (position.up > 0 || position.down > 0)) {
+        value = position.up * last.price_up + position.down * last.price_down;
+        counts.unsettled++;
+      }
+    }
+    unsettledValue += value;
+    if (traded) {
+      const pnl = cash + value - cashBefore!;
+      pnls.push(pnl);
+      marketRows.push({
+        market_id: m.market_id,
+        winner: m.winner,
+        settled: m.winner !== null,
+        entries: entriesFilled,
+        fees: r5(marketFees),
+        pnl: r6(pnl),
+      });
+      equity.push({ time: m.end_time, equity: r6(cash + unsettledValue) });
+    }
+  }
+
+  const pnl = cash + unsettledValue - params.cash;
+  let peak = params.cash;
+  let maxDd = 0;
+  for (const p of equity) {
+    peak = Math.max(peak, p.equity);
+    maxDd = Math.max(maxDd, peak - p.equity);
+  }
+  const n = pnls.length;
+  const mean = n ? pnls.reduce((a, b) => a + b, 0) / n : 0;
+  const sd = n > 1 ? Math.sqrt(pnls.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1)) : 0;
+  const wins = pnls.filter((p) => p > 0).length;
+  const losses = pnls.filter((p) => p < 0).length;
+  return {
+    summary: {
+      start_cash: params.cash,
+      end_cash: r6(cash),
+      pnl: r6(pnl),
+      return: r6(pnl / params.cash),
+      markets_traded: n,
+      orders: counts.orders,
+      fills: counts.fills,
+      rejected_orders: counts.rejected,
+      expired_orders: counts.expired,
+      shares_bought: r6(counts.sharesBought),
+      fees: r5(counts.fees),
+      wins,
+      losses,
+      win_rate: n ? r6(wins / n) : null,
+      avg_pnl_per_market: n ? r6(mean) : null,
+      max_drawdown: r6(maxDd),
+      sharpe: n > 1 && sd > 0 ? r6(mean / sd) : null,
+      brier: brierTerms.length ? r6(brierTerms.reduce((a, b) => a + b, 0) / brierTerms.length) : null,
+      fills_without_depth: counts.noDepth,
+      unsettled_markets: counts.unsettled,
+    },
+    data: { markets: ordered.length, snapshots: snapshotsSeen },
+    markets: marketRows,
+    trades,
+    equity,
+  };
+}

@@ -1,0 +1,33 @@
+// One way to open a store from what the user typed: a postgres:// URL opens PostgreSQL, anything
+// else an SQLite file. The backends are loaded on first use, not when the CLI starts.
+import { UsageError } from '../errors.js';
+import { isPostgresUrl, storeName } from './db-path.js';
+import type { PgStore } from './postgres/pg-store.js';
+import type { SqliteStoreOptions } from './sqlite/open.js';
+import type { SqliteStore } from './sqlite/sqlite-store.js';
+
+/** Either backend, told apart by `capabilities().backend`. */
+export type AnyStore = SqliteStore | PgStore;
+
+/** Use where only an SQLite file will do (pull's staging, live): a PostgreSQL URL or a file that cannot be opened is a UsageError. */
+export async function openSqliteFile(location: string, opts: SqliteStoreOptions = {}): Promise<SqliteStore> {
+  if (isPostgresUrl(location)) throw new UsageError(`${storeName(location)}: this command works on an SQLite file, not PostgreSQL`);
+  const { openSqliteStore } = await import('./sqlite/open.js');
+  try {
+    return openSqliteStore(location, opts);
+  } catch (err) {
+    throw new UsageError(`cannot open database ${location}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** Use to open the store `location` names: PostgreSQL by URL, else the SQLite file (SQLite options apply to it only). */
+export async function openStore(location: string, opts: SqliteStoreOptions = {}): Promise<AnyStore> {
+  if (!isPostgresUrl(location)) return openSqliteFile(location, opts);
+  const { openPgStore } = await import('./postgres/pg-store.js');
+  return openPgStore(location);
+}
+
+/** True for the SQLite store, as its capabilities declare (seed, import, live and origins work on it directly). */
+export function isSqliteStore(store: AnyStore): store is SqliteStore {
+  return store.capabilities().backend === 'sqlite';
+}
