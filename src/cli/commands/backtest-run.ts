@@ -8,6 +8,7 @@ import { loadStrategy } from '../../backtest/load-strategy.js';
 import { resolveParams } from '../../backtest/params.js';
 import type { BacktestSummary } from '../../backtest/result.js';
 import { apiMarketSource, type SnapshotRange } from '../../backtest/snapshot-series.js';
+import type { OpenedSource } from '../../backtest/local-source.js';
 import { combinations } from '../../backtest/sweep-plan.js';
 import type { CliDeps } from '../deps.js';
 import { RESULT_SCHEMA, sweepSchema, TRADE_SCHEMA, type SweepRow } from '../output/backtest-schemas.js';
@@ -35,9 +36,13 @@ async function chosenMarkets(client: MsnapApi, opts: BacktestOptions, deps: CliD
   return chooseMarkets(client, opts.target, { ...opts, orderbook: true }, deps);
 }
 
-/** The data path: every market read through the client (the service, or the local store with --db). */
-function sourceFor(client: MsnapApi, markets: readonly Market[], range: SnapshotRange): MarketSource {
-  return apiMarketSource(client, markets, range);
+/** The data path: a local store file with --db, else every market read through the service's client. */
+async function sourceFor(opts: BacktestOptions, client: MsnapApi, markets: readonly Market[], range: SnapshotRange, now: () => number): Promise<OpenedSource> {
+  if (opts.db !== undefined) {
+    const { openLocalSource } = await import('../../backtest/local-source.js');
+    return openLocalSource(opts.db, markets, range, now);
+  }
+  return { source: apiMarketSource(client, markets, range), close: async () => {} };
 }
 
 /** The source, giving the event loop a turn now and then, and telling progress after each market. */
@@ -87,10 +92,12 @@ export async function runBacktestCommand(opts: BacktestOptions, deps: CliDeps, v
     return;
   }
   let result;
+  const opened = await sourceFor(opts, client, markets, range, deps.now);
   try {
-    result = await runBacktest(strategy, paced(sourceFor(client, markets, range), progress, total, deps.now), params);
+    result = await runBacktest(strategy, paced(opened.source, progress, total, deps.now), params);
   } finally {
     progress.stop();
+    await opened.close();
   }
   await exporter.record(RESULT_SCHEMA, result);
   if (view.tableOnTerminal) view.write(renderBacktestText(result, view.width, view.color));
@@ -125,7 +132,7 @@ async function runSweep(
     return runOnWorkers(sets.map((s) => ({ strategy: opts.strategy, sets: [...opts.sets, ...s], params: opts.params, db, markets, range })), onDone);
   }
   const kept: MarketSeries[] = [];
-  for await (const s of sourceFor(client, markets, range)) kept.push(s);
+  for await (const s of apiMarketSource(client, markets, range)) kept.push(s);
   const out: BacktestSummary[] = [];
   for (const s of sets) {
     const strategy = await loadStrategy(opts.strategy, [...opts.sets, ...s]);
