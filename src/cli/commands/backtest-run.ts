@@ -18,7 +18,7 @@ import { writeListFile, writeTextFile } from '../output/file-output.js';
 import { chooseMarkets } from './snapshots.js';
 import type { BacktestOptions } from './backtest.js';
 
-/** Where the terminal extras go (the equity chart and first trades after the summary table). */
+/** Where a table for the terminal goes (the summary, the equity chart, the first trades). */
 export interface BacktestView {
   tableOnTerminal: boolean;
   write(text: string): void;
@@ -80,7 +80,7 @@ export async function runBacktestCommand(opts: BacktestOptions, deps: CliDeps, v
   if (opts.sweeps.length > 0) {
     let summaries: BacktestSummary[];
     try {
-      summaries = await runSweep(opts, combos.map((c) => c.sets), client, markets, range, progress, deps);
+      summaries = await runSweep(opts, combos.map((c) => c.sets), client, markets, range, progress, total, deps);
     } finally {
       progress.stop();
     }
@@ -99,8 +99,9 @@ export async function runBacktestCommand(opts: BacktestOptions, deps: CliDeps, v
     progress.stop();
     await opened.close();
   }
-  await exporter.record(RESULT_SCHEMA, result);
+  // A terminal gets the summary, the equity chart and the first trades; any other output the result itself.
   if (view.tableOnTerminal) view.write(renderBacktestText(result, view.width, view.color));
+  else await exporter.record(RESULT_SCHEMA, result);
   if (opts.trades !== undefined) await writeListFile(opts.trades, TRADE_SCHEMA, result.trades);
   if (opts.html !== undefined) {
     const { renderHtmlReport } = await import('../../backtest/html-report.js');
@@ -120,11 +121,14 @@ async function runSweep(
   markets: Market[],
   range: SnapshotRange,
   progress: Progress,
+  snapshots: number | undefined,
   deps: CliDeps,
 ): Promise<BacktestSummary[]> {
   const started = deps.now();
+  // Progress counts combinations as pages and the snapshots they have read as rows.
+  const perRun = snapshots ?? 1;
   const onDone = (done: number): void => {
-    if (deps.now() - started >= QUIET_FIRST_MS) progress.update({ pages: done, rows: done, total: sets.length });
+    if (deps.now() - started >= QUIET_FIRST_MS) progress.update({ pages: done, rows: done * perRun, total: sets.length * perRun });
   };
   if (opts.db !== undefined) {
     const { runOnWorkers } = await import('../../backtest/sweep-pool.js');
