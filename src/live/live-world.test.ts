@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
+import { BookReader, type StoredBook } from '../store/sqlite/book-reader.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { COINS, MARKET_TYPES, marketId } from '../domain/market.js';
 import { seedDatabase } from '../store/seed/seed.js';
@@ -56,10 +57,12 @@ function dump(sql: Database.Database) {
     }
     return out;
   };
+  const reader = new BookReader(sql);
   return {
     markets,
     snapshots: byMarket(rows('snapshots', 'x.price, x.price_up, x.price_down')),
-    books: byMarket(rows('orderbooks', 'x.up, x.down')),
+    // Packed rows differ with what the writer had at hand; the books they hold must not.
+    books: byMarket(rows('orderbooks', 'x.market, x.up, x.down').map(([id, t, market, up, down]) => [id, t, ...reader.texts(market as number, t as number, up as StoredBook, down as StoredBook)])),
   };
 }
 

@@ -78,7 +78,7 @@ export class LiveWorld {
       synthetic.snapshots(m.marketType, m.startTime, from, lastStep, depthFrom, (row, book) => {
         writer.add(m.rowid, row.t, row.price, row.priceUp, row.priceDown);
         n++;
-        if (book && this.bulk.insertOrderbook(m.rowid, row.t, book.up, book.down)) summary.orderbooks++;
+        if (book && this.bulk.insertOrderbookPair(m.rowid, row.t, book)) summary.orderbooks++;
       });
       if (n === 0) continue;
       // Dense while the rows stay t = 0, 125, ... with no gap (a catch-up past its bound leaves one).

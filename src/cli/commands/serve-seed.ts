@@ -15,7 +15,8 @@ export interface SeedCommandOptions {
   days: number;
   seed: number;
   full: Partial<Record<MarketType, number>>;
-  orderbookMinutes: number;
+  /** Snapshots this recent (ms before now) get orderbooks: --orderbook-minutes or --orderbook-days. */
+  orderbookMs: number;
 }
 
 /** Use to check an integer flag within bounds, with one clear line when it is not. */
@@ -52,7 +53,7 @@ export async function runSeed(opts: SeedCommandOptions, ctx: CliContext): Promis
       days: opts.days,
       seed: opts.seed,
       fullMarkets: opts.full,
-      orderbookMs: opts.orderbookMinutes * 60_000,
+      orderbookMs: opts.orderbookMs,
       onProgress: (m) => ctx.stderr.write(`seed: ${m}\n`),
     });
   };
@@ -84,7 +85,8 @@ interface SeedFlags {
   days: string;
   seed: string;
   full?: string;
-  orderbookMinutes: string;
+  orderbookMinutes?: string;
+  orderbookDays?: string;
 }
 
 /** Use to check the flags of `serve seed`; throws UsageError naming the first bad one. */
@@ -94,8 +96,17 @@ export function parseSeedFlags(raw: SeedFlags, env: NodeJS.ProcessEnv): SeedComm
     days: intFlag('--days', raw.days, 1, 3650),
     seed: intFlag('--seed', raw.seed, 0, 2 ** 32 - 1),
     full: raw.full === undefined ? {} : parseFullSpec(raw.full),
-    orderbookMinutes: intFlag('--orderbook-minutes', raw.orderbookMinutes, 0, 7 * 24 * 60),
+    orderbookMs: orderbookWindowMs(raw),
   };
+}
+
+/** The orderbook window of the seed: --orderbook-days or --orderbook-minutes (not both), default 10 minutes. */
+function orderbookWindowMs(raw: SeedFlags): number {
+  if (raw.orderbookDays !== undefined && raw.orderbookMinutes !== undefined) {
+    throw new UsageError('--orderbook-days and --orderbook-minutes both set the orderbook window; give one');
+  }
+  if (raw.orderbookDays !== undefined) return intFlag('--orderbook-days', raw.orderbookDays, 0, 3650) * 86_400_000;
+  return intFlag('--orderbook-minutes', raw.orderbookMinutes ?? '10', 0, 7 * 24 * 60) * 60_000;
 }
 
 /** The `serve seed` subcommand. */
@@ -107,7 +118,8 @@ export function serveSeedCommand(ctx: CliContext): Command {
     .option('--days <n>', 'days of markets to create, back from now', '15')
     .option('--seed <n>', 'random seed: the data of a market depends only on the seed and the market', '1')
     .option('--full <spec>', `newest markets per coin and type that get full 8/s snapshots (default ${defaults})`)
-    .option('--orderbook-minutes <n>', 'snapshots this recent also get 8-level orderbooks', '10')
+    .option('--orderbook-minutes <n>', 'snapshots this recent also get 8-level orderbooks (default 10)')
+    .option('--orderbook-days <n>', 'as --orderbook-minutes, in days: as many as --days gives books for the whole seeded history')
     .addHelpText(
       'after',
       `
@@ -119,6 +131,7 @@ Examples:
   $ msnap serve seed --db data.db
   $ msnap serve seed --db small.db --days 1 --full 5m=3,15m=1,1hr=1,4hr=0,24hr=0
   $ msnap serve seed --db big.db --days 15 --full 24hr=10      # ~20M snapshots for benchmarks
+  $ msnap serve seed --db depth.db --days 2 --orderbook-days 2  # every snapshot with 8-level books
   $ msnap serve seed --db postgres://msnap@db.internal/msnap    # a PostgreSQL store (COPY, one transaction)`,
     )
     .action(async (raw: SeedFlags) => {

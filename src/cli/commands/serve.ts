@@ -14,6 +14,7 @@ import { serveImportCommand } from './serve-import.js';
 import { serveAccountsCommand } from './serve-accounts.js';
 import { serveKeysCommand } from './serve-keys.js';
 import { prepareLive, type LiveRun } from './serve-live.js';
+import { serveCompactBooksCommand } from './serve-compact-books.js';
 import { serveSeedCommand } from './serve-seed.js';
 import { explainBusy, isSqlite, openAnyStore, throughStaging, type ServeStore } from './serve-store.js';
 import type { SharedLimiter } from '../../ratelimit/shared-limiter.js';
@@ -149,6 +150,7 @@ Examples:
   cmd.addCommand(serveImportCommand(ctx));
   cmd.addCommand(serveKeysCommand(ctx));
   cmd.addCommand(serveAccountsCommand(ctx));
+  cmd.addCommand(serveCompactBooksCommand(ctx));
   // The root program does not use positional options, so `serve seed --db x` hands --db to
   // `serve`; pass it on to whichever subcommand (at any depth) runs and takes --db itself.
   cmd.hook('preSubcommand', (self, sub) => {

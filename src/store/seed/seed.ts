@@ -95,7 +95,7 @@ export function seedDatabase(bulk: BulkWriter, opts: SeedOptions): SeedSummary {
         synthetic.snapshots(m.type, m.start, m.start, lastStep, now - orderbookMs, (row, book) => {
           writer.add(ref.rowid, row.t, row.price, row.priceUp, row.priceDown);
           n++;
-          if (book && bulk.insertOrderbook(ref.rowid, row.t, book.up, book.down)) orderbooks++;
+          if (book && bulk.insertOrderbookPair(ref.rowid, row.t, book)) orderbooks++;
         });
         snapshots += n;
         fullCount++;

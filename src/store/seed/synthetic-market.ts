@@ -13,7 +13,8 @@ import {
 import type { MarketWrite } from '../sqlite/bulk-writer.js';
 import { toScaled } from '../core/price-scale.js';
 import { seededDetails } from './market-details.js';
-import { orderbookSideJson } from './orderbook-json.js';
+import { emptyPair, type BookPair } from '../sqlite/book-codec.js';
+import { orderbookPairLevels } from './orderbook-levels.js';
 import { COARSE_STEP_MS, pricePath, yearsOf, type PricePath } from './price-path.js';
 import { hashKeys, mulberry32, normalCdf } from './prng.js';
 
@@ -81,7 +82,8 @@ export class SyntheticCoin {
 
   /**
    * Calls `emit` for every snapshot of the market at times [from, to] (both on the 125 ms grid,
-   * clipped to the market), oldest first; `depthFrom`: snapshots at or after it also get orderbooks.
+   * clipped to the market), oldest first; `depthFrom`: snapshots at or after it also get orderbooks
+   * (both books as scaled levels, in a pair reused by the next call).
    */
   snapshots(
     type: MarketType,
@@ -89,7 +91,7 @@ export class SyntheticCoin {
     from: number,
     to: number,
     depthFrom: number,
-    emit: (row: SyntheticRow, book: { up: string; down: string } | undefined) => void,
+    emit: (row: SyntheticRow, book: BookPair | undefined) => void,
   ): void {
     const end = start + MARKET_DURATION_MS[type];
     const first = Math.max(from, start);
@@ -99,6 +101,7 @@ export class SyntheticCoin {
     const spreadStream = this.coinIndex * STREAMS_PER_COIN + SPREAD_STREAM + typeIndex;
     const bookStream = this.coinIndex * STREAMS_PER_COIN + BOOK_STREAM + typeIndex;
     const row: SyntheticRow = { t: 0, price: 0, priceUp: 0, priceDown: 0 };
+    const pair = emptyPair();
     for (let time = first; time <= last; time += SNAPSHOT_INTERVAL_MS) {
       const price = this.priceAt(time);
       // P(end >= start): the log-move so far against the volatility of the time left.
@@ -114,11 +117,7 @@ export class SyntheticCoin {
       row.price = toScaled(price);
       row.priceUp = toScaled(up);
       row.priceDown = toScaled(down);
-      let book: { up: string; down: string } | undefined;
-      if (time >= depthFrom) {
-        const random = mulberry32(hashKeys(this.seed, bookStream, window, step));
-        book = { up: orderbookSideJson(up, random), down: orderbookSideJson(down, random) };
-      }
+      const book = time >= depthFrom ? orderbookPairLevels(this.seed, bookStream, time, up, down, pair) : undefined;
       emit(row, book);
     }
   }

@@ -3,6 +3,10 @@
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import { MARKET_DETAIL_FIELDS, SNAPSHOT_INTERVAL_MS, type Coin, type MarketDetails, type MarketType } from '../../domain/market.js';
+import { parsePair, type BookPair } from './book-codec.js';
+import { compactBooks, type CompactOptions, type CompactProgress } from './book-compaction.js';
+import { BookPacker, PACKED_DOWN } from './book-packer.js';
+import { BookReader } from './book-reader.js';
 import type { DataVersion } from './data-version.js';
 import { BlockRuns, type BlockScan, type DenseBlocks } from './dense-blocks.js';
 import { type MarketRow } from '../core/market-row.js';
@@ -63,6 +67,8 @@ function prepareMarketWrites(db: Database.Database): { insert: Statement; update
 export class BulkWriter {
   /** The synthetic world (seed, progress, owned markets), written in the same transactions. */
   readonly world: SyntheticWorldRecords;
+  /** Packs orderbooks against the market's previous one; the world's prune detaches through it. */
+  readonly books: BookPacker;
   private readonly marketRowById: Statement;
   private readonly marketRefById: Statement;
   private marketWrites: { insert: Statement; update: Statement } | undefined;
@@ -111,14 +117,20 @@ export class BulkWriter {
     this.beginStmt = db.prepare('BEGIN IMMEDIATE');
     this.commitStmt = db.prepare('COMMIT');
     this.rollbackStmt = db.prepare('ROLLBACK');
-    this.world = new SyntheticWorldRecords(db);
+    this.books = new BookPacker(db, new BookReader(db));
+    this.world = new SyntheticWorldRecords(db, this.books);
   }
 
   /** Runs fn in one transaction (synchronous); rolls back if it throws. */
   transaction<T>(fn: () => T): T {
     // IMMEDIATE takes the write lock first: a deferred transaction that reads and then writes
     // fails at once with "database is locked" when another process committed in between (WAL).
-    return this.db.transaction(fn).immediate();
+    try {
+      return this.db.transaction(fn).immediate();
+    } catch (err) {
+      this.books.forget();
+      throw err;
+    }
   }
 
   /**
@@ -149,6 +161,7 @@ export class BulkWriter {
   /** Undoes everything since begin(); the database is exactly as before. */
   rollback(): void {
     if (this.db.inTransaction) this.rollbackStmt.run();
+    this.books.forget();
   }
 
   /** Insert a market, or fill its metadata; fields given as null keep what is stored. */
@@ -186,9 +199,21 @@ export class BulkWriter {
     return new SourceIds(this.db);
   }
 
-  /** Stores one snapshot's depth as ready JSON text per side; false when it was already stored. */
+  /**
+   * Stores one snapshot's depth, given as the JSON text per side it is served as: packed when the
+   * codec reproduces that text exactly, else as the text; false when it was already stored.
+   */
   insertOrderbook(rowid: number, t: number, upJson: string, downJson: string): boolean {
+    const pair = parsePair(upJson, downJson);
+    if (pair) return this.insertOrderbookPair(rowid, t, pair);
     return this.insertBook.run(rowid, t, upJson, downJson).changes > 0;
+  }
+
+  /** Stores one snapshot's depth given as scaled levels (seed, live world); false when it was already stored. */
+  insertOrderbookPair(rowid: number, t: number, pair: BookPair): boolean {
+    if (this.insertBook.run(rowid, t, this.books.pack(rowid, t, pair), PACKED_DOWN).changes === 0) return false;
+    this.books.stored(rowid, t, pair);
+    return true;
   }
 
   /**
@@ -253,6 +278,18 @@ export class BulkWriter {
   /** Writes one market's computed summary directly (seed knows it already; saves re-reading rows). */
   setMarketSummary(rowid: number, snapshotCount: number, dense: boolean): void {
     this.setSummary.run(snapshotCount, dense ? 1 : 0, rowid);
+  }
+
+  /** Packs the orderbook rows stored as JSON text, in place, one transaction per batch (serve compact-books). */
+  compactBooks(opts: CompactOptions = {}): CompactProgress {
+    const done = compactBooks(this.db, opts);
+    this.version.bump();
+    return done;
+  }
+
+  /** Rewrites the file without its free pages (after compactBooks): SQLite's VACUUM, needs room for a copy. */
+  vacuum(): void {
+    this.db.exec('VACUUM');
   }
 
   /** Counts for reports and tests. */

@@ -189,6 +189,16 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE market_origin ADD COLUMN origin_depth_through INTEGER;
     `,
   },
+  {
+    version: 8,
+    description: 'orderbooks: both books of a row packed into one BLOB in up (down empty), see book-codec.ts',
+    sql: `
+      -- No schema change: a row's up column may now hold a packed pair (a BLOB, down then an empty
+      -- BLOB) instead of JSON text. The version keeps msnap builds that cannot read it away.
+      -- serve compact-books packs the text rows an older build wrote.
+      SELECT 1;
+    `,
+  },
 ];
 
 /** SQL turning one orderbook column's [price, size] levels into {price, size} objects, best first as stored. */

@@ -4,6 +4,7 @@ import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import type { Snapshot } from '../../domain/market.js';
 import type { SnapshotQuery } from '../store.js';
+import { BookReader, type StoredBook } from './book-reader.js';
 import type { DenseBlocks } from './dense-blocks.js';
 import { SIDE_BITS, writeDensePage, writeDenseRows } from './dense-page-writer.js';
 import { type MarketRow } from '../core/market-row.js';
@@ -69,6 +70,7 @@ export class SnapshotReads {
   // before the source-ids migration has no snapshot_ids table.
   private exceptionStmts: { range: Statement; at: Statement } | undefined;
   private readonly orderbookAt: Statement;
+  private readonly books: BookReader;
 
   constructor(
     private readonly db: Database.Database,
@@ -83,6 +85,7 @@ export class SnapshotReads {
            WHERE market = ? AND t >= ? AND t < ? ORDER BY t LIMIT ? OFFSET ?`;
     this.marketById = db.prepare(`SELECT ${marketColumns(db)} FROM markets WHERE market_id = ?`);
     this.orderbookAt = db.prepare('SELECT up, down FROM orderbooks WHERE market = ? AND t = ?').raw(true);
+    this.books = new BookReader(db);
     this.pageRange = db.prepare(pageSql(false)).raw(true);
     this.pageRangeOb = db.prepare(pageSql(true)).raw(true);
     this.dense = prepareDenseColumns(db);
@@ -167,17 +170,28 @@ export class SnapshotReads {
           return { kind: 'dense', m, ids, total, firstT: from, prices, sides, range: [from, to] };
         }
       }
-      return { kind: 'rows', m, ids, total, rows: stmt.all(m.id, from, to, q.limit, 0) as RawSnapshotRow[] };
+      return { kind: 'rows', m, ids, total, rows: this.bookTexts(m.id, q, stmt.all(m.id, from, to, q.limit, 0) as RawSnapshotRow[]) };
     }
     const total =
       q.from === undefined && q.before === undefined ? m.snapshot_count : (this.countRange.get(m.id, lo, hi) as number);
-    return { kind: 'rows', m, ids, total, rows: stmt.all(m.id, lo, hi, q.limit, q.offset) as RawSnapshotRow[] };
+    return { kind: 'rows', m, ids, total, rows: this.bookTexts(m.id, q, stmt.all(m.id, lo, hi, q.limit, q.offset) as RawSnapshotRow[]) };
   }
 
   /** A dense page the page writer declined after all: its rows. */
   private rowsOf(page: DensePage, q: SnapshotQuery): RawSnapshotRow[] {
     const stmt = q.includeOrderbook ? this.pageRangeOb : this.pageRange;
-    return stmt.all(page.m.id, page.range[0], page.range[1], page.prices.length, 0) as RawSnapshotRow[];
+    return this.bookTexts(page.m.id, q, stmt.all(page.m.id, page.range[0], page.range[1], page.prices.length, 0) as RawSnapshotRow[]);
+  }
+
+  /** Rows read with orderbooks get both sides' JSON text in place of packed pairs. */
+  private bookTexts(market: number, q: SnapshotQuery, rows: RawSnapshotRow[]): RawSnapshotRow[] {
+    if (!q.includeOrderbook) return rows;
+    this.books.reset();
+    for (const r of rows) {
+      const up = r[4] as StoredBook | null | undefined;
+      if (up != null && typeof up !== 'string') [r[4], r[5]] = this.books.texts(market, r[0], up, null);
+    }
+    return rows;
   }
 
   private exceptions(): { range: Statement; at: Statement } {
@@ -200,7 +214,9 @@ export class SnapshotReads {
     const pick = pickNearest(this.atOrBefore.get(m.id, t) as RawSnapshotRow | undefined, this.after.get(m.id, t) as RawSnapshotRow | undefined, t);
     if (!pick) return undefined;
     const storedId = m.id_exceptions > 0 ? (this.exceptions().at.get(m.id, pick[0]) as number | undefined) : undefined;
-    const depth = includeOrderbook ? (this.orderbookAt.get(m.id, pick[0]) as [string, string] | undefined) : undefined;
+    const stored = includeOrderbook ? (this.orderbookAt.get(m.id, pick[0]) as [StoredBook, StoredBook] | undefined) : undefined;
+    if (stored) this.books.reset();
+    const depth = stored && this.books.texts(m.id, pick[0], stored[0], stored[1]);
     return nearestRecord(m, pick, storedId, depth);
   }
 }

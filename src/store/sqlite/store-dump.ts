@@ -6,6 +6,7 @@
 import type Database from 'better-sqlite3';
 import { type MarketRow } from '../core/market-row.js';
 import type { DumpRow, DumpTable, MarketDumpTable, StoreDumpSource } from '../core/store-dump.js';
+import { BookReader, isPacked } from './book-reader.js';
 import { marketColumns } from './market-columns.js';
 
 /** Rows per batch: big enough to amortise a write, small enough to keep memory flat. */
@@ -29,7 +30,12 @@ export class StoreDump implements StoreDumpSource {
   ) {
     this.tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]));
     this.snapshots = this.marketTable('snapshots', ['market', 't', 'price', 'price_up', 'price_down']);
-    this.orderbooks = this.marketTable('orderbooks', ['market', 't', 'up', 'down']);
+    // Packed books go out as the JSON text they are served as: another backend stores text.
+    const books = new BookReader(db);
+    this.orderbooks = this.marketTable('orderbooks', ['market', 't', 'up', 'down'], (row) => {
+      if (isPacked(row[2])) [row[2], row[3]] = books.texts(row[0] as number, row[1] as number, row[2], null);
+      return row;
+    });
     this.snapshotIds = this.marketTable('snapshot_ids', ['market', 't', 'id']);
     this.origins = this.table('market_origin', ['market', 'origin_base_url', 'origin_dialect', 'origin_pulled_at']);
     this.accounts = this.table('accounts', ['id', 'name', 'plan', 'trial_ends_at', 'rpm', 'burst', 'created_at']);
@@ -54,7 +60,7 @@ export class StoreDump implements StoreDumpSource {
     };
   }
 
-  private marketTable(name: string, columns: readonly string[]): MarketDumpTable {
+  private marketTable(name: string, columns: readonly string[], map?: (row: DumpRow) => DumpRow): MarketDumpTable {
     const present = this.tables.has(name);
     const list = columns.join(', ');
     return {
@@ -67,17 +73,17 @@ export class StoreDump implements StoreDumpSource {
       },
       batches: (markets) => {
         if (!present) return empty();
-        if (!markets) return this.batched(this.db.prepare(`SELECT ${list} FROM ${name} ORDER BY market, t`).raw(true).iterate());
+        if (!markets) return this.batched(this.db.prepare(`SELECT ${list} FROM ${name} ORDER BY market, t`).raw(true).iterate(), map);
         const one = this.db.prepare(`SELECT ${list} FROM ${name} WHERE market = ? ORDER BY t`).raw(true);
-        return this.batched(eachMarket(markets, (m) => one.iterate(m)));
+        return this.batched(eachMarket(markets, (m) => one.iterate(m)), map);
       },
     };
   }
 
-  private async *batched(rows: Iterable<unknown>): AsyncIterable<DumpRow[]> {
+  private async *batched(rows: Iterable<unknown>, map?: (row: DumpRow) => DumpRow): AsyncIterable<DumpRow[]> {
     let batch: DumpRow[] = [];
     for (const row of rows) {
-      batch.push(row as DumpRow);
+      batch.push(map ? map(row as DumpRow) : (row as DumpRow));
       if (batch.length === this.batchRows) {
         yield batch;
         batch = [];

@@ -2,6 +2,7 @@
 // markets it owns (seed and serve --live write only those; imported markets are never touched).
 import type Database from 'better-sqlite3';
 import { MARKET_DURATION_MS, MARKET_TYPES, type Coin, type MarketType } from '../../domain/market.js';
+import type { BookPacker } from './book-packer.js';
 
 /** The world's parameters and progress: `through` is the clock its data has been written up to. */
 export interface WorldState {
@@ -27,7 +28,10 @@ export class SyntheticWorldRecords {
   private prepared: ReturnType<typeof prepare> | undefined;
 
   // Prepared on first use: a read-only connection to a database from before these tables opens fine.
-  constructor(private readonly db: Database.Database) {}
+  constructor(
+    private readonly db: Database.Database,
+    private readonly books?: BookPacker,
+  ) {}
 
   private get s(): ReturnType<typeof prepare> {
     return (this.prepared ??= prepare(this.db));
@@ -82,6 +86,8 @@ export class SyntheticWorldRecords {
 
   /** Deletes a market's orderbooks at offsets below `beforeT`; returns how many. */
   pruneOrderbooks(rowid: number, beforeT: number): number {
+    // Packed rows kept may refer to rows about to go.
+    this.books?.detachBefore(rowid, beforeT);
     return this.s.prune.run(rowid, beforeT).changes;
   }
 }
