@@ -31,7 +31,7 @@ async function* lines(args) {
 
 const started = performance.now();
 const markets = new Map();
-for await (const line of lines(['markets', '--coin', sel[0], '--type', sel[1], '--limit', '1000'])) {
+for await (const line of lines(['markets', '--coin', sel[0], '--type', sel[1], '--all'])) {
   const m = JSON.parse(line);
   markets.set(m.market_id, m);
 }

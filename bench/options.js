@@ -45,12 +45,12 @@ const FULL = {
     large: { days: 15, full: { '5m': 0, '15m': 0, '1hr': 0, '4hr': 6, '24hr': 10 } },
   },
   live: { count: 4000, db: { days: 2, full: { '5m': 72, '15m': 24, '1hr': 6, '4hr': 3, '24hr': 1 } } },
-  // Figure 13: 15 complete BTC 24hr markets (10.4M snapshots) without books; 2 complete 4hr
-  // markets (230k snapshots) with books on every snapshot; a sweep over 3 complete 24hr markets.
+  // Figure 13: 4,200 BTC 5m markets (10.1M snapshots) without books; 287 5m markets (689k
+  // snapshots) with books on every snapshot; a sweep over a day of 5m markets.
   backtest: {
-    plain: { db: { days: 17, full: { '5m': 0, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 16 } }, coin: 'BTC', type: '24hr', last: 15 },
-    books: { db: { days: 1, full: { '5m': 0, '15m': 0, '1hr': 0, '4hr': 3, '24hr': 0 }, orderbookMinutes: 600 }, coin: 'BTC', type: '4hr', last: 2 },
-    sweep: { coin: 'BTC', type: '24hr', last: 3 },
+    plain: { db: { days: 16, full: { '5m': 4300, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } }, coin: 'BTC', type: '5m', last: 4200 },
+    books: { db: { days: 1, full: { '5m': 288, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 }, orderbookDays: 1 }, coin: 'BTC', type: '5m', last: 287 },
+    sweep: { coin: 'BTC', type: '5m', last: 288 },
   },
 };
 
@@ -76,8 +76,8 @@ const QUICK = {
   },
   live: { count: 1500, db: { days: 1, full: { '5m': 12, '15m': 4, '1hr': 1, '4hr': 0, '24hr': 0 } } },
   backtest: {
-    plain: { db: { days: 2, full: { '5m': 0, '15m': 0, '1hr': 0, '4hr': 4, '24hr': 0 } }, coin: 'BTC', type: '4hr', last: 3 },
-    books: { db: { days: 1, full: { '5m': 0, '15m': 0, '1hr': 2, '4hr': 0, '24hr': 0 }, orderbookMinutes: 120 }, coin: 'BTC', type: '1hr', last: 1 },
-    sweep: { coin: 'BTC', type: '4hr', last: 1 },
+    plain: { db: { days: 2, full: { '5m': 150, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } }, coin: 'BTC', type: '5m', last: 144 },
+    books: { db: { days: 1, full: { '5m': 48, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 }, orderbookDays: 1 }, coin: 'BTC', type: '5m', last: 47 },
+    sweep: { coin: 'BTC', type: '5m', last: 48 },
   },
 };
