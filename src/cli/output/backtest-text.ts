@@ -16,10 +16,10 @@ function iso(ms: number | null): string {
 /** The summary as aligned `key value` pairs, as many pairs a line as `width` allows. */
 function summaryText(r: BacktestResult, width: number): string {
   const pairs = Object.entries(r.summary).map(([k, v]) => [k, v === null ? '–' : String(v)] as const);
-  const cell = Math.max(...pairs.map(([k, v]) => k.length + 1 + v.length)) + 3;
+  const keyWidth = Math.max(...pairs.map(([k]) => k.length));
+  const cell = keyWidth + 1 + Math.max(...pairs.map(([, v]) => v.length)) + 3;
   const perLine = Math.max(1, Math.min(3, Math.floor(width / cell)));
   const rows = Math.ceil(pairs.length / perLine);
-  const keyWidth = Math.max(...pairs.map(([k]) => k.length));
   const lines: string[] = [];
   for (let row = 0; row < rows; row++) {
     let line = '';
