@@ -219,3 +219,12 @@ describe('module strategies', () => {
     await expect(run).rejects.toThrow(`strategy: onSnapshot threw at ${m.market_id} ${new Date(m.start_time).toISOString()}: x is undefined`);
   });
 });
+
+describe('sources', () => {
+  it('must give markets oldest first', async () => {
+    const a = testMarket(0, 'Up');
+    const b = testMarket(1, 'Up');
+    const run = runBacktest(cheapUp(), sourceOf(seriesOf(b, [snap(b, 0, 0.9)]), seriesOf(a, [snap(a, 0, 0.9)])));
+    await expect(run).rejects.toThrow(/oldest first/);
+  });
+});
