@@ -20,6 +20,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from './support/until.js';
 import { buildIfStale, createKey, msnap, seed, spawnMsnap, startServe, type Served } from './support/msnap-process.js';
 
 let dir: string;
@@ -120,8 +121,9 @@ describe('-o PATH', () => {
     const server = createServer((c) => c.on('data', (d) => (got += d.toString('utf8'))).on('error', () => undefined));
     await new Promise<void>((resolve) => server.listen(sock, resolve));
     const r = await msnap([...ARGS, '--ndjson', '-o', sock], { env });
-    await new Promise<void>((resolve) => setTimeout(resolve, 50));
     expect(r.exitCode).toBe(0);
+    // The socket's reader may get the last bytes just after the writer exits.
+    await until(() => got.trim().split('\n').length >= 3, 'three lines through the socket', 5_000);
     expect(got.trim().split('\n')).toHaveLength(3);
     // (Closing the server removes the socket file, so look first.)
     expect(lstatSync(sock).isSocket()).toBe(true);

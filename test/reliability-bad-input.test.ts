@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mulberry32, type Random } from '../src/store/seed/prng.js';
+import { mulberry32, type Random } from '../src/random/prng.js';
 import { buildIfStale, createKey, parseRawResponses, rawExchange, seed, startServe, type Served } from './support/msnap-process.js';
 
 const REQUESTS = 5200;

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from './support/until.js';
 import { buildIfStale, createKey, parseRawResponses, rawExchange, seed, spawnMsnap, startServe, type Served } from './support/msnap-process.js';
 
 const HEADERS_TIMEOUT_MS = 1500;
@@ -84,15 +85,6 @@ function readOffset(pid: number, file: string): number {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Resolves once `check` holds (polled every `everyMs`), or rejects after `timeoutMs`. */
-async function until(check: () => boolean, what: string, timeoutMs = 20_000, everyMs = 10): Promise<void> {
-  const end = performance.now() + timeoutMs;
-  while (!check()) {
-    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
 
 describe('serve import killed midway', () => {
   it('SIGKILL mid-import leaves the database exactly as before; a rerun imports every row once', async () => {
@@ -192,8 +184,8 @@ describe('server restarted during an export', () => {
     expect(proc.exitCode).toBeNull();
     const stopped = await own.stop();
     expect(stopped.exitCode).toBe(0);
-    // Stay down long enough that the CLI's next request finds nothing listening (it paces 2/s).
-    await sleep(700);
+    // Stay down until the CLI's next request has found nothing listening (--verbose logs it as status 0).
+    await until(() => / -> 0 in /.test(stderr), 'a request that finds the server down');
     const restarted = await startServe(db, { port: own.port });
     const r = await proc;
     await restarted.stop();

@@ -111,7 +111,7 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
     async client() {
       if (client) return client;
       if (globals.db !== undefined) {
-        const { openLocalApi } = await import('../client/local-api.js');
+        const { openLocalApi } = await import('../local/local-api.js');
         client = await openLocalApi(globals.db, ctx.now);
         return client;
       }

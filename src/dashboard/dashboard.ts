@@ -15,6 +15,7 @@ import { keyRoutes } from './key-routes.js';
 import { marketRoutes } from './market-routes.js';
 import { messagePage } from './pages/auth-pages.js';
 import type { KeyUsage } from './pages/account-page.js';
+import type { Site } from '../server/site.js';
 import { formOf, pathOf, type DashboardRequest } from './request.js';
 import { assetAnswer, htmlAnswer, redirect, type PageResponse } from './respond.js';
 import { csrfOk, visitorOf, type Visitor } from './session.js';
@@ -35,9 +36,8 @@ export interface DashboardOptions {
   scryptCost?: ScryptCost;
 }
 
-/** The dashboard: which requests are its own, and how it answers them. */
-export interface Dashboard {
-  claims(url: string): boolean;
+/** The dashboard: which requests are its own, and how it answers them (the server's Site). */
+export interface Dashboard extends Site {
   handle(req: DashboardRequest): Promise<PageResponse>;
 }
 

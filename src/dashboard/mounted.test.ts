@@ -12,7 +12,7 @@ import { openSqliteStore } from '../store/sqlite/open.js';
 import type { SqliteStore } from '../store/sqlite/sqlite-store.js';
 import { seedDatabase } from '../store/seed/seed.js';
 import { serveDashboard } from './serve-dashboard.js';
-import { MAX_FORM_BYTES } from './request.js';
+import { MAX_FORM_BYTES } from '../server/form-body.js';
 
 const NOW = Date.UTC(2026, 10, 23, 12);
 let dir: string;

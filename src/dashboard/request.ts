@@ -1,41 +1,10 @@
-// What the dashboard reads from a request: its path and query, its cookies, and a small
-// url-encoded form body read from the socket with a size cap.
-import type { IncomingMessage } from 'node:http';
+// What the dashboard reads from a request: its path and query, its cookies, and its small
+// url-encoded form body (read by the listener with a size cap, server/form-body.ts).
 import type { AppRequest } from '../server/app.js';
+import type { SiteRequest } from '../server/site.js';
 
-/** A request as the dashboard core sees it: the API's request plus the body already read. */
-export interface DashboardRequest extends AppRequest {
-  /** The raw body (url-encoded form); empty for GET. */
-  body: string;
-}
-
-/** Forms are a few fields; anything larger is refused before it is buffered. */
-export const MAX_FORM_BYTES = 8 * 1024;
-
-/** Thrown by `readBody` when a body passes MAX_FORM_BYTES. */
-export class BodyTooLarge extends Error {}
-
-/** Use in the listener: the request's body as text, at most MAX_FORM_BYTES. */
-export function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > MAX_FORM_BYTES) {
-      reject(new BodyTooLarge());
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_FORM_BYTES) {
-        req.pause();
-        reject(new BodyTooLarge());
-      } else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
+/** A request as the dashboard core sees it: the API's request plus the body the listener read. */
+export type DashboardRequest = SiteRequest;
 
 /** The path of a request target, without its query. */
 export function pathOf(url: string): string {

@@ -3,7 +3,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ANONYMOUS_LIMITS, PLANS } from '../domain/plans.js';
-import { mulberry32 } from '../store/seed/prng.js';
+import { mulberry32 } from '../random/prng.js';
 import { announceRedisSkip, redisAvailable, ThrowawayRedis } from '../../test/support/throwaway-redis.js';
 import type { Decision, LimitConfig } from './key-limiter.js';
 import { createRedisLimiter, type RedisLimiter } from './redis-limiter.js';

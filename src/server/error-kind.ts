@@ -3,7 +3,7 @@
 import type { MarketType } from '../domain/market.js';
 import type { PlanName } from '../domain/plans.js';
 
-/** The cases every dialect answers, one per row of DIALECTS.md's error table. */
+/** The cases every dialect answers, one per row of the error table of docs/dialects.md. */
 export type ErrorKind =
   | 'two_keys'
   | 'auth_missing'

@@ -3,10 +3,10 @@
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import type { Dashboard } from '../dashboard/dashboard.js';
-import { BodyTooLarge, readBody } from '../dashboard/request.js';
 import { MAX_URL_LENGTH, type App } from './app.js';
+import { BodyTooLarge, readBody } from './form-body.js';
 import { reasonPhrase } from './http-error.js';
+import type { Site } from './site.js';
 
 /** Node answers 431 above this many bytes of request line and headers. */
 export const MAX_HEADER_BYTES = 16 * 1024;
@@ -15,7 +15,7 @@ export const MAX_HEADER_BYTES = 16 * 1024;
 export interface ListenOptions {
   app: App;
   /** The web dashboard; it answers only the paths it claims, the API answers every other. */
-  dashboard?: Dashboard;
+  dashboard?: Site;
   host: string;
   port: number;
   /** How long `close` waits for in-flight requests before cutting connections. */

@@ -2,7 +2,7 @@
 // sessions, and the account changes an operator makes (plan). SQLite implements it
 // (sqlite/account-auth-sqlite.ts) over the same database file as the Store.
 import type { PlanName } from '../domain/plans.js';
-import type { Account, ApiKeyRecord } from './store.js';
+import type { Account, ApiKeyRecord } from './records.js';
 
 /** One signed-in browser: only the sha256 of its cookie token is stored. */
 export interface SessionRecord {

@@ -1,9 +1,12 @@
 // The storage interface the server's handlers use. SQLite implements it (sqlite-store.ts);
 // another backend (PostgreSQL) would implement the same without touching routes.
 import type { Coin, Market, MarketStatus, MarketType, ServedMarket, Snapshot } from '../domain/market.js';
-import type { DataWindow, PlanName } from '../domain/plans.js';
+import type { DataWindow } from '../domain/plans.js';
 import { type SnapshotFormat } from '../domain/snapshot-format.js';
 import type { AccountAuthStore } from './account-auth-store.js';
+import type { Account, ApiKeyRecord } from './records.js';
+
+export type { Account, ApiKeyRecord } from './records.js';
 
 export { V1_SNAPSHOT_FORMAT, type SnapshotFormat } from '../domain/snapshot-format.js';
 
@@ -31,30 +34,6 @@ export interface SnapshotQuery {
   includeOrderbook: boolean;
   /** Default V1_SNAPSHOT_FORMAT. */
   format?: SnapshotFormat;
-}
-
-export interface Account {
-  id: number;
-  name: string;
-  plan: PlanName;
-  /** Epoch ms when the trial ends; null for a paid account. */
-  trialEndsAt: number | null;
-  /** Per-account limits (enterprise); null = the plan's. */
-  requestsPerMinute: number | null;
-  burstPerSecond: number | null;
-  createdAt: number;
-}
-
-export interface ApiKeyRecord {
-  id: number;
-  accountId: number;
-  /** A short non-secret prefix for display, e.g. `msk_3f9a`. */
-  prefix: string;
-  createdAt: number;
-  revokedAt: number | null;
-  expiresAt: number | null;
-  /** sha256 hex of the key, when the backend returns it: the server re-checks it in constant time. */
-  keyHash?: string;
 }
 
 /**

@@ -5,18 +5,32 @@ import type { MarketSeries, MarketSource } from '../../domain/market-series.js';
 import type { MsnapApi } from '../../client/types.js';
 import { runBacktest } from '../../backtest/engine.js';
 import { loadStrategy } from '../../backtest/load-strategy.js';
-import { resolveParams } from '../../backtest/params.js';
+import { resolveParams, type BacktestParams } from '../../backtest/params.js';
 import type { BacktestSummary } from '../../backtest/result.js';
 import { apiMarketSource, type SnapshotRange } from '../../backtest/snapshot-series.js';
 import type { OpenedSource } from '../../backtest/local-source.js';
-import { combinations } from '../../backtest/sweep-plan.js';
+import { combinations, type SweepAxis } from '../../backtest/sweep-plan.js';
 import type { CliDeps } from '../deps.js';
 import { RESULT_SCHEMA, sweepSchema, TRADE_SCHEMA, type SweepRow } from '../output/backtest-schemas.js';
 import { renderBacktestText } from '../output/backtest-text.js';
 import type { Progress } from '../output/progress.js';
 import { writeListFile, writeTextFile } from '../output/file-output.js';
-import { chooseMarkets } from './snapshots.js';
-import type { BacktestOptions } from './backtest.js';
+import { chooseMarkets, type SnapshotsOptions } from './snapshots.js';
+
+/** The checked arguments and flags of `msnap backtest`. */
+export interface BacktestOptions extends Pick<SnapshotsOptions, 'target' | 'last' | 'from' | 'to'> {
+  /** The strategy file (.json rule, .js/.mjs module). */
+  strategy: string;
+  params: Partial<BacktestParams>;
+  sets: string[];
+  sweeps: SweepAxis[];
+  /** --trades FILE (format from its extension). */
+  trades?: string;
+  /** --html FILE. */
+  html?: string;
+  /** --db FILE: sweeps hand it to their workers. */
+  db?: string;
+}
 
 /** Where a table for the terminal goes (the summary, the equity chart, the first trades). */
 export interface BacktestView {

@@ -11,23 +11,10 @@ import { resolveFormat } from '../output/format.js';
 import { colorEnabled } from '../terminal-policy.js';
 import { TIME_HELP } from '../time.js';
 import { countArg } from '../arguments.js';
-import { parseSnapshotsArgs, type SnapshotsOptions } from './snapshots.js';
-import { runBacktestCommand, type BacktestView } from './backtest-run.js';
+import { parseSnapshotsArgs } from './snapshots.js';
+import { runBacktestCommand, type BacktestOptions, type BacktestView } from './backtest-run.js';
 
-/** The checked arguments and flags of `msnap backtest`. */
-export interface BacktestOptions extends Pick<SnapshotsOptions, 'target' | 'last' | 'from' | 'to'> {
-  /** The strategy file (.json rule, .js/.mjs module). */
-  strategy: string;
-  params: Partial<BacktestParams>;
-  sets: string[];
-  sweeps: SweepAxis[];
-  /** --trades FILE (format from its extension). */
-  trades?: string;
-  /** --html FILE. */
-  html?: string;
-  /** --db FILE: sweeps hand it to their workers. */
-  db?: string;
-}
+export type { BacktestOptions };
 
 interface RawFlags {
   last?: string;

@@ -7,6 +7,9 @@ import { UsageError } from '../../errors.js';
 export const OUTPUT_FORMATS = ['table', 'csv', 'ndjson', 'json', 'parquet'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
+/** The formats a store can write itself. */
+export type TextFormat = Extract<OutputFormat, 'csv' | 'ndjson' | 'json'>;
+
 /** The format-related global flags as commander hands them over. */
 export interface FormatFlags {
   format?: string;

@@ -1,7 +1,7 @@
 // How a kind of record becomes output: named columns in contract order, plus optional table
 // formatting and JSON shaping. Commands pick a schema; exporters decide what to do with it.
 import type { RowLayout } from '../../domain/row-layout.js';
-import type { TextFormat } from './snapshot-text.js';
+import type { TextFormat } from './format.js';
 
 /** A value a CSV cell or table cell can hold; objects are written as JSON text. */
 export type CellValue = string | number | boolean | null | undefined | object;

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalApi } from '../../client/local-api.js';
+import { LocalApi } from '../../local/local-api.js';
 import type { SnapshotsStreamQuery, TextPage } from '../../client/types.js';
 import type { Coin, Market, MarketType, Snapshot } from '../../domain/market.js';
 import { openSqliteStore } from '../../store/sqlite/open.js';

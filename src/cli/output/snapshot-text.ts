@@ -4,10 +4,9 @@
 // names and their order are snapshotSchema's.
 import type { RowLayout } from '../../domain/row-layout.js';
 import { csvCell } from './csv.js';
-import type { OutputFormat } from './format.js';
+import type { OutputFormat, TextFormat } from './format.js';
 
-/** The formats a store can write itself. */
-export type TextFormat = Extract<OutputFormat, 'csv' | 'ndjson' | 'json'>;
+export type { TextFormat };
 
 /** True for the formats snapshotRowLayout covers. */
 export function isTextFormat(format: OutputFormat): format is TextFormat {

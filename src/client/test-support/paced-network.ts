@@ -3,7 +3,7 @@
 // random one-way delays (with rare spikes, hence reordering), a server clock off by a fixed
 // skew, the headers the server really sends, and the client's reaction to a 429.
 import { KeyLimiter, type LimitConfig } from '../../ratelimit/key-limiter.js';
-import { mulberry32 } from '../../store/seed/prng.js';
+import { mulberry32 } from '../../random/prng.js';
 import type { Pacer, RateHeaders } from '../pacer.js';
 
 /** A seeded PRNG in [0, 1) (the seeder's mulberry32): the same seed gives the same run. */

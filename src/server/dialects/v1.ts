@@ -1,4 +1,4 @@
-// v1: the contract (CONTRACT.md) plus the hosted service's v1 extras. Paths answer under /api/v1/
+// v1: the contract (docs/contract.md) plus the hosted service's v1 extras. Paths answer under /api/v1/
 // and /v1/; bodies and errors are the contract's.
 import { dialectMarket, dialectSnapshot } from '../../domain/dialect-records.js';
 import { V1_SNAPSHOT_FORMAT } from '../../store/store.js';

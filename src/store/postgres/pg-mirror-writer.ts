@@ -9,7 +9,13 @@ import { toScaled } from '../core/price-scale.js';
 import { idAt, inferPattern, patternOf, type IdPattern } from '../core/snapshot-ids.js';
 import { guarded, type Pg } from './pg-connection.js';
 import { refreshSql } from './pg-load-sql.js';
-import type { PgStore } from './pg-store.js';
+import type postgres from 'postgres';
+
+/** What the mirror needs of a PgStore: its pool and its one-writer transactions (declared here, so the store can hand itself in without a cycle). */
+export interface PgWriteAccess {
+  readonly sql: Pg;
+  bulkTransaction<T>(fn: (tx: postgres.ReservedSql) => Promise<T>): Promise<T>;
+}
 
 /** A market as the upsert leaves it: its id and bounds, and what it held before this write. */
 interface UpsertedMarket {
@@ -24,7 +30,7 @@ interface UpsertedMarket {
 
 /** What a PostgreSQL store holds of the markets a pull copies (as MirrorState for SQLite); reads only. */
 export class PgMirrorState {
-  constructor(private readonly store: PgStore) {}
+  constructor(private readonly store: PgWriteAccess) {}
 
   /** The market as stored now. */
   async local(marketId: string): Promise<LocalMarketState> {
@@ -57,7 +63,7 @@ export class PgMirrorWriter {
   readonly state: PgMirrorState;
 
   constructor(
-    private readonly store: PgStore,
+    private readonly store: PgWriteAccess,
     private readonly origin: Origin,
   ) {
     this.state = new PgMirrorState(store);

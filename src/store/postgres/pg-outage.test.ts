@@ -5,6 +5,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnreachableError, UsageError } from '../../errors.js';
+import { until } from '../../../test/support/until.js';
 import { skipWithoutPostgres, startThrowawayPostgres, type ThrowawayPostgres } from '../../../test/support/throwaway-postgres.js';
 import { StoreUnavailableError } from '../store.js';
 import { PG_MIGRATIONS } from './pg-migrations.js';
@@ -42,7 +43,8 @@ describe.skipIf(skipWithoutPostgres('PostgreSQL outage and open'))('PostgreSQL o
   it('rejects every kind of call with StoreUnavailableError while the server is down, then answers again', async () => {
     // A query in flight when the server shuts down is cut (57P01), not left hanging.
     const inFlight = rejection(store.transaction(async (tx) => (tx as PgStore).sql`SELECT pg_sleep(30)`));
-    await new Promise((r) => setTimeout(r, 300));
+    // Stop the server once the query runs there (not before it was sent).
+    await until(async () => (await store.sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%pg_sleep(30)%' AND pid <> pg_backend_pid()`)[0]!.n > 0, 'the query to run');
     await server.stop();
     const cut = await inFlight;
     expect(cut.err).toBeInstanceOf(StoreUnavailableError);

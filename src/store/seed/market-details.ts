@@ -2,7 +2,7 @@
 // token numbers, volumes, times), drawn from the seed and the market id alone so the same seed
 // gives the same values whatever else the run seeds.
 import type { MarketDetails } from '../../domain/market.js';
-import { mulberry32, type Random } from './prng.js';
+import { mulberry32, type Random } from '../../random/prng.js';
 
 const TEN_MINUTES = 10 * 60_000;
 const HOUR = 60 * 60_000;

@@ -6,7 +6,7 @@
 // seed and the live world write the same books.
 import type { BookPair, LevelList } from '../sqlite/book-codec.js';
 import { SNAPSHOT_INTERVAL_MS } from '../../domain/market.js';
-import { hashKeys, uniformAt } from './prng.js';
+import { hashKeys, uniformAt } from '../../random/prng.js';
 
 /** Levels per side of a seeded orderbook (the contract allows up to 8). */
 export const ORDERBOOK_LEVELS = 8;

@@ -4,7 +4,7 @@
 // which keeps the level realistic for years), 5-minute anchors within each day, and 125 ms
 // steps within each 5 minutes. Every market type of a coin reads the same path.
 import { SNAPSHOT_INTERVAL_MS } from '../../domain/market.js';
-import { fillNormals, normalAt } from './prng.js';
+import { fillNormals, normalAt } from '../../random/prng.js';
 
 const YEAR_MS = 365 * 24 * 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;

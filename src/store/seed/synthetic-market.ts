@@ -16,7 +16,7 @@ import { seededDetails } from './market-details.js';
 import { emptyPair, type BookPair } from '../sqlite/book-codec.js';
 import { orderbookPairLevels } from './orderbook-levels.js';
 import { COARSE_STEP_MS, pricePath, yearsOf, type PricePath } from './price-path.js';
-import { hashKeys, mulberry32, normalCdf } from './prng.js';
+import { hashKeys, mulberry32, normalCdf } from '../../random/prng.js';
 
 /** Realistic levels and annualised volatilities: each coin's path wanders around its level. */
 export const COIN_MODELS: Record<Coin, { startPrice: number; sigma: number; decimals: number }> = {

@@ -1,7 +1,7 @@
 // Round trips of the orderbook codec on random books: every pair decodes to the very numbers it
 // was made of, alone and against a reference, and stored text comes back byte for byte.
 import { describe, expect, it } from 'vitest';
-import { mulberry32, type Random } from '../seed/prng.js';
+import { mulberry32, type Random } from '../../random/prng.js';
 import { decodePair, emptyPair, encodePair, parsePair, refDt, sideText, type BookPair, type LevelList } from './book-codec.js';
 
 function randomList(random: Random, n: number, dp: number, ds: number, descending: boolean): LevelList {

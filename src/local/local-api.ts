@@ -6,11 +6,11 @@ import { parseMarketId, type Market, type Snapshot } from '../domain/market.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import type { SqliteStore } from '../store/sqlite/sqlite-store.js';
 import { VERSION } from '../version.js';
-import { listMarkets } from './market-listing.js';
-import { normalizeSnapshot } from './normalize.js';
-import { DEFAULT_SNAPSHOT_PAGE, pageSnapshots } from './snapshot-pager.js';
+import { listMarkets } from '../client/market-listing.js';
+import { normalizeSnapshot } from '../client/normalize.js';
+import { DEFAULT_SNAPSHOT_PAGE, pageSnapshots } from '../client/snapshot-pager.js';
 import type { RowLayout } from '../domain/row-layout.js';
-import type { AtResult, Health, Limits, MarketsListingQuery, MarketsPage, MsnapApi, SnapshotsStreamQuery, TextPage } from './types.js';
+import type { AtResult, Health, Limits, MarketsListingQuery, MarketsPage, MsnapApi, SnapshotsStreamQuery, TextPage } from '../client/types.js';
 
 /** The service's page maxima, so pages (and a failure midway) fall where they would through serve. */
 const MARKETS_MAX = 1000;

@@ -1,0 +1,166 @@
+#!/usr/bin/env node
+// Command outputs shown in README.md and docs/*.md that cannot go stale. A fenced block right after
+// a line `<!-- checked-output: PLAN -->` holds `$ msnap ...` lines, each followed by what the command
+// prints (stderr and stdout as they interleave). They run with the built CLI against a freshly
+// seeded `msnap serve` and a key of PLAN. `npm run docs:outputs` rewrites the blocks from the real
+// output; test/doc-outputs.test.ts fails when a block's shape (its text with every number as N:
+// the seeded data moves with the clock) differs from the real one.
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root. */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const BIN = path.join(ROOT, 'bin', 'msnap.js');
+const MARK = /^<!-- checked-output: (\w+) -->$/;
+/** 15 days of markets (more than a builder's 4,100 5m window), snapshots for the newest 5m ones only. */
+const SEED_ARGS = ['--days', '15', '--full', '5m=2,15m=0,1hr=0,4hr=0,24hr=0', '--orderbook-minutes', '0'];
+
+/** The markdown files that may hold checked blocks. */
+export function docFiles() {
+  const docs = readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => path.join('docs', f));
+  return ['README.md', ...docs.sort()];
+}
+
+/** Use to find the checked blocks of a markdown text: plan, the block's content lines [from, to), and its steps. */
+export function findBlocks(text) {
+  const lines = text.split('\n');
+  const blocks = [];
+  for (let i = 0; i < lines.length; i++) {
+    const mark = MARK.exec(lines[i]);
+    if (!mark || !lines[i + 1]?.startsWith('```')) continue;
+    const from = i + 2;
+    let to = from;
+    while (to < lines.length && !lines[to].startsWith('```')) to++;
+    blocks.push({ plan: mark[1], from, to, steps: stepsOf(lines.slice(from, to)) });
+    i = to;
+  }
+  return blocks;
+}
+
+function stepsOf(lines) {
+  const steps = [];
+  for (const line of lines) {
+    if (line.startsWith('$ ')) steps.push({ command: line.slice(2), expected: [] });
+    else if (steps.length > 0) steps.at(-1).expected.push(line);
+  }
+  return steps;
+}
+
+/** Use to compare outputs whose data move with the clock: every number becomes N, a winner W, a status S, a masked key msk_…, padding one space. */
+export function shapeOf(lines) {
+  return lines.map((l) =>
+    l
+      .replace(/msk_[^\s…]*…/g, 'msk_…')
+      .replace(/\b(Up|Down)\b/g, 'W')
+      .replace(/\b(active|resolved)\b/g, 'S')
+      // A table's column widths follow its values.
+      .replace(/─+/g, '─')
+      .replace(/ {2,}/g, ' ')
+      .replace(/\d+(\.\d+)?/g, 'N')
+      .trimEnd(),
+  );
+}
+
+/** Use to run one `$ msnap ARGS [| head -N]` line: its stderr and stdout as one interleaved text, as lines. */
+export function runStep(command, env, cwd) {
+  const m = /^msnap (.*?)(?: \| head -(\d+))?$/.exec(command);
+  if (!m) throw new Error(`a checked block runs only "msnap ..." (optionally "| head -N"): ${command}`);
+  const args = m[1].split(' ').filter(Boolean);
+  const file = path.join(cwd, 'out.txt');
+  const fd = openSync(file, 'w');
+  try {
+    // One descriptor for both streams keeps their real order.
+    spawnSync(process.execPath, [BIN, ...args], { cwd, env, stdio: ['ignore', fd, fd], timeout: 60_000 });
+  } finally {
+    closeSync(fd);
+  }
+  let lines = readFileSync(file, 'utf8').replace(/\n$/, '').split('\n');
+  if (m[2] !== undefined) {
+    // `| head -N` keeps N lines of stdout; msnap's own lines (stderr) stay.
+    let kept = 0;
+    lines = lines.filter((l) => l.startsWith('msnap: ') || l.startsWith('hint: ') || kept++ < Number(m[2]));
+  }
+  return lines;
+}
+
+/** Use to start a seeded `msnap serve` with a key per plan; close() stops it and deletes its files. */
+export async function startDocService() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'msnap-doc-outputs-'));
+  const db = path.join(dir, 'docs.db');
+  const base = cleanEnv({});
+  const run = (args) => {
+    const r = spawnSync(process.execPath, [BIN, ...args], { cwd: dir, env: base, encoding: 'utf8', timeout: 180_000 });
+    if (r.status !== 0) throw new Error(`msnap ${args.join(' ')} failed: ${r.stderr}`);
+    return r.stdout.trim();
+  };
+  run(['serve', 'seed', '--db', db, ...SEED_ARGS]);
+  const keys = {};
+  for (const plan of ['builder', 'pro']) keys[plan] = run(['serve', 'keys', 'create', '--db', db, '--account', `docs-${plan}`, '--plan', plan]);
+  const server = spawn(process.execPath, [BIN, 'serve', '--db', db, '--port', '0', '--no-live'], { cwd: dir, env: base, stdio: ['ignore', 'pipe', 'ignore'] });
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    server.stdout.on('data', (d) => {
+      out += d;
+      const hit = /listening on (http:\/\/\S+)/.exec(out);
+      if (hit) resolve(hit[1]);
+    });
+    server.once('exit', (code) => reject(new Error(`msnap serve exited (${code}): ${out}`)));
+  });
+  return {
+    dir,
+    /** The environment a step of a block marked `plan` runs in. */
+    env: (plan) => {
+      if (!keys[plan]) throw new Error(`no key for plan ${plan} (builder or pro)`);
+      return cleanEnv({ MSNAP_BASE_URL: url, MSNAP_API_KEY: keys[plan], MSNAP_CONFIG_DIR: path.join(dir, 'config') });
+    },
+    async close() {
+      server.kill('SIGTERM');
+      await new Promise((resolve) => (server.exitCode === null ? server.once('exit', resolve) : resolve()));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function cleanEnv(extra) {
+  const env = { ...process.env, NO_COLOR: '1', ...extra };
+  for (const name of ['MSNAP_API', 'MSNAP_DB', 'MSNAP_DATABASE_URL', ...(extra.MSNAP_API_KEY ? [] : ['MSNAP_API_KEY', 'MSNAP_BASE_URL', 'MSNAP_CONFIG_DIR'])]) delete env[name];
+  return env;
+}
+
+/** Use to check (or with write, rewrite) every checked block of `files`; returns the differences found. */
+export function checkFiles(service, files = docFiles(), write = false) {
+  const differences = [];
+  for (const file of files) {
+    const full = path.join(ROOT, file);
+    const lines = readFileSync(full, 'utf8').split('\n');
+    const blocks = findBlocks(lines.join('\n'));
+    // Bottom up, so a rewritten block does not move the ones above it.
+    for (const block of blocks.reverse()) {
+      const fresh = [];
+      for (const step of block.steps) {
+        const actual = runStep(step.command, service.env(block.plan), service.dir);
+        fresh.push(`$ ${step.command}`, ...actual);
+        if (shapeOf(actual).join('\n') !== shapeOf(step.expected).join('\n')) {
+          differences.push({ file, line: block.from + 1, command: step.command, expected: step.expected, actual });
+        }
+      }
+      if (write) lines.splice(block.from, block.to - block.from, ...fresh);
+    }
+    if (write) writeFileSync(full, lines.join('\n'));
+  }
+  return differences;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const service = await startDocService();
+  try {
+    const differences = checkFiles(service, docFiles(), true);
+    for (const d of differences) console.log(`${d.file}:${d.line}: rewrote the output of \`${d.command}\``);
+    console.log(differences.length === 0 ? 'every checked output is current' : `${differences.length} outputs rewritten`);
+  } finally {
+    await service.close();
+  }
+}
