@@ -114,6 +114,16 @@ describe('msnap backtest', () => {
     expect(rows[2]!.split(',').slice(2)).toEqual(singleRow!.split(',').slice(at));
   });
 
+  it('gives the same sweep rows over serve (read once, run in-process) as over --db (worker threads)', async () => {
+    const args = [rule, ...selection, '--sweep', 'max_entries=1,3', '--sweep', 'side=up,down', '--ndjson'];
+    const local = await run([...args, '--db', svc.db]);
+    expect(local.exitCode, local.stderr).toBe(0);
+    const served = await run(args);
+    expect(served.exitCode, served.stderr).toBe(0);
+    expect(served.stdout).toBe(local.stdout);
+    expect(local.stdout.split('\n').map((l) => JSON.parse(l)['side'])).toEqual(['up', 'down', 'up', 'down']);
+  });
+
   it('writes --trades by extension and a self-contained --html page', async () => {
     const trades = path.join(svc.dir, 'trades.parquet');
     const html = path.join(svc.dir, 'report.html');
