@@ -19,8 +19,9 @@ class Column {
     }
     this.data[this.length++] = x;
   }
+  /** The values, in an array of their own length (no slack kept alive, none cloned into a worker). */
   done(): Float64Array {
-    return this.data.subarray(0, this.length);
+    return this.data.length === this.length ? this.data : this.data.slice(0, this.length);
   }
 }
 
@@ -81,30 +82,70 @@ export class SeriesBuilder {
     }
   }
 
-  /** The series; the builder is not used after. */
-  finish(): MarketSeries {
-    const px = this.px.done();
-    const sz = this.sz.done();
-    const side = (b: SideBooks) => ({ start: b.start.done(), bids: b.bids.done(), asks: b.asks.done() });
-    const up = side(this.upBooks);
-    const down = side(this.downBooks);
-    const levels = (from: number, n: number): BookLevels => ({ length: n, prices: px.subarray(from, from + n), sizes: sz.subarray(from, from + n) });
-    const hasBooks = this.books > 0;
+  /** The columns alone (structured-cloneable: a sweep hands them to its workers). */
+  pack(): PackedSeries {
+    const side = (b: SideBooks): PackedBooks => ({ start: b.start.done(), bids: b.bids.done(), asks: b.asks.done() });
     return {
       market: this.market,
-      length: this.time.length,
       time: this.time.done(),
       price: this.price.done(),
       priceUp: this.up.done(),
       priceDown: this.down.done(),
-      book(i: number, s: OutcomeSide): SideBook | undefined {
-        if (!hasBooks) return undefined;
-        const b = s === 'up' ? up : down;
-        const from = b.start[i]!;
-        if (from < 0) return undefined;
-        const nb = b.bids[i]!;
-        return { bids: levels(from, nb), asks: levels(from + nb, b.asks[i]!) };
-      },
+      px: this.px.done(),
+      sz: this.sz.done(),
+      up: side(this.upBooks),
+      down: side(this.downBooks),
+      books: this.books,
     };
   }
+
+  /** The series; the builder is not used after. */
+  finish(): MarketSeries {
+    return unpack(this.pack());
+  }
+}
+
+/** One side's books by snapshot: where its levels start in px/sz (-1: none), how many bids and asks. */
+export interface PackedBooks {
+  start: Float64Array;
+  bids: Float64Array;
+  asks: Float64Array;
+}
+
+/** A market's series as plain typed arrays. */
+export interface PackedSeries {
+  market: Market;
+  time: Float64Array;
+  price: Float64Array;
+  priceUp: Float64Array;
+  priceDown: Float64Array;
+  px: Float64Array;
+  sz: Float64Array;
+  up: PackedBooks;
+  down: PackedBooks;
+  /** Snapshots with a book on either side. */
+  books: number;
+}
+
+/** Use on packed columns (built here, or cloned into a worker): the series over them. */
+export function unpack(p: PackedSeries): MarketSeries {
+  const { px, sz, up, down } = p;
+  const levels = (from: number, n: number): BookLevels => ({ length: n, prices: px.subarray(from, from + n), sizes: sz.subarray(from, from + n) });
+  const hasBooks = p.books > 0;
+  return {
+    market: p.market,
+    length: p.time.length,
+    time: p.time,
+    price: p.price,
+    priceUp: p.priceUp,
+    priceDown: p.priceDown,
+    book(i: number, s: OutcomeSide): SideBook | undefined {
+      if (!hasBooks) return undefined;
+      const b = s === 'up' ? up : down;
+      const from = b.start[i]!;
+      if (from < 0) return undefined;
+      const nb = b.bids[i]!;
+      return { bids: levels(from, nb), asks: levels(from + nb, b.asks[i]!) };
+    },
+  };
 }

@@ -4,7 +4,7 @@
 import type { MsnapApi } from '../client/types.js';
 import type { Market, Snapshot } from '../domain/market.js';
 import type { MarketSeries, MarketSource } from '../domain/market-series.js';
-import { SeriesBuilder } from './series-builder.js';
+import { SeriesBuilder, type PackedSeries } from './series-builder.js';
 
 /** Use to hand contract records (time order, orderbooks optional) to the engine. */
 export function seriesFromSnapshots(market: Market, snapshots: readonly Snapshot[]): MarketSeries {
@@ -19,20 +19,29 @@ export interface SnapshotRange {
   to?: number;
 }
 
+async function readMarket(client: MsnapApi, market: Market, range: SnapshotRange): Promise<SeriesBuilder> {
+  const b = new SeriesBuilder(market, range.from === undefined && range.to === undefined ? market.snapshot_count : 0);
+  for await (const page of client.snapshotPages(market.market_id, {
+    ...(range.from !== undefined ? { from: range.from } : {}),
+    ...(range.to !== undefined ? { to: range.to } : {}),
+    includeOrderbook: true,
+  })) {
+    b.add(page);
+  }
+  return b;
+}
+
 /**
  * Use for any MsnapApi (the paced HTTP client, or a local store opened with --db): the given
  * markets (oldest first) one at a time, each read whole with its orderbooks, then let go.
  */
 export async function* apiMarketSource(client: MsnapApi, markets: readonly Market[], range: SnapshotRange = {}): MarketSource {
-  for (const market of markets) {
-    const b = new SeriesBuilder(market, range.from === undefined && range.to === undefined ? market.snapshot_count : 0);
-    for await (const page of client.snapshotPages(market.market_id, {
-      ...(range.from !== undefined ? { from: range.from } : {}),
-      ...(range.to !== undefined ? { to: range.to } : {}),
-      includeOrderbook: true,
-    })) {
-      b.add(page);
-    }
-    yield b.finish();
-  }
+  for (const market of markets) yield (await readMarket(client, market, range)).finish();
+}
+
+/** Use where the same markets serve many runs (a sweep over the service): all of them read once, as cloneable columns. */
+export async function readPackedMarkets(client: MsnapApi, markets: readonly Market[], range: SnapshotRange = {}): Promise<PackedSeries[]> {
+  const out: PackedSeries[] = [];
+  for (const market of markets) out.push((await readMarket(client, market, range)).pack());
+  return out;
 }

@@ -7,6 +7,7 @@ import { EXIT, MsnapError, UsageError } from '../errors.js';
 import type { Market } from '../domain/market.js';
 import type { BacktestParams } from './params.js';
 import type { BacktestSummary } from './result.js';
+import type { PackedSeries } from './series-builder.js';
 import type { SnapshotRange } from './snapshot-series.js';
 import type { RuleStrategy } from './strategy.js';
 
@@ -16,16 +17,14 @@ export interface SweepJob {
   strategy: string | RuleStrategy;
   sets: string[];
   params: Partial<BacktestParams>;
-  /** The local store to read, and the markets (oldest first) and range the run takes. */
-  db: string;
-  markets: Market[];
-  range: SnapshotRange;
+  /** The data: a local store to read (the markets, oldest first, and the range), or markets already read. */
+  data: { db: string; markets: Market[]; range: SnapshotRange } | { packed: PackedSeries[] };
 }
 
 /** A worker's answer. */
 export type SweepAnswer = { ok: true; summary: BacktestSummary } | { ok: false; message: string; exitCode: number };
 
-/** Use for sweeps over a local store: the summaries of `jobs`, in order, on up to `threads` workers. */
+/** Use for sweeps: the summaries of `jobs`, in order, on up to `threads` workers. */
 export async function runOnWorkers(
   jobs: readonly SweepJob[],
   onDone: (done: number) => void = () => {},

@@ -1,13 +1,13 @@
 // The body of `msnap backtest`: load and check the strategy (and every sweep combination) before
 // any data, choose the markets as `msnap snapshots` does, run, and write the result.
 import type { Market } from '../../domain/market.js';
-import type { MarketSeries, MarketSource } from '../../domain/market-series.js';
+import type { MarketSource } from '../../domain/market-series.js';
 import type { MsnapApi } from '../../client/types.js';
 import { runBacktest } from '../../backtest/engine.js';
 import { loadStrategy } from '../../backtest/load-strategy.js';
 import { resolveParams, type BacktestParams } from '../../backtest/params.js';
 import type { BacktestSummary } from '../../backtest/result.js';
-import { apiMarketSource, type SnapshotRange } from '../../backtest/snapshot-series.js';
+import { apiMarketSource, readPackedMarkets, type SnapshotRange } from '../../backtest/snapshot-series.js';
 import type { OpenedSource } from '../../backtest/local-source.js';
 import { combinations, type SweepAxis } from '../../backtest/sweep-plan.js';
 import type { CliDeps } from '../deps.js';
@@ -125,8 +125,8 @@ export async function runBacktestCommand(opts: BacktestOptions, deps: CliDeps, v
 }
 
 /**
- * Sweeps over a local store run on worker threads, each opening the store itself; over the
- * service the markets are read once, kept, and every combination runs on that copy here.
+ * Sweeps run on worker threads, one combination each: over a local store every worker opens the
+ * store itself; over the service the markets are read once and a copy goes to every worker.
  */
 async function runSweep(
   opts: BacktestOptions,
@@ -144,22 +144,8 @@ async function runSweep(
   const onDone = (done: number): void => {
     if (deps.now() - started >= QUIET_FIRST_MS) progress.update({ pages: done, rows: done * perRun, total: sets.length * perRun });
   };
-  if (opts.db !== undefined) {
-    const { runOnWorkers } = await import('../../backtest/sweep-pool.js');
-    const db = opts.db;
-    return runOnWorkers(sets.map((s) => ({ strategy: opts.strategy, sets: [...opts.sets, ...s], params: opts.params, db, markets, range })), onDone);
-  }
-  const kept: MarketSeries[] = [];
-  for await (const s of apiMarketSource(client, markets, range)) kept.push(s);
-  const out: BacktestSummary[] = [];
-  for (const s of sets) {
-    const strategy = await loadStrategy(opts.strategy, [...opts.sets, ...s]);
-    out.push((await runBacktest(strategy, replay(kept), opts.params)).summary);
-    onDone(out.length);
-  }
-  return out;
-}
-
-async function* replay(series: readonly MarketSeries[]): MarketSource {
-  for (const s of series) yield s;
+  const { runOnWorkers } = await import('../../backtest/sweep-pool.js');
+  // Over the service the markets are read once (paced) and handed to every worker.
+  const data = opts.db !== undefined ? { db: opts.db, markets, range } : { packed: await readPackedMarkets(client, markets, range) };
+  return runOnWorkers(sets.map((s) => ({ strategy: opts.strategy, sets: [...opts.sets, ...s], params: opts.params, data })), onDone);
 }
