@@ -124,6 +124,14 @@ describe('msnap backtest', () => {
     expect(local.stdout.split('\n').map((l) => JSON.parse(l)['side'])).toEqual(['up', 'down', 'up', 'down']);
   });
 
+  it('sweeps a module (a fresh worker per run) to the same summaries as the rule', async () => {
+    const summaries = (text: string) => text.split('\n').map((l) => l.split(',').slice(1).join(','));
+    const ruled = await run([rule, ...selection, '--db', svc.db, '--sweep', 'entry.0.value=0.4,0.5', '--csv']);
+    const moduled = await run([mod, ...selection, '--db', svc.db, '--sweep', 'ask=0.4,0.5', '--csv']);
+    expect(moduled.exitCode, moduled.stderr).toBe(0);
+    expect(summaries(moduled.stdout)).toEqual(summaries(ruled.stdout));
+  });
+
   it('writes --trades by extension and a self-contained --html page', async () => {
     const trades = path.join(svc.dir, 'trades.parquet');
     const html = path.join(svc.dir, 'report.html');
