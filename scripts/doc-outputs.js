@@ -16,7 +16,7 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 const BIN = path.join(ROOT, 'bin', 'msnap.js');
 const MARK = /^<!-- checked-output: (\w+) -->$/;
 /** 15 days of markets (more than a builder's 4,100 5m window), snapshots for the newest 5m ones only. */
-const SEED_ARGS = ['--days', '15', '--full', '5m=2,15m=0,1hr=0,4hr=0,24hr=0', '--orderbook-minutes', '0'];
+const SEED_ARGS = ['--days', '15', '--full', '5m=4,15m=0,1hr=0,4hr=0,24hr=0', '--orderbook-minutes', '0'];
 
 /** The markdown files that may hold checked blocks. */
 export function docFiles() {
@@ -59,6 +59,8 @@ export function shapeOf(lines) {
       // A table's column widths follow its values.
       .replace(/─+/g, '─')
       .replace(/ {2,}/g, ' ')
+      // A count with thousands separators (2,247) is one number.
+      .replace(/(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d.])/g, 'N')
       .replace(/\d+(\.\d+)?/g, 'N')
       .trimEnd(),
   );
@@ -140,14 +142,17 @@ export function checkFiles(service, files = docFiles(), write = false) {
     // Bottom up, so a rewritten block does not move the ones above it.
     for (const block of blocks.reverse()) {
       const fresh = [];
+      let stale = false;
       for (const step of block.steps) {
         const actual = runStep(step.command, service.env(block.plan), service.dir);
         fresh.push(`$ ${step.command}`, ...actual);
         if (shapeOf(actual).join('\n') !== shapeOf(step.expected).join('\n')) {
+          stale = true;
           differences.push({ file, line: block.from + 1, command: step.command, expected: step.expected, actual });
         }
       }
-      if (write) lines.splice(block.from, block.to - block.from, ...fresh);
+      // A current block keeps its text: only a stale one is rewritten, whole.
+      if (write && stale) lines.splice(block.from, block.to - block.from, ...fresh);
     }
     if (write) writeFileSync(full, lines.join('\n'));
   }

@@ -1,7 +1,7 @@
 // The one error hierarchy of the client and CLI. Each class carries its exit code: this file
 // is the exit-code table, and only the CLI entry point (src/cli/main.ts) prints errors and exits.
 
-/** Documented exit codes (README "Exit codes"). */
+/** Documented exit codes (docs/commands.md, generated from EXIT_MEANINGS). */
 export const EXIT = {
   ok: 0,
   unexpected: 1,
@@ -17,6 +17,27 @@ export const EXIT = {
   interrupted: 130,
   terminated: 143,
 } as const;
+
+/** Each exit code's short label and meaning: `msnap --help` and docs/commands.md (scripts/commands-doc.js) are written from it. */
+export const EXIT_MEANINGS: Readonly<Record<keyof typeof EXIT, { label: string; meaning: string }>> = {
+  ok: { label: 'ok', meaning: 'success (also when the reader closes early, e.g. `| head`)' },
+  unexpected: { label: 'unexpected', meaning: 'unexpected error: a bug, or a 5xx still failing after retries' },
+  usage: { label: 'usage', meaning: 'usage: a bad flag, argument, TIME or format, or a 400 from the service' },
+  auth: { label: 'auth', meaning: 'authentication: no key configured, or the service answered 401 (wrong, revoked or expired key, ended trial)' },
+  window: { label: 'outside plan window', meaning: "outside your plan's data window (403; in v4 402 PLAN_UPGRADE_REQUIRED, or the hosted 403 plan codes)" },
+  rateLimited: { label: 'rate-limited', meaning: 'still rate-limited (429) after retries' },
+  notFound: { label: 'not found', meaning: 'not found (404): an unknown market id, no snapshot within 2 s of the time' },
+  unreachable: { label: 'unreachable', meaning: 'the service is unreachable: nothing listening at the base URL' },
+  busy: { label: 'database busy', meaning: "msnap serve's database is busy: another msnap process held its write lock for more than 5 s" },
+  qualityProblems: { label: 'quality problems (--strict)', meaning: '`msnap quality --strict` found a problem (the report is written first)' },
+  interrupted: { label: 'interrupted (Ctrl-C)', meaning: 'interrupted (Ctrl-C, SIGINT); an -o file in progress is removed' },
+  terminated: { label: 'terminated (SIGTERM)', meaning: 'terminated (SIGTERM); an -o file in progress is removed' },
+};
+
+/** Use in `--help`: every exit code with its label, on one line. */
+export function exitCodeSummary(): string {
+  return (Object.keys(EXIT) as (keyof typeof EXIT)[]).map((k) => `${EXIT[k]} ${EXIT_MEANINGS[k].label}`).join(', ');
+}
 
 /** Base class: a message for one line on stderr, an exit code, and an optional hint. */
 export class MsnapError extends Error {

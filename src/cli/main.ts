@@ -1,7 +1,7 @@
 // The CLI entry point: builds the command tree, runs it, and is the only place that turns
 // errors into one line on stderr and an exit code (see src/errors.ts for the table).
 import { Command, CommanderError } from 'commander';
-import { EXIT, MsnapError } from '../errors.js';
+import { EXIT, exitCodeSummary, MsnapError } from '../errors.js';
 import type { CliContext } from './context.js';
 import { serveCommand } from './commands/serve.js';
 import { pullCommand } from './commands/pull.js';
@@ -48,7 +48,7 @@ Examples:
   $ msnap snapshots BTC 5m --csv > btc.csv
   $ msnap at BTC 5m 2025-11-22T00:02:30Z
 
-Exit codes: 0 ok, 1 unexpected, 2 usage, 3 auth, 4 outside plan window, 5 rate-limited, 6 not found, 7 unreachable, 8 database busy, 9 quality problems (--strict), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).`,
+Exit codes: ${exitCodeSummary()}.`,
   );
   applyOutputSettings(program, ctx);
   return program;

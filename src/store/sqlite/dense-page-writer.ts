@@ -32,10 +32,11 @@ export function writeDensePage(
   marketId: string,
   startTime: number,
   format?: SnapshotFormat,
+  books?: RowExtra,
 ): string | undefined {
   const layout = servedPageLayout(format ?? V1_SNAPSHOT_FORMAT);
   if (prices.length === 0) return layout.pageOpen + layout.pageClose;
-  const written = fill({ prices, sides, firstT, ids: idsOrRowid, marketId, startTime }, layout);
+  const written = fill({ prices, sides, firstT, ids: idsOrRowid, marketId, startTime, extra: books }, layout);
   return written && written.buf.toString('latin1', 0, written.end);
 }
 
@@ -47,6 +48,17 @@ export interface DenseRows {
   ids: number | PageIds;
   marketId: string;
   startTime: number;
+  /** What each row adds after its values (a served page's orderbooks). */
+  extra?: RowExtra;
+}
+
+/**
+ * Writes what row i of a page adds after its down probability at pos (at most `maxBytes`), returning
+ * the new end, or -1 to decline the page (the caller then takes the general path).
+ */
+export interface RowExtra {
+  maxBytes: number;
+  write(buf: Buffer, pos: number, i: number): number;
 }
 
 /**
@@ -60,12 +72,12 @@ export function writeDenseRows(page: DenseRows, layout: RowLayout): Uint8Array |
 }
 
 /** Writes the page into the shared buffer; returns it and where its text ends, undefined when it declines. */
-function fill({ prices, sides, firstT, ids: idsOrRowid, marketId, startTime }: DenseRows, layout: RowLayout): { buf: Buffer; end: number } | undefined {
+function fill({ prices, sides, firstT, ids: idsOrRowid, marketId, startTime, extra }: DenseRows, layout: RowLayout): { buf: Buffer; end: number } | undefined {
   const ids = pageIds(idsOrRowid);
   if (ids.exceptions && ids.exceptions.size > 0) return undefined;
   const n = prices.length;
   const lastT = firstT + (n - 1) * SNAPSHOT_INTERVAL_MS;
-  const page = pageSetup(n, firstT, lastT, ids, marketId, startTime, layout);
+  const page = pageSetup(n, firstT, lastT, ids, marketId, startTime, layout, extra?.maxBytes);
   if (!page) return undefined;
   const { buf, pieces, idHead, idToTime } = page;
   const iso = layout.isoTimes;
@@ -103,7 +115,13 @@ function fill({ prices, sides, firstT, ids: idsOrRowid, marketId, startTime }: D
     } else {
       pos = writeTime(buf, pos, page, t);
     }
-    pos = writeValues(buf, pos, pieces, price, ud >> SIDE_BITS, ud & SIDE_MASK);
+    if (extra) {
+      pos = extra.write(buf, writeValues(buf, pos, pieces, price, ud >> SIDE_BITS, ud & SIDE_MASK, false), i);
+      if (pos < 0) return undefined;
+      pos = copy(buf, pos, pieces.rowClose);
+    } else {
+      pos = writeValues(buf, pos, pieces, price, ud >> SIDE_BITS, ud & SIDE_MASK);
+    }
     t += SNAPSHOT_INTERVAL_MS;
   }
   return { buf, end: copy(buf, pos, pieces.pageClose) };

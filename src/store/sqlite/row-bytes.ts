@@ -73,7 +73,7 @@ export interface PageSetup {
  * outside what the byte writers print (huge or negative ids, times before 1970-01-02, a non-ASCII
  * market id or piece): the caller then takes the general path.
  */
-export function pageSetup(n: number, firstT: number, lastT: number, ids: PageIds, marketId: string, startTime: number, layout: RowLayout): PageSetup | undefined {
+export function pageSetup(n: number, firstT: number, lastT: number, ids: PageIds, marketId: string, startTime: number, layout: RowLayout, extraPerRow = 0): PageSetup | undefined {
   const pieces = bytesOf(layout);
   if (!pieces) return undefined;
   const { base, step } = ids.pattern;
@@ -87,7 +87,7 @@ export function pageSetup(n: number, firstT: number, lastT: number, ids: PageIds
   if (!idToTime) return undefined;
   const { rowOpen, between, price, up, down, rowClose } = pieces;
   const perRow = idToTime.length + between.length + rowOpen.length + price.length + up.length + down.length + rowClose.length;
-  const need = pieces.pageOpen.length + pieces.pageClose.length + n * (ROW_BYTES_BESIDES_ID + perRow);
+  const need = pieces.pageOpen.length + pieces.pageClose.length + n * (ROW_BYTES_BESIDES_ID + perRow + extraPerRow);
   if (scratch.length < need) scratch = Buffer.allocUnsafe(Math.max(need, scratch.length * 2));
   const hi = Math.floor(startTime / SNAPSHOT_ID_STRIDE);
   return {
@@ -106,15 +106,15 @@ export function printable(v: number): boolean {
   return v >= 0 && v < EXACT_SCALED_LIMIT && v === Math.floor(v);
 }
 
-/** The price and the two probabilities of a row, each after its piece, then the row's end. */
-export function writeValues(buf: Buffer, pos: number, pieces: LayoutBytes, price: number, up: number, down: number): number {
+/** The price and the two probabilities of a row, each after its piece, then the row's end (unless `close` is false). */
+export function writeValues(buf: Buffer, pos: number, pieces: LayoutBytes, price: number, up: number, down: number, close = true): number {
   pos = copy(buf, pos, pieces.price);
   pos = scaled(buf, pos, price);
   pos = copy(buf, pos, pieces.up);
   pos = scaled(buf, pos, up);
   pos = copy(buf, pos, pieces.down);
   pos = scaled(buf, pos, down);
-  return copy(buf, pos, pieces.rowClose);
+  return close ? copy(buf, pos, pieces.rowClose) : pos;
 }
 
 /** start_time + t (0 <= t < 1e8) as epoch ms, from the page's time head and low digits. */

@@ -5,6 +5,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Snapshot } from '../../domain/market.js';
 import type { SnapshotQuery } from '../store.js';
 import { BookReader, type StoredBook } from './book-reader.js';
+import { PageBooks, type PageBookRow } from './book-page-bytes.js';
 import type { DenseBlocks } from './dense-blocks.js';
 import { SIDE_BITS, writeDensePage, writeDenseRows } from './dense-page-writer.js';
 import { type MarketRow } from '../core/market-row.js';
@@ -19,6 +20,8 @@ import { denseToSnapshots, packable, rowsToSnapshots } from './snapshot-objects.
 
 interface DensePage {
   kind: 'dense';
+  /** The page's stored orderbooks in t order, when it was read with them (served JSON only). */
+  books?: PageBookRow[];
   m: MarketRow;
   ids: PageIds;
   total: number;
@@ -71,6 +74,7 @@ export class SnapshotReads {
   private exceptionStmts: { range: Statement; at: Statement } | undefined;
   private readonly orderbookAt: Statement;
   private readonly books: BookReader;
+  private readonly bookRange: Statement;
 
   constructor(
     private readonly db: Database.Database,
@@ -86,6 +90,10 @@ export class SnapshotReads {
     this.marketById = db.prepare(`SELECT ${marketColumns(db)} FROM markets WHERE market_id = ?`);
     this.orderbookAt = db.prepare('SELECT up, down FROM orderbooks WHERE market = ? AND t = ?').raw(true);
     this.books = new BookReader(db);
+    // A packed row's down is empty: not read, so no Buffer is made for it.
+    this.bookRange = db
+      .prepare("SELECT t, up, CASE WHEN typeof(up) = 'text' THEN down END FROM orderbooks WHERE market = ? AND t >= ? AND t < ? ORDER BY t")
+      .raw(true);
     this.pageRange = db.prepare(pageSql(false)).raw(true);
     this.pageRangeOb = db.prepare(pageSql(true)).raw(true);
     this.dense = prepareDenseColumns(db);
@@ -100,11 +108,12 @@ export class SnapshotReads {
 
   /** See Store.snapshotPageJson. */
   snapshotPageJson(marketId: string, q: SnapshotQuery): { json: string; count: number; total: number } {
-    const page = this.page(marketId, q);
+    const page = this.page(marketId, q, true);
     if (page.kind === 'empty') return { json: '[]', count: 0, total: page.total };
     const { m, ids } = page;
     if (page.kind === 'dense') {
-      const json = writeDensePage(page.prices, page.sides, page.firstT, ids, m.market_id, m.start_time, q.format);
+      const books = page.books && new PageBooks(this.books, m.id, page.firstT, page.books);
+      const json = writeDensePage(page.prices, page.sides, page.firstT, ids, m.market_id, m.start_time, q.format, books);
       if (json !== undefined) return { json, count: page.prices.length, total: page.total };
     }
     const rows = page.kind === 'rows' ? page.rows : this.rowsOf(page, q);
@@ -141,7 +150,7 @@ export class SnapshotReads {
    * Where a page's values come from: a dense market's blocks or two plucked columns (values only,
    * times follow from the grid), else the rows themselves.
    */
-  private page(marketId: string, q: SnapshotQuery): PageSource {
+  private page(marketId: string, q: SnapshotQuery, denseBooks = false): PageSource {
     const m = this.marketById.get(marketId) as MarketRow | undefined;
     if (!m) return { kind: 'empty', total: 0 };
     const range = offsetRange(m, q);
@@ -153,21 +162,23 @@ export class SnapshotReads {
     if (m.dense === 1) {
       const { total, first, last, from, to } = densePageRange(m, range, q);
       if (last <= first) return { kind: 'empty', total };
-      if (!q.includeOrderbook && !ids.exceptions) {
+      // A served page with orderbooks takes the dense path too: its books are written from their rows.
+      if ((!q.includeOrderbook || denseBooks) && !ids.exceptions) {
         // Each row's t follows from its position, so it is not fetched. Stored rows are never
         // updated or deleted, so the two reads agree whenever both hold every row of the range
         // (a writer elsewhere may have changed the market since it was read: general path then).
         // The market's blocks hold the same values one or two BLOBs per page; without them (not
         // built yet, or a value they cannot pack), two plucked columns.
         const n = last - first;
+        const books = q.includeOrderbook ? (this.bookRange.all(m.id, from, to) as PageBookRow[]) : undefined;
         const packed = this.blocks.read(m.id, first, last);
         if (packed && packable(packed.prices, packed.sides)) {
-          return { kind: 'dense', m, ids, total, firstT: from, prices: packed.prices, sides: packed.sides, range: [from, to] };
+          return { kind: 'dense', m, ids, total, firstT: from, prices: packed.prices, sides: packed.sides, range: [from, to], books };
         }
         const prices = this.dense.prices.all(m.id, from, to) as number[];
         const sides = this.dense.sides.all(m.id, from, to) as number[];
         if (prices.length === n && sides.length === n && packable(prices, sides)) {
-          return { kind: 'dense', m, ids, total, firstT: from, prices, sides, range: [from, to] };
+          return { kind: 'dense', m, ids, total, firstT: from, prices, sides, range: [from, to], books };
         }
       }
       return { kind: 'rows', m, ids, total, rows: this.bookTexts(m.id, q, stmt.all(m.id, from, to, q.limit, 0) as RawSnapshotRow[]) };

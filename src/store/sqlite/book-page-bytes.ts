@@ -1,0 +1,152 @@
+// A served page's orderbooks written as bytes straight from the packed pairs, into the dense page
+// writer's buffer (dense-page-writer.ts RowExtra): the same text sideText and the row layout make,
+// without a string per number. Text rows (older stores) are copied as they are.
+import { ascii, copy, integer } from './row-bytes.js';
+import { copyPair, emptyPair } from './book-codec.js';
+import type { RowExtra } from './dense-page-writer.js';
+import { BookReader, isPacked, type StoredBook } from './book-reader.js';
+import { SNAPSHOT_INTERVAL_MS } from '../../domain/market.js';
+
+/** Room per row for its books: 36 levels at the longest numbers; a row needing more declines the page. */
+const ROW_BOOK_BYTES = 2400;
+const LEVEL_BYTES = 64;
+/** Levels a list can have within ROW_BOOK_BYTES. */
+const MAX_LIST = Math.ceil(ROW_BOOK_BYTES / LEVEL_BYTES);
+const UP = ascii(',"orderbook_up":')!;
+const DOWN = ascii(',"orderbook_down":')!;
+const BIDS = ascii('{"bids":[')!;
+const ASKS = ascii('],"asks":[')!;
+const END = ascii(']}')!;
+const PRICE = ascii('{"price":')!;
+const SIZE = ascii(',"size":')!;
+
+/** A book row of the page: t, and the stored up and down columns. */
+export type PageBookRow = [number, StoredBook, StoredBook];
+
+/** Use for a dense page served with orderbooks: `rows` are the page's stored books in t order. */
+export class PageBooks implements RowExtra {
+  readonly maxBytes = ROW_BOOK_BYTES;
+  private next = 0;
+  /** The previous row's pair and where each of its lists' levels were written: a list unchanged since is copied. */
+  private prev = emptyPair();
+  private prevValid = false;
+  /** Where each level of the previous row (and of this one) starts and ends: [start per list and level..., end...]. */
+  private readonly spans = [new Int32Array(MAX_LIST * 8), new Int32Array(MAX_LIST * 8)];
+  private flip = 0;
+
+  constructor(
+    private readonly reader: BookReader,
+    private readonly market: number,
+    private readonly firstT: number,
+    private readonly rows: PageBookRow[],
+  ) {
+    reader.reset();
+  }
+
+  write(buf: Buffer, pos: number, i: number): number {
+    const t = this.firstT + i * SNAPSHOT_INTERVAL_MS;
+    const rows = this.rows;
+    while (this.next < rows.length && rows[this.next]![0] < t) this.next++;
+    const row = rows[this.next];
+    if (row === undefined || row[0] !== t) return pos;
+    const [, up, down] = row;
+    if (!isPacked(up)) {
+      const a = ascii(up);
+      const b = ascii(down as string);
+      if (!a || !b || a.length + b.length + UP.length + DOWN.length > ROW_BOOK_BYTES) return -1;
+      return copy(buf, copy(buf, copy(buf, copy(buf, pos, UP), a), DOWN), b);
+    }
+    const pair = this.reader.pair(this.market, t, up);
+    let levels = 0;
+    for (const l of pair.lists) levels += l.n;
+    if (100 + levels * LEVEL_BYTES > ROW_BOOK_BYTES) return -1;
+    const reuse = this.prevValid && pair.dp === this.prev.dp && pair.ds === this.prev.ds;
+    const [cur, prev] = [this.spans[this.flip]!, this.spans[1 - this.flip]!];
+    for (let k = 0; k < 4; k++) {
+      pos = copy(buf, pos, k === 0 ? UP : k === 2 ? DOWN : ASKS);
+      if (k % 2 === 0) pos = copy(buf, pos, BIDS);
+      const l = pair.lists[k]!;
+      const p = this.prev.lists[k]!;
+      const starts = k * MAX_LIST;
+      const ends = MAX_LIST * 4 + k * MAX_LIST;
+      let j = 0;
+      // A run of levels the previous row wrote one after another is copied at once, commas included.
+      let runFrom = -1;
+      let runTo = -1;
+      let runAt = 0;
+      let lastJ = -2;
+      for (let i = 0; i < l.n; i++) {
+        const price = l.prices[i]!;
+        // The level as the previous row wrote it, when that row held this price with this size.
+        let found = -1;
+        if (reuse) {
+          for (let tries = 0; tries < p.n; tries++, j = j + 1 === p.n ? 0 : j + 1) {
+            if (p.prices[j] === price) {
+              if (p.sizes[j] === l.sizes[i]) found = j;
+              break;
+            }
+          }
+        }
+        if (found >= 0 && runFrom >= 0 && found === lastJ + 1) {
+          runTo = prev[ends + found]!;
+        } else {
+          if (runFrom >= 0) pos += buf.copy(buf, pos, runFrom, runTo);
+          runFrom = -1;
+          if (i > 0) buf[pos++] = 44; // ,
+          if (found >= 0) {
+            runFrom = prev[starts + found]!;
+            runTo = prev[ends + found]!;
+            runAt = pos;
+          } else {
+            const start = pos;
+            pos = scaledDigits(buf, copy(buf, pos, PRICE), price, pair.dp);
+            pos = scaledDigits(buf, copy(buf, pos, SIZE), l.sizes[i]!, pair.ds);
+            buf[pos++] = 125; // }
+            cur[starts + i] = start;
+            cur[ends + i] = pos;
+          }
+        }
+        if (found >= 0) {
+          cur[starts + i] = runAt + prev[starts + found]! - runFrom;
+          cur[ends + i] = runAt + prev[ends + found]! - runFrom;
+        }
+        lastJ = found;
+      }
+      if (runFrom >= 0) pos += buf.copy(buf, pos, runFrom, runTo);
+      if (k % 2 === 1) pos = copy(buf, pos, END);
+    }
+    copyPair(pair, this.prev);
+    this.prevValid = true;
+    this.flip = 1 - this.flip;
+    return pos;
+  }
+}
+
+/** Per number of decimals up to 4, every fraction's text ("." and its digits, trailing zeros dropped; "" for 0). */
+const FRACTIONS: Uint8Array[][] = [0, 1, 2, 3, 4].map((d) =>
+  Array.from({ length: 10 ** d }, (_, f) => (f === 0 ? new Uint8Array(0) : ascii(`.${String(f).padStart(d, '0')}`.replace(/0+$/, ''))!)),
+);
+
+/** v / 10^d as book-codec's scaledText prints it: whole digits, then the fraction without trailing zeros. */
+function scaledDigits(buf: Buffer, pos: number, v: number, d: number): number {
+  if (d === 0) return integer(buf, pos, v);
+  const unit = 10 ** d;
+  const whole = Math.floor(v / unit);
+  let frac = v - whole * unit;
+  pos = integer(buf, pos, whole);
+  if (d < FRACTIONS.length) {
+    const text = FRACTIONS[d]![frac]!;
+    for (let k = 0; k < text.length; k++) buf[pos + k] = text[k]!;
+    return pos + text.length;
+  }
+  if (frac === 0) return pos;
+  buf[pos++] = 46; // .
+  for (let k = d - 1; k >= 0; k--) {
+    const q = Math.floor(frac / 10);
+    buf[pos + k] = 48 + (frac - q * 10);
+    frac = q;
+  }
+  pos += d;
+  while (buf[pos - 1] === 48) pos--;
+  return pos;
+}
