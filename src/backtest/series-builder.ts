@@ -127,10 +127,34 @@ export interface PackedSeries {
   books: number;
 }
 
+/** A side's levels as book() hands them out: copied into arrays reused by every call. */
+class ReusedLevels implements BookLevels {
+  length = 0;
+  prices = new Float64Array(8);
+  sizes = new Float64Array(8);
+
+  fill(px: Float64Array, sz: Float64Array, from: number, n: number): this {
+    if (this.prices.length < n) {
+      this.prices = new Float64Array(n);
+      this.sizes = new Float64Array(n);
+    }
+    for (let k = 0; k < n; k++) {
+      this.prices[k] = px[from + k]!;
+      this.sizes[k] = sz[from + k]!;
+    }
+    this.length = n;
+    return this;
+  }
+}
+
 /** Use on packed columns (built here, or cloned into a worker): the series over them. */
 export function unpack(p: PackedSeries): MarketSeries {
   const { px, sz, up, down } = p;
-  const levels = (from: number, n: number): BookLevels => ({ length: n, prices: px.subarray(from, from + n), sizes: sz.subarray(from, from + n) });
+  // One view per outcome, refilled by each call: a rule reading bid or ask builds nothing per snapshot.
+  const views = {
+    up: { bids: new ReusedLevels(), asks: new ReusedLevels() },
+    down: { bids: new ReusedLevels(), asks: new ReusedLevels() },
+  };
   const hasBooks = p.books > 0;
   return {
     market: p.market,
@@ -145,7 +169,10 @@ export function unpack(p: PackedSeries): MarketSeries {
       const from = b.start[i]!;
       if (from < 0) return undefined;
       const nb = b.bids[i]!;
-      return { bids: levels(from, nb), asks: levels(from + nb, b.asks[i]!) };
+      const v = views[s];
+      v.bids.fill(px, sz, from, nb);
+      v.asks.fill(px, sz, from + nb, b.asks[i]!);
+      return v;
     },
   };
 }
