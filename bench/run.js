@@ -24,6 +24,7 @@ import { dialectPagesFigure } from './figures/dialect-pages.js';
 import { parquetFigure } from './figures/parquet-export.js';
 import { liveLatencyFigure } from './figures/live-latency.js';
 import { scaleOutFigure } from './figures/scale-out.js';
+import { depthFigure } from './figures/depth-storage.js';
 import { backtestFigure } from './figures/backtest.js';
 
 const opts = benchOptions(process.argv.slice(2));
@@ -113,6 +114,7 @@ try {
   await measure(9, 'Dialects: snapshot pages', () => dialectPagesFigure(ctx));
   await measure(10, 'Offline mirror', () => offlineMirrorFigure(ctx));
   await measure(11, 'Scale-out: PostgreSQL and several instances', () => scaleOutFigure(ctx));
+  await measure(12, 'Depth: packed orderbooks', () => depthFigure(ctx));
   await measure(13, 'Backtest', () => backtestFigure(ctx));
 
   figures.sort((a, b) => a.id - b.id);

@@ -26,7 +26,7 @@ async function readMarket(client: MsnapApi, market: Market, range: SnapshotRange
     ...(range.to !== undefined ? { to: range.to } : {}),
     includeOrderbook: true,
   })) {
-    b.add(page);
+    b.add(page.rows());
   }
   return b;
 }

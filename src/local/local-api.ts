@@ -8,6 +8,7 @@ import type { SqliteStore } from '../store/sqlite/sqlite-store.js';
 import { VERSION } from '../version.js';
 import { listMarkets } from '../client/market-listing.js';
 import { normalizeSnapshot } from '../client/normalize.js';
+import { pageOf, type SnapshotPage } from '../client/row-page.js';
 import { DEFAULT_SNAPSHOT_PAGE, pageSnapshots } from '../client/snapshot-pager.js';
 import type { RowLayout } from '../domain/row-layout.js';
 import type { AtResult, Health, Limits, MarketsListingQuery, MarketsPage, MsnapApi, SnapshotsStreamQuery, TextPage } from '../client/types.js';
@@ -81,7 +82,7 @@ export class LocalApi implements MsnapApi {
     return this.lookup(id);
   }
 
-  async *snapshotPages(id: string, q: SnapshotsStreamQuery): AsyncGenerator<Snapshot[]> {
+  async *snapshotPages(id: string, q: SnapshotsStreamQuery): AsyncGenerator<SnapshotPage> {
     const market = await this.lookup(id);
     const withOrderbook = q.includeOrderbook === true;
     yield* pageSnapshots((pq) => {
@@ -95,7 +96,7 @@ export class LocalApi implements MsnapApi {
       });
       // Orderbooks take the client's own reading, as they would after HTTP.
       const snapshots = withOrderbook ? page.snapshots.map((s) => normalizeSnapshot(s, market.market_id)) : page.snapshots;
-      return Promise.resolve({ market, snapshots, total: page.total, limit, offset: pq.offset ?? 0 });
+      return Promise.resolve({ market, page: pageOf(snapshots), total: page.total, limit, offset: pq.offset ?? 0 });
     }, q);
   }
 

@@ -64,7 +64,7 @@ export async function runChart(opts: ChartOptions, deps: CliDeps, view: ChartVie
   const labelWidth = labelWidthFor([(market.price_start ?? 1_000_000) * 1.5]);
   const sampler = new ColumnSampler(market.start_time, market.end_time, plotColumns(opts.width, labelWidth));
   for await (const page of client.snapshotPages(market.market_id, {})) {
-    for (const s of page) sampler.add(s.time, s.price, s.price_up);
+    for (const s of page.rows()) sampler.add(s.time, s.price, s.price_up);
   }
   const series = sampler.series();
   if (series.count === 0) throw new NotFoundError(`${market.market_id} has no snapshots to draw`);

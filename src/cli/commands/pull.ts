@@ -131,8 +131,9 @@ async function pullMarket(
         if (p.rows === 0) onPage(0);
       },
     })) {
-      added += await writer.page(m, page, extendsDepth ? page[page.length - 1]!.time + 1 : undefined);
-      onPage(page.length);
+      const rows = page.rows();
+      added += await writer.page(m, rows, extendsDepth ? rows[rows.length - 1]!.time + 1 : undefined);
+      onPage(page.count);
     }
   };
   // Unranged, the stored rows are a prefix (pages are written oldest first): continue after them,

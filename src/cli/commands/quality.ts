@@ -47,7 +47,7 @@ async function scanMarket(client: MsnapApi, market: Market, opts: QualityOptions
     ...(opts.to !== undefined ? { to: opts.to } : {}),
     includeOrderbook: true,
   })) {
-    for (const s of page) scan.add(s);
+    for (const s of page.rows()) scan.add(s);
   }
   return scan.finish(market.end_time > now);
 }

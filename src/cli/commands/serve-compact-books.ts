@@ -25,7 +25,7 @@ export function parseCompactBooksFlags(raw: { db?: string; batch: string; vacuum
 /** Packs the store's text orderbooks, progress on stderr, a summary on stdout. */
 export async function runCompactBooks(opts: CompactBooksOptions, ctx: CliContext): Promise<CompactProgress> {
   const fmt = (n: number) => n.toLocaleString('en-US');
-  return withStore(opts.db, { mustExist: true, cacheMiB: 256 }, (store) => {
+  return withStore(opts.db, { mustExist: true }, (store) => {
     const started = performance.now();
     const done = store.bulk.compactBooks({
       batchRows: opts.batchRows,

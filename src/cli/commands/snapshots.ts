@@ -2,12 +2,13 @@
 // type, or of those overlapping a time range, oldest first, in constant memory.
 import { Command } from 'commander';
 import { addLocalDbOption } from '../global-options.js';
-import { MARKET_DURATION_MS, type Coin, type Market, type MarketType, type Snapshot } from '../../domain/market.js';
+import { MARKET_DURATION_MS, type Coin, type Market, type MarketType } from '../../domain/market.js';
 import { NotFoundError, UsageError, WindowError } from '../../errors.js';
 import { coinArg, countArg, marketIdArg, checkMarketOrCoinType, marketTypeArg, timeRangeFlags } from '../arguments.js';
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
 import type { Progress } from '../output/progress.js';
+import { pagesOf, rowsOfPages, type SnapshotPage } from '../../client/row-page.js';
 import type { MsnapApi, SnapshotsStreamQuery, TextPage, WindowEnd } from '../../client/types.js';
 import type { RowLayout } from '../../domain/row-layout.js';
 import { BAR_SCHEMA, snapshotSchema } from '../output/record-schemas.js';
@@ -245,7 +246,7 @@ export async function runSnapshots(opts: SnapshotsOptions, deps: CliDeps): Promi
     // A local store writes machine text itself, straight from its stored values.
     const text = client.snapshotText ? (layout: RowLayout) => streamText(client, ids, opts, onPage, layout) : undefined;
     result = opts.resample !== undefined
-      ? await exporter.listPages(BAR_SCHEMA, resamplePages(pages, opts.resample, opts.fill))
+      ? await exporter.listPages(BAR_SCHEMA, pagesOf(resamplePages(rowsOfPages(pages), opts.resample, opts.fill)))
       : await exporter.listPages(snapshotSchema(opts.orderbookColumns ? 'flat' : opts.orderbook), pages, text);
   } finally {
     progress.stop();
@@ -279,7 +280,7 @@ function streamQuery(opts: SnapshotsOptions, onPage: PageCounter): SnapshotsStre
   };
 }
 
-async function* streamAll(client: MsnapApi, ids: string[], opts: SnapshotsOptions, onPage: PageCounter): AsyncGenerator<readonly Snapshot[]> {
+async function* streamAll(client: MsnapApi, ids: string[], opts: SnapshotsOptions, onPage: PageCounter): AsyncGenerator<SnapshotPage> {
   for (const id of ids) yield* client.snapshotPages(id, streamQuery(opts, onPage));
 }
 

@@ -92,7 +92,25 @@ describe('book codec', () => {
       });
     }
     const empty = '{"bids":[],"asks":[]}';
+    // Any doubles as JSON.stringify prints them: what is accepted prints back byte for byte.
+    let accepted = 0;
+    for (let k = 0; k < 3000; k++) {
+      const v = () => (random() < 0.5 ? Math.round(random() * 10 ** Math.floor(random() * 12)) / 10 ** Math.floor(random() * 9) : random() * 10 ** Math.floor(random() * 12 - 7));
+      const text = JSON.stringify({ bids: [{ price: v(), size: v() }], asks: [{ price: v(), size: v() }] });
+      const pair = parsePair(text, empty);
+      if (pair) {
+        accepted++;
+        expect(sideText(pair, 0)).toBe(text);
+      }
+    }
+    expect(accepted).toBeGreaterThan(100);
     expect(parsePair('{"bids":[{"price":0.5,"size":123.456789}],"asks":[]}', empty)).toBeDefined();
+    // Whatever is accepted prints back as it came, and as JSON.stringify prints the numbers JSON.parse reads.
+    for (const text of ['{"bids":[{"price":0.000001,"size":0}],"asks":[{"price":1,"size":123456789012345}]}', '{"bids":[],"asks":[{"price":0.5,"size":0.123456789012345}]}']) {
+      const pair = parsePair(text, empty)!;
+      expect(sideText(pair, 0)).toBe(text);
+      expect(JSON.stringify(JSON.parse(text))).toBe(text);
+    }
     for (const odd of [
       '{"asks":[],"bids":[]}',
       '{"bids":[[0.5,1]],"asks":[]}',
@@ -102,6 +120,13 @@ describe('book codec', () => {
       '{"bids":[{"price":1e-7,"size":1}],"asks":[]}',
       '{"bids":[{"price":0.5,"size":-1}],"asks":[]}',
       '{"bids":[{"price":0.5,"size":12345678901234567890}],"asks":[]}',
+      '{"bids":[{"price":0.5,"size":1.0}],"asks":[]}',
+      '{"bids":[{"price":0.50,"size":1}],"asks":[]}',
+      '{"bids":[{"price":00.5,"size":1}],"asks":[]}',
+      '{"bids":[{"price":0.0000001,"size":1}],"asks":[]}',
+      '{"bids":[{"price":0.1234567890123456,"size":1}],"asks":[]}',
+      '{"bids":[{"price":0.5,"size":1}],"asks":[]} ',
+      '{"bids":[{"price":0.5,"size":1},],"asks":[]}',
       '{"bids": [],"asks":[]}',
       'null',
       '[]',

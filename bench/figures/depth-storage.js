@@ -1,0 +1,79 @@
+// Figure 12: orderbooks packed in the SQLite store. Bytes per snapshot of the books as an older
+// msnap stored them (JSON text) and packed; `serve compact-books` migrating the text store in
+// place (rows/s, peak RSS); the seed with books for its whole history; and pages of 1,000
+// snapshots with and without books in bytes/s.
+import { copyFileSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { runMsnap, runNode, ROOT } from '../child-process.js';
+import { countRows, seedFlags } from '../msnap-commands.js';
+import { describeTarget, judge } from '../targets.js';
+
+const BOOK_BYTES_TARGET = { max: 100 };
+const PAGE_RATIO_TARGET = { min: 0.8 };
+
+export async function depthFigure(ctx) {
+  const spec = ctx.sizes.depth;
+  const packed = path.join(ctx.tmpDir, 'depth.db');
+  const seedArgs = ['serve', 'seed', '--db', packed, ...seedFlags(spec), '--orderbook-days', String(spec.days)];
+  const seed = await runMsnap(seedArgs, { tmpDir: ctx.tmpDir, measureRss: true, env: { MSNAP_DB: packed } });
+  const rows = countRows(packed);
+  const after = bookBytes(packed);
+
+  const text = path.join(ctx.tmpDir, 'depth-text.db');
+  copyFileSync(packed, text);
+  const unpack = await runNode(path.join(ROOT, 'bench/depth/unpack-books.js'), [text], { tmpDir: ctx.tmpDir });
+  if (unpack.code !== 0) throw new Error(`unpacking books failed: ${unpack.stderr.slice(-500)}`);
+  const before = bookBytes(text);
+
+  const compactArgs = ['serve', 'compact-books', '--db', text];
+  const compact = await runMsnap(compactArgs, { tmpDir: ctx.tmpDir, measureRss: true, env: { MSNAP_DB: text } });
+  const migrationRate = rows.orderbooks / (compact.wallMs / 1000);
+  const ownRate = Number((/\(([\d,]+) rows\/s\)/.exec(compact.stdout)?.[1] ?? '').replace(/,/g, '')) || undefined;
+
+  const pages = await runNode(path.join(ROOT, 'bench/depth/page-rates.js'), [packed, String(ctx.quick ? 3 : 8)], { tmpDir: ctx.tmpDir, measureRss: true });
+  if (pages.code !== 0) throw new Error(`page rates failed: ${pages.stderr.slice(-500)}`);
+  const r = JSON.parse(pages.stdout);
+  const ratio = r.books.bytesPerSec / r.plain.bytesPerSec;
+  const mb = (kb) => (kb ?? NaN) / 1024;
+  return {
+    title: 'Depth: packed orderbooks',
+    method:
+      'A store seeded with books on every snapshot (`--orderbook-days` = `--days`). Bytes per snapshot of the books: the `orderbooks` table ' +
+      "(with its b-tree's interior pages) from SQLite's `dbstat` / orderbook rows; \"before\" is the same store with every book rewritten as the JSON text an " +
+      'older msnap stored, then VACUUMed. Migration: `msnap serve compact-books` on that text store, orderbook rows over process wall time. ' +
+      'Pages: `snapshotPageJson` (what the server sends) for pages of 1,000 snapshots of the full markets, with and without `include_orderbook`, ' +
+      'in alternating 250 ms slices in one process (no HTTP); bytes/s is the JSON bytes made per second.',
+    rows: [
+      { name: 'Books: bytes per snapshot, JSON text (before)', value: before.perRow, unit: ' B' },
+      { name: 'Books: bytes per snapshot, packed (after)', value: after.perRow, unit: ' B', target: describeTarget(BOOK_BYTES_TARGET, ' B'), verdict: judge({ value: after.perRow, ...BOOK_BYTES_TARGET }) },
+      { name: 'Whole file: bytes per snapshot with books, before / after', value: `${(before.fileBytes / rows.snapshots).toFixed(0)} / ${(after.fileBytes / rows.snapshots).toFixed(0)}`, unit: ' B' },
+      { name: 'Pages/s of 1,000 snapshots without books', value: r.plain.pagesPerSec, unit: ' pages/s' },
+      { name: 'Pages/s of 1,000 snapshots with books', value: r.books.pagesPerSec, unit: ' pages/s' },
+      { name: 'Page bytes/s with books / without', value: ratio, unit: 'x', target: describeTarget(PAGE_RATIO_TARGET, 'x'), verdict: judge({ value: ratio, ...PAGE_RATIO_TARGET }) },
+      { name: 'Migration: orderbook rows/s (process wall)', value: migrationRate, unit: ' rows/s' },
+      ...(ownRate ? [{ name: 'Migration: rows/s as msnap reports it', value: ownRate, unit: ' rows/s' }] : []),
+      { name: 'Seed with books: rows/s (process wall)', value: (rows.snapshots + rows.orderbooks + rows.markets) / (seed.wallMs / 1000), unit: ' rows/s' },
+      { name: 'Peak RSS: seed / compact-books / page reads', value: `${mb(seed.peakRssKb).toFixed(0)} / ${mb(compact.peakRssKb).toFixed(0)} / ${mb(pages.peakRssKb).toFixed(0)}`, unit: ' MB' },
+    ],
+    commands: [`msnap ${seedArgs.join(' ').replace(packed, 'depth.db')}`, 'node bench/depth/unpack-books.js depth-text.db', 'msnap serve compact-books --db depth-text.db', 'node bench/depth/page-rates.js depth.db'],
+    notes: [
+      `${rows.snapshots.toLocaleString('en-US')} snapshots, ${rows.orderbooks.toLocaleString('en-US')} orderbooks (2 x 2 x 8 levels, or fewer near 0 and 1); files ${(before.fileBytes / 2 ** 20).toFixed(1)} MiB as text, ${(after.fileBytes / 2 ** 20).toFixed(1)} MiB packed.`,
+      `Page bytes: ${Math.round(r.plain.bytesPerPage).toLocaleString('en-US')} without books, ${Math.round(r.books.bytesPerPage).toLocaleString('en-US')} with; ${(r.plain.bytesPerSec / 1e6).toFixed(0)} vs ${(r.books.bytesPerSec / 1e6).toFixed(0)} MB/s.`,
+    ],
+  };
+}
+
+function bookBytes(file) {
+  const db = new Database(file, { readonly: true });
+  try {
+    const table = db.prepare("SELECT sum(pgsize) FROM dbstat WHERE name = 'orderbooks'").pluck().get();
+    const n = db.prepare('SELECT count(*) FROM orderbooks').pluck().get();
+    const pages = db.pragma('page_count', { simple: true });
+    const size = db.pragma('page_size', { simple: true });
+    const free = db.pragma('freelist_count', { simple: true });
+    return { perRow: table / n, fileBytes: (pages - free) * size };
+  } finally {
+    db.close();
+  }
+}
