@@ -1,4 +1,4 @@
-// Figure 13: backtest speed and memory. (a) `msnap backtest` of a rule over a local store without
+// Figure 14: backtest speed and memory. (a) `msnap backtest` of a rule over a local store without
 // books against bench/baseline-backtest.js, a plain loop over `msnap snapshots --db --ndjson`
 // doing the same rule, alternately, best of each; (b) the same backtest over a store with books
 // on every snapshot; (c) peak RSS; (d) a sweep of 8 combinations (worker threads) against the
@@ -50,7 +50,7 @@ async function backtest(ctx, db, sel, extra = [], opts = {}) {
   return { wallMs: r.wallMs, peakRssKb: r.peakRssKb, stdout: r.stdout, command: `msnap ${args.join(' ').replace(strategy, 'rule.json').replace(db, 'DB')}` };
 }
 
-/** Run figure 13 on its own stores (sizes from ctx.sizes.backtest). */
+/** Run figure 14 on its own stores (sizes from ctx.sizes.backtest). */
 export async function backtestFigure(ctx) {
   const spec = ctx.sizes.backtest;
   writeFileSync(path.join(ctx.tmpDir, 'bench-rule.json'), JSON.stringify(RULE));

@@ -9,7 +9,8 @@ import { runWithDeps, type CliDeps } from '../deps.js';
 import { colorEnabled } from '../terminal-policy.js';
 import { readGlobals } from '../global-options.js';
 import { labelWidthFor, MIN_CHART_WIDTH, plotColumns, renderChart } from '../output/chart.js';
-import { explainSelection, selectMarkets, type SnapshotsTarget } from './snapshots.js';
+import { explainSelection, selectMarkets } from '../../client/market-selection.js';
+import type { SnapshotsTarget } from './snapshots.js';
 
 /** The checked arguments and flags of `msnap chart`. */
 export interface ChartOptions {
@@ -55,7 +56,7 @@ export async function runChart(opts: ChartOptions, deps: CliDeps, view: ChartVie
     market = await client.market(opts.target.marketId);
   } else {
     const selection = await selectMarkets(client, opts.target.coin, opts.target.marketType, { last: 1 });
-    await explainSelection(selection, { last: 1 }, opts.target.coin, opts.target.marketType, client, deps);
+    await explainSelection(selection, { last: 1 }, opts.target.coin, opts.target.marketType, client, deps.note);
     const [newest] = selection.markets;
     if (!newest) throw new NotFoundError(`no ${opts.target.coin} ${opts.target.marketType} market with snapshots`);
     market = newest;
