@@ -61,6 +61,8 @@ export function shapeOf(lines) {
       .replace(/ {2,}/g, ' ')
       // A count with thousands separators (2,247) is one number.
       .replace(/(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d.])/g, 'N')
+      // A signed value (delta_ms -58 or 6) is one number too; a hyphen inside a word (an id) is not a sign.
+      .replace(/(?<![\w-])-?\d+(\.\d+)?/g, 'N')
       .replace(/\d+(\.\d+)?/g, 'N')
       .trimEnd(),
   );
