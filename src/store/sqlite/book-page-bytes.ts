@@ -20,10 +20,14 @@ const END = ascii(']}')!;
 const PRICE = ascii('{"price":')!;
 const SIZE = ascii(',"size":')!;
 
-/** A book row of the page: t, and the stored up and down columns. */
-export type PageBookRow = [number, StoredBook, StoredBook];
+/** A page's stored books as columns, in t order (no array per row): t, up, and down where up is text. */
+export interface PageBookColumns {
+  t: number[];
+  up: StoredBook[];
+  down: (string | null)[];
+}
 
-/** Use for a dense page served with orderbooks: `rows` are the page's stored books in t order. */
+/** Use for a dense page served with orderbooks: `rows` are the page's stored books. */
 export class PageBooks implements RowExtra {
   readonly maxBytes = ROW_BOOK_BYTES;
   private next = 0;
@@ -38,21 +42,20 @@ export class PageBooks implements RowExtra {
     private readonly reader: BookReader,
     private readonly market: number,
     private readonly firstT: number,
-    private readonly rows: PageBookRow[],
+    private readonly rows: PageBookColumns,
   ) {
     reader.reset();
   }
 
   write(buf: Buffer, pos: number, i: number): number {
     const t = this.firstT + i * SNAPSHOT_INTERVAL_MS;
-    const rows = this.rows;
-    while (this.next < rows.length && rows[this.next]![0] < t) this.next++;
-    const row = rows[this.next];
-    if (row === undefined || row[0] !== t) return pos;
-    const [, up, down] = row;
+    const times = this.rows.t;
+    while (this.next < times.length && times[this.next]! < t) this.next++;
+    if (this.next >= times.length || times[this.next] !== t) return pos;
+    const up = this.rows.up[this.next]!;
     if (!isPacked(up)) {
       const a = ascii(up);
-      const b = ascii(down as string);
+      const b = ascii(this.rows.down[this.next] ?? '');
       if (!a || !b || a.length + b.length + UP.length + DOWN.length > ROW_BOOK_BYTES) return -1;
       return copy(buf, copy(buf, copy(buf, copy(buf, pos, UP), a), DOWN), b);
     }
