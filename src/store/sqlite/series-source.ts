@@ -13,6 +13,7 @@ import { DenseBlocks } from './dense-blocks.js';
 import { SIDE_BITS } from './dense-page-writer.js';
 import { toMarket, type MarketRow } from '../core/market-row.js';
 import { fromScaled } from '../core/price-scale.js';
+import { openDatabase } from './open.js';
 import { marketColumns } from './market-columns.js';
 
 /** Options of sqliteSeriesSource. */
@@ -36,6 +37,20 @@ export function sqliteSeriesSource(db: Database.Database, marketIds: readonly st
       for (const id of marketIds) {
         const series = reads.market(id, opts);
         if (series) yield series;
+      }
+    },
+  };
+}
+
+/** Use with a store file (msnap backtest --db FILE): as sqliteSeriesSource over a read-only connection open while iterating. */
+export function sqliteFileSeriesSource(file: string, marketIds: readonly string[], opts: SeriesSourceOptions): MarketSource {
+  return {
+    async *[Symbol.asyncIterator]() {
+      const { db } = openDatabase(file, { readonly: true });
+      try {
+        yield* sqliteSeriesSource(db, marketIds, opts);
+      } finally {
+        db.close();
       }
     },
   };
