@@ -25,6 +25,7 @@ import { parquetFigure } from './figures/parquet-export.js';
 import { liveLatencyFigure } from './figures/live-latency.js';
 import { scaleOutFigure } from './figures/scale-out.js';
 import { depthFigure } from './figures/depth-storage.js';
+import { libraryIteratorFigure } from './figures/library-iterator.js';
 
 const opts = benchOptions(process.argv.slice(2));
 const started = performance.now();
@@ -114,6 +115,7 @@ try {
   await measure(10, 'Offline mirror', () => offlineMirrorFigure(ctx));
   await measure(11, 'Scale-out: PostgreSQL and several instances', () => scaleOutFigure(ctx));
   await measure(12, 'Depth: packed orderbooks', () => depthFigure(ctx));
+  await measure(13, 'Library iterator', () => libraryIteratorFigure(ctx));
 
   figures.sort((a, b) => a.id - b.id);
   const totalSeconds = (performance.now() - started) / 1000;

@@ -104,3 +104,11 @@ export class HttpError extends MsnapError {
     super(message, hint);
   }
 }
+
+/** Use wherever an error is shown to a person (the CLI's stderr, an MCP tool error): its lines and exit code. */
+export function describeError(err: unknown): { lines: string[]; exitCode: number } {
+  if (err instanceof MsnapError) {
+    return { lines: [`msnap: ${err.message}`, ...(err.hint ? [`hint: ${err.hint}`] : [])], exitCode: err.exitCode };
+  }
+  return { lines: [`msnap: unexpected error: ${err instanceof Error ? err.message : String(err)}`], exitCode: EXIT.unexpected };
+}

@@ -66,7 +66,7 @@ describe('msnap completion bash', () => {
       ]),
     ).toEqual([
       'snapshots',
-      'markets snapshots at pull quality chart limits health keys serve completion',
+      'markets snapshots at pull quality chart backtest limits health keys mcp serve completion',
       'BTC ETH SOL',
       '5m 15m 1hr 4hr 24hr',
       '--resample',
@@ -76,7 +76,7 @@ describe('msnap completion bash', () => {
       'snappy gzip brotli none',
       'prod staging',
       'staging',
-      'seed import keys accounts',
+      'seed import keys accounts compact-books',
       'bash zsh fish',
     ]);
   });

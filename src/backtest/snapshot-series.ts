@@ -67,7 +67,7 @@ export async function* apiMarketSource(client: MsnapApi, markets: readonly Marke
       ...(range.to !== undefined ? { to: range.to } : {}),
       includeOrderbook: true,
     })) {
-      for (const s of page) rows.push(s);
+      for (const s of page.rows()) rows.push(s);
     }
     yield seriesFromSnapshots(market, rows);
   }

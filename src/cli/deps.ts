@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import type { MsnapApi } from '../client/types.js';
 import { AuthError, UsageError } from '../errors.js';
-import { maskKey } from '../client/mask-key.js';
+import { maskKey, redactKey } from '../client/mask-key.js';
 import type { CliContext } from './context.js';
 // conf, ora and undici cost ~0.4 s to load: they are imported only by runs that use them.
 import type { KeyStore } from './config/key-store.js';
@@ -64,6 +64,8 @@ export interface CliDeps {
   baseUrlFlag(): string | undefined;
   /** The global --api flag as given (for `keys add`). */
   apiFlag(): string | undefined;
+  /** Text with the run's API key (once the client has resolved it) replaced by its mask: for text leaving the process another way than stderr. */
+  redact(text: string): string;
 }
 
 interface Lifecycle {
@@ -111,8 +113,8 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
     async client() {
       if (client) return client;
       if (globals.db !== undefined) {
-        const { openLocalApi } = await import('../local/local-api.js');
-        client = await openLocalApi(globals.db, ctx.now);
+        const { openStore } = await import('../lib/store.js');
+        client = (await openStore(globals.db, { now: ctx.now })).core;
         return client;
       }
       const c = await connection();
@@ -179,6 +181,7 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
       if (!globals.quiet) ctx.stderr.write(`${message}\n`);
     },
     readSecret: (question) => readSecret(ctx.stdin, ctx.stderr, question),
+    redact: (text) => redactKey(text, conn?.apiKey),
   };
 
   const closeAll = async (): Promise<void> => {
@@ -226,10 +229,10 @@ export async function runWithGlobals(
   await life.finish();
 }
 
-/** The real client core (src/client/client.ts). */
+/** The real client core: the library's createClient (src/lib/client.ts), so the CLI and scripts share one client. */
 export const httpClientFactory: ClientFactory = async (conn, hooks) => {
-  const [{ MsnapClient }, { paceStateDir }] = await Promise.all([import('../client/client.js'), import('../client/state-file.js')]);
-  return new MsnapClient({
+  const { createClient } = await import('../lib/client.js');
+  return createClient({
     baseUrl: conn.baseUrl,
     authScheme: conn.authScheme,
     api: conn.api,
@@ -240,6 +243,5 @@ export const httpClientFactory: ClientFactory = async (conn, hooks) => {
     ...(conn.timeoutMs !== undefined ? { timeoutMs: conn.timeoutMs } : {}),
     ...(hooks.onRequest ? { onRequest: hooks.onRequest } : {}),
     ...(hooks.onRetry ? { onRetry: hooks.onRetry } : {}),
-    paceStateDir: paceStateDir(process.env),
-  });
+  }).core;
 };

@@ -1,7 +1,7 @@
 // The CLI entry point: builds the command tree, runs it, and is the only place that turns
 // errors into one line on stderr and an exit code (see src/errors.ts for the table).
 import { Command, CommanderError } from 'commander';
-import { EXIT, exitCodeSummary, MsnapError } from '../errors.js';
+import { describeError, EXIT, exitCodeSummary, MsnapError } from '../errors.js';
 import type { CliContext } from './context.js';
 import { serveCommand } from './commands/serve.js';
 import { pullCommand } from './commands/pull.js';
@@ -15,6 +15,7 @@ import { completionCommands } from './commands/completion.js';
 import { limitsCommand } from './commands/limits.js';
 import { healthCommand } from './commands/health.js';
 import { keysCommand } from './commands/keys.js';
+import { mcpCommand } from './commands/mcp.js';
 import { addGlobalOptions } from './global-options.js';
 import { VERSION } from '../version.js';
 
@@ -34,6 +35,7 @@ export function buildProgram(ctx: CliContext): Command {
   program.addCommand(limitsCommand(ctx));
   program.addCommand(healthCommand(ctx));
   program.addCommand(keysCommand(ctx));
+  program.addCommand(mcpCommand(ctx));
   program.addCommand(serveCommand(ctx));
   const [completion, complete] = completionCommands(ctx);
   program.addCommand(completion!);
@@ -93,13 +95,8 @@ function reportError(err: unknown, ctx: CliContext, verbose: boolean): number {
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0) return EXIT.ok;
     return EXIT.usage;
   }
-  if (err instanceof MsnapError) {
-    ctx.stderr.write(`msnap: ${err.message}\n`);
-    if (err.hint) ctx.stderr.write(`hint: ${err.hint}\n`);
-    return err.exitCode;
-  }
-  const message = err instanceof Error ? err.message : String(err);
-  ctx.stderr.write(`msnap: unexpected error: ${message}\n`);
-  if (verbose && err instanceof Error && err.stack) ctx.stderr.write(`${err.stack}\n`);
-  return EXIT.unexpected;
+  const { lines, exitCode } = describeError(err);
+  for (const line of lines) ctx.stderr.write(`${line}\n`);
+  if (verbose && !(err instanceof MsnapError) && err instanceof Error && err.stack) ctx.stderr.write(`${err.stack}\n`);
+  return exitCode;
 }

@@ -42,9 +42,9 @@ describe('normalised responses', () => {
       market_id: id, slug: id, coin: 'ETH', market_type: '15m', status: 'active', start_time: T0, end_time: T0 + 900_000,
       price_start: 3100.5, price_end: null, winner: 'Up', snapshot_count: 7200,
     });
-    expect(page.snapshots[0]).toEqual({ id: 7, market_id: id, time: T0 + 125, price: 3100.75, price_up: 0.51, price_down: 0.49 });
-    expect(Object.keys(page.snapshots[0]!)).toEqual(['id', 'market_id', 'time', 'price', 'price_up', 'price_down']);
-    expect(page.snapshots[1]).toEqual({ id: 8, market_id: id, time: T0 + 250, price: 3101, price_up: 0.5, price_down: 0.5 });
+    expect(page.page.rows()[0]).toEqual({ id: 7, market_id: id, time: T0 + 125, price: 3100.75, price_up: 0.51, price_down: 0.49 });
+    expect(Object.keys(page.page.rows()[0]!)).toEqual(['id', 'market_id', 'time', 'price', 'price_up', 'price_down']);
+    expect(page.page.rows()[1]).toEqual({ id: 8, market_id: id, time: T0 + 250, price: 3101, price_up: 0.5, price_down: 0.5 });
     expect(page.total).toBe(2);
   });
 
@@ -165,8 +165,8 @@ describe('snapshots pagination', () => {
         return { statusCode: 200, data: { snapshots: rows, total: rows.length === 0 ? total : total + 1, limit: given, offset } };
       })
       .times(8);
-    const pages: Snapshot[][] = [];
-    for await (const page of client().snapshotPages(id, {})) pages.push(page);
+    const pages: (readonly Snapshot[])[] = [];
+    for await (const page of client().snapshotPages(id, {})) pages.push(page.rows());
     expect(pages.map((p) => p.length)).toEqual([10, 10, 5]);
     const rows: Snapshot[] = [];
     for await (const s of client().snapshots(id, {})) rows.push(s);

@@ -10,6 +10,7 @@ import { listMarkets } from './market-listing.js';
 import { redactKey } from './mask-key.js';
 import { mergeNewestFirst, slice } from './merged-listing.js';
 import { withSnapshotCounts } from './snapshot-counts.js';
+import type { SnapshotPage } from './row-page.js';
 import { pageSnapshots } from './snapshot-pager.js';
 import { Transport, type ClientStats, type TransportOptions } from './transport.js';
 import type {
@@ -207,7 +208,7 @@ export class MsnapClient implements MsnapApi {
 
   /** Every snapshot of a market (within from/to), oldest first, in constant memory. */
   async *snapshots(id: string, q: SnapshotsStreamQuery): AsyncGenerator<Snapshot> {
-    for await (const page of this.snapshotPages(id, q)) yield* page;
+    for await (const page of this.snapshotPages(id, q)) yield* page.rows();
   }
 
   /**
@@ -215,7 +216,7 @@ export class MsnapClient implements MsnapApi {
    * piece instead of paying an await per row. The next pages are fetched while this one is used.
    * Its clamping warnings are not reported: an export pages by what it is given.
    */
-  async *snapshotPages(id: string, q: SnapshotsStreamQuery): AsyncGenerator<Snapshot[]> {
+  async *snapshotPages(id: string, q: SnapshotsStreamQuery): AsyncGenerator<SnapshotPage> {
     const d = await this.dialect();
     await this.ensureLimits();
     yield* pageSnapshots((pq, signal) => d.snapshotsPage(this.transport, id, pq, signal), q, PAGES_AHEAD);

@@ -9,6 +9,8 @@
 // `market_id` a string of printable ASCII without `"`, `\` or `,` (CSV would quote it), the rest
 // numbers. An orderbook, an extra field or an escape sends the page down the general path.
 
+import { COLON, COMMA, LBRACE, LBRACKET, LF, QUOTE, RBRACE, RBRACKET, bytesOf, copyNumber, copyText, plainTextEnd, skipSpace, valueEnd } from './json-bytes.js';
+
 /** What the scan made of a page: its CSV now sits in the body, where the rows' JSON was. */
 export interface ScannedPage {
   /** Rows in the `snapshots` array. */
@@ -19,143 +21,10 @@ export interface ScannedPage {
   envelope: Record<string, unknown>;
 }
 
-const TAB = 0x09;
-const LF = 0x0a;
-const CR = 0x0d;
-const SPACE = 0x20;
-const QUOTE = 0x22;
-const COMMA = 0x2c;
-const MINUS = 0x2d;
-const DOT = 0x2e;
-const ZERO = 0x30;
-const NINE = 0x39;
-const COLON = 0x3a;
-const LBRACKET = 0x5b;
-const BACKSLASH = 0x5c;
-const RBRACKET = 0x5d;
-const LBRACE = 0x7b;
-const RBRACE = 0x7d;
-const TILDE = 0x7e;
-
-// JavaScript prints a number in plain notation from 1e-6 up to 1e21 and with the shortest digits
-// that read back as the same double. A decimal of at most 15 significant digits is such a
-// shortest form (any two of them are distinct doubles), so its text is what `${n}` gives.
-const MAX_DIGITS = 15;
-const MAX_LEADING_FRACTION_ZEROS = 5;
-
 const SLOTS = 6;
 const MARKET_ID_SLOT = 1;
 const ALL_SLOTS = (1 << SLOTS) - 1;
 const SNAPSHOTS_KEY = bytesOf('snapshots');
-
-// Byte classes, looked up once per byte: digits, and what a CSV cell may hold unquoted.
-const DIGIT = new Uint8Array(256).fill(1, ZERO, NINE + 1);
-const PLAIN = new Uint8Array(256).fill(1, SPACE, TILDE + 1);
-PLAIN[QUOTE] = PLAIN[BACKSLASH] = PLAIN[COMMA] = 0;
-
-function bytesOf(text: string): Uint8Array {
-  return Uint8Array.from(text, (c) => c.charCodeAt(0));
-}
-
-function skipSpace(b: Uint8Array, i: number): number {
-  for (let c = b[i]; c === SPACE || c === LF || c === CR || c === TAB; c = b[++i]);
-  return i;
-}
-
-/** After the string starting at `i` (a `"`), escapes skipped; -1 when unterminated. */
-function stringEnd(b: Uint8Array, i: number): number {
-  for (let j = i + 1; j < b.length; j++) {
-    const c = b[j];
-    if (c === QUOTE) return j + 1;
-    if (c === BACKSLASH) j++;
-  }
-  return -1;
-}
-
-/** After the JSON value starting at `i` (loosely: the envelope is JSON.parse'd afterwards); -1 when cut short. */
-function valueEnd(b: Uint8Array, i: number): number {
-  const c = b[i];
-  if (c === QUOTE) return stringEnd(b, i);
-  if (c === LBRACE || c === LBRACKET) {
-    let depth = 0;
-    for (let j = i; j < b.length; j++) {
-      const d = b[j];
-      if (d === QUOTE) {
-        j = stringEnd(b, j) - 1;
-        if (j < 0) return -1;
-      } else if (d === LBRACE || d === LBRACKET) {
-        depth++;
-      } else if (d === RBRACE || d === RBRACKET) {
-        if (--depth === 0) return j + 1;
-      }
-    }
-    return -1;
-  }
-  let j = i;
-  for (let d = b[j]; d !== undefined && d !== COMMA && d !== RBRACE && d !== RBRACKET && d !== SPACE && d !== LF && d !== CR && d !== TAB; d = b[++j]);
-  return j === i ? -1 : j;
-}
-
-/**
- * The number at `i` copied to `out` at `o` (byte for byte: the output grows by end - i), and
- * where it ends, when its text is exactly how JavaScript prints its value; else -1. Refused:
- * an exponent, `-0`, a leading zero, a trailing fraction zero, more than 15 digits (counted
- * from the first non-zero one, trailing integer zeros included), more than 5 zeros after `0.`.
- */
-function copyNumber(b: Uint8Array, i: number, out: Uint8Array, o: number): number {
-  const start = i;
-  let c = b[i]!;
-  if (c === MINUS) {
-    out[o++] = c;
-    c = b[++i]!;
-  }
-  const intStart = i;
-  while (DIGIT[c] === 1) {
-    out[o++] = c;
-    c = b[++i]!;
-  }
-  const intDigits = i - intStart;
-  if (intDigits === 0 || (intDigits > 1 && b[intStart] === ZERO)) return -1;
-  let digits = b[intStart] === ZERO ? 0 : intDigits;
-  if (c === DOT) {
-    out[o++] = c;
-    c = b[++i]!;
-    const fraction = i;
-    while (DIGIT[c] === 1) {
-      out[o++] = c;
-      c = b[++i]!;
-    }
-    if (i === fraction || b[i - 1] === ZERO) return -1;
-    if (digits === 0) {
-      let z = fraction;
-      while (b[z] === ZERO) z++;
-      if (z - fraction > MAX_LEADING_FRACTION_ZEROS) return -1;
-      digits = i - z;
-    } else {
-      digits += i - fraction;
-    }
-  } else if (digits === 0 && start !== intStart) {
-    return -1;
-  }
-  return digits > MAX_DIGITS || c === 0x65 || c === 0x45 ? -1 : i;
-}
-
-/** The text of the string at `i` (just after its `"`) copied to `out` at `o`, and where its closing `"` is, when CSV can hold it unquoted; else -1. */
-function copyText(b: Uint8Array, i: number, out: Uint8Array, o: number): number {
-  let c = b[i]!;
-  while (PLAIN[c] === 1) {
-    out[o++] = c;
-    c = b[++i]!;
-  }
-  return c === QUOTE ? i : -1;
-}
-
-/** Where the string whose text starts at `i` (after its `"`) ends, at its closing `"`, when CSV can hold it unquoted; else -1. */
-function plainTextEnd(b: Uint8Array, i: number): number {
-  let c = b[i]!;
-  while (PLAIN[c] === 1) c = b[++i]!;
-  return c === QUOTE ? i : -1;
-}
 
 /** The slot a key's bytes `[start, end)` name, or -1. */
 function slotOf(b: Uint8Array, start: number, end: number, names: readonly Uint8Array[], slots: readonly number[]): number {

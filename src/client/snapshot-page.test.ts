@@ -8,7 +8,8 @@ import { snapshotSchema } from '../cli/output/record-schemas.js';
 import { snapshotFromV4 } from './dialects/v4-records.js';
 import { normalizeSnapshot } from './normalize.js';
 import { rowKeys } from './snapshot-page-scan.js';
-import { readSnapshotPage, readyCsvOf, rowsOf } from './snapshot-page.js';
+import type { SnapshotPage } from './row-page.js';
+import { readSnapshotPage } from './snapshot-page.js';
 import { mockAgent, KEY } from './test-support/mock-service.js';
 import { Transport, type RawAnswer } from './transport.js';
 
@@ -40,47 +41,44 @@ describe('readSnapshotPage', () => {
     const body = JSON.stringify({ snapshots: rows(30), total: 30, limit: 10000, offset: 0 });
     const { page, general, built } = read(body);
     expect(page.body).toEqual({ snapshots: [], total: 30, limit: 10000, offset: 0 });
-    const snapshots = page.snapshots;
-    expect(snapshots.length).toBe(30);
+    const snapshots = page.page;
+    expect(snapshots.count).toBe(30);
     // Passing the page through await and an async generator (as the pager does) reads no row.
-    async function* pass(): AsyncGenerator<Snapshot[]> {
+    async function* pass(): AsyncGenerator<SnapshotPage> {
       yield await Promise.resolve(snapshots);
     }
     for await (const p of pass()) expect(p).toBe(snapshots);
-    expect(readyCsvOf(snapshots)).toBeDefined();
+    expect(snapshots.readyCsv).toBeDefined();
     expect(built()).toBe(0);
-    expect(snapshots[3]).toEqual(general[3]);
+    expect(snapshots.rows()[3]).toEqual(general[3]);
     expect(built()).toBe(30);
-    expect([...snapshots]).toEqual(general);
-    expect(snapshots.slice(5, 8)).toEqual(general.slice(5, 8));
-    expect(JSON.stringify(snapshots)).toBe(JSON.stringify(general));
-    expect(Object.keys(snapshots)).toEqual(Object.keys(general));
-    expect(Array.isArray(rowsOf(snapshots))).toBe(true);
-    expect(rowsOf(snapshots)).toEqual(general);
+    expect(Array.isArray(snapshots.rows())).toBe(true);
+    expect(snapshots.rows()).toEqual(general);
+    expect(JSON.stringify(snapshots.rows())).toBe(JSON.stringify(general));
     // Built once.
     expect(built()).toBe(30);
   });
 
   it('offers ready CSV equal to what the renderer writes for the rows', () => {
     const { page, general } = read(JSON.stringify({ snapshots: rows(25, (i) => 276.148 - i / 8), total: 25 }));
-    expect(Buffer.from(readyCsvOf(page.snapshots)!).toString()).toBe(csvLines(snapshotSchema(false))(general));
+    expect(Buffer.from(page.page.readyCsv!).toString()).toBe(csvLines(snapshotSchema(false))(general));
   });
 
   it("maps v4's rows with the dialect's own function, to v1's records", () => {
     const v4rows = rows(5).map(({ price, ...r }) => ({ ...r, btc_price: price }));
     const body = JSON.stringify({ snapshots: v4rows, has_more: false });
     const { page, general } = read(body, rowKeys(['btc_price', 'price']), (raw) => snapshotFromV4(raw, 'BTC', ID));
-    expect(readyCsvOf(page.snapshots)).toBeDefined();
-    expect([...page.snapshots]).toEqual(general);
+    expect(page.page.readyCsv).toBeDefined();
+    expect(page.page.rows()).toEqual(general);
     expect(general).toEqual(rows(5));
   });
 
-  it('reads any other page the general way: a plain array, no ready CSV', () => {
+  it('reads any other page the general way: rows built at once, no ready CSV', () => {
     // 97000 + i/3 needs 17 digits: its text is not copied.
     const { page, general, built } = read(JSON.stringify({ snapshots: rows(4, (i) => 97_000 + i / 3), total: 4 }));
-    expect(readyCsvOf(page.snapshots)).toBeUndefined();
+    expect(page.page.readyCsv).toBeUndefined();
     expect(built()).toBe(4);
-    expect(page.snapshots).toEqual(general);
+    expect(page.page.rows()).toEqual(general);
   });
 
   it('fails on a body that is not JSON as get() does', () => {

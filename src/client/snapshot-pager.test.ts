@@ -2,6 +2,7 @@
 // surfacing only after every page before it, and aborted when the reader stops early.
 import { describe, expect, it } from 'vitest';
 import type { Snapshot } from '../domain/market.js';
+import { pageOf } from './row-page.js';
 import { pageSnapshots, type SnapshotPageFetch } from './snapshot-pager.js';
 import type { SnapshotsPage, SnapshotsQuery } from './types.js';
 
@@ -19,7 +20,7 @@ function service(total: number, size: number, fail: (offset: number) => Error | 
     const snapshots: Snapshot[] = [];
     const given = short(offset) ?? size;
     for (let i = offset; i < Math.min(total, offset + given); i++) snapshots.push({ id: i, market_id: ID, time: i, price: 1, price_up: 0.5, price_down: 0.5 });
-    return { market: null, snapshots, total, limit: size, offset };
+    return { market: null, page: pageOf(snapshots), total, limit: size, offset };
   };
   return { read, asked };
 }
@@ -31,7 +32,7 @@ describe('pageSnapshots', () => {
     for await (const page of pageSnapshots(s.read, { pageSize: 10 })) {
       // The page after this one is already asked for (none after the last).
       seen.push(s.asked.map((a) => a.offset));
-      expect(page.length).toBeGreaterThan(0);
+      expect(page.count).toBeGreaterThan(0);
     }
     expect(seen).toEqual([[0, 10], [0, 10, 20], [0, 10, 20]]);
   });
@@ -43,7 +44,7 @@ describe('pageSnapshots', () => {
       // Time for every answer in flight to arrive while the reader holds this page.
       for (let k = 0; k < 5; k++) await new Promise((r) => setImmediate(r));
       seen.push(s.asked.map((a) => a.offset));
-      expect(page.length).toBe(10);
+      expect(page.count).toBe(10);
     }
     expect(seen).toEqual([[0, 10, 20], [0, 10, 20, 30], [0, 10, 20, 30, 40], [0, 10, 20, 30, 40], [0, 10, 20, 30, 40]]);
   });
@@ -59,7 +60,7 @@ describe('pageSnapshots', () => {
     };
     const inFlight: [number, number[]][] = [];
     const ids: number[] = [];
-    for await (const page of pageSnapshots(read, { pageSize: 10 }, 2)) for (const r of page) ids.push(r.id);
+    for await (const page of pageSnapshots(read, { pageSize: 10 }, 2)) for (const r of page.rows()) ids.push(r.id);
     expect(ids).toEqual(Array.from({ length: 45 }, (_, i) => i));
     // Page 10 waits for page 0 (nothing is known before it); 20 is asked with 10 still on its way.
     expect(inFlight.slice(0, 3)).toEqual([[0, []], [10, [0]], [20, [0, 10]]]);
@@ -71,7 +72,7 @@ describe('pageSnapshots', () => {
     const s = service(60, 10, () => undefined, (offset) => (offset === 20 ? 4 : undefined));
     const ids: number[] = [];
     // The reader takes each page at once: there is room to ask ahead while page 20 is on its way.
-    for await (const page of pageSnapshots(s.read, { pageSize: 10 }, 2)) for (const r of page) ids.push(r.id);
+    for await (const page of pageSnapshots(s.read, { pageSize: 10 }, 2)) for (const r of page.rows()) ids.push(r.id);
     expect(ids).toEqual(Array.from({ length: 60 }, (_, i) => i));
     // The page assumed at 30 was cancelled; paging went on from 24.
     const at30 = s.asked.filter((a) => a.offset === 30);
@@ -87,7 +88,7 @@ describe('pageSnapshots', () => {
       for await (const page of pageSnapshots(s.read, { pageSize: 10 }, 2)) {
         // The failed page has arrived before the reader is done with the first.
         for (let k = 0; k < 5; k++) await new Promise((r) => setImmediate(r));
-        got.push(page[0]!.id);
+        got.push(page.rows()[0]!.id);
       }
     })().catch((e: unknown) => e);
     expect(got).toEqual([0, 10]);
@@ -100,7 +101,7 @@ describe('pageSnapshots', () => {
     const got: number[] = [];
     // A reader that takes pages at once leaves room to ask past page 20 while it is on its way.
     const err = await (async () => {
-      for await (const page of pageSnapshots(s.read, { pageSize: 10 }, 2)) got.push(page[0]!.id);
+      for await (const page of pageSnapshots(s.read, { pageSize: 10 }, 2)) got.push(page.rows()[0]!.id);
     })().catch((e: unknown) => e);
     expect(got).toEqual([0, 10]);
     expect((err as Error).message).toBe('page at 20 failed');
@@ -113,7 +114,7 @@ describe('pageSnapshots', () => {
     const s = service(50, 10);
     for await (const page of pageSnapshots(s.read, { pageSize: 10 }, 2)) {
       for (let k = 0; k < 5; k++) await new Promise((r) => setImmediate(r));
-      expect(page[0]!.id).toBe(0);
+      expect(page.rows()[0]!.id).toBe(0);
       break;
     }
     expect(s.asked.map((a) => [a.offset, a.signal.aborted])).toEqual([[0, false], [10, true], [20, true]]);

@@ -6,7 +6,7 @@
 // full as well: the service then always holds the next request while the client reads a body.
 // A page that comes back short (the market ends there, or the service gave fewer rows) cancels
 // the pages asked for after it, and paging goes on from where it really ended.
-import type { Snapshot } from '../domain/market.js';
+import type { SnapshotPage } from './row-page.js';
 import type { SnapshotsPage, SnapshotsQuery, SnapshotsStreamQuery } from './types.js';
 
 /** Default page size of snapshot exports: the local maximum; a hosted service clamps lower. */
@@ -34,7 +34,7 @@ interface Asked {
  * aborts the pages asked for ahead. `ahead`: how many pages may be asked for beyond the one in
  * use (at least 1); with more than one, pages are asked for before the one before them arrived.
  */
-export async function* pageSnapshots(read: SnapshotPageFetch, q: SnapshotsStreamQuery, ahead = 1): AsyncGenerator<Snapshot[]> {
+export async function* pageSnapshots(read: SnapshotPageFetch, q: SnapshotsStreamQuery, ahead = 1): AsyncGenerator<SnapshotPage> {
   let ask = q.pageSize ?? DEFAULT_SNAPSHOT_PAGE;
   // A page came back with `ask` rows: the service gives that many (the start of a later page can be assumed).
   let full = false;
@@ -66,7 +66,7 @@ export async function* pageSnapshots(read: SnapshotPageFetch, q: SnapshotsStream
   const arrived = (asked: Asked, current: SnapshotsPage): void => {
     if (asked.controller.signal.aborted || stopped) return;
     if (current.limit > 0 && current.limit < ask) ask = current.limit;
-    const rows = current.snapshots.length;
+    const rows = current.page.count;
     total = current.total;
     if (rows > 0 && rows === ask) full = true;
     const next = rows > 0 && asked.at + rows < current.total ? asked.at + rows : undefined;
@@ -105,9 +105,9 @@ export async function* pageSnapshots(read: SnapshotPageFetch, q: SnapshotsStream
       // A place freed in the queue: ask for the next page if its start is known.
       askMore();
       pages++;
-      const rows = current.snapshots.length;
+      const rows = current.page.count;
       q.onPage?.({ page: pages, rows, total: current.total });
-      if (rows > 0) yield current.snapshots;
+      if (rows > 0) yield current.page;
     }
     finished = true;
   } finally {

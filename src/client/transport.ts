@@ -2,14 +2,15 @@
 // error mapping and body parsing. Everything above it deals in parsed 2xx bodies, but snapshot
 // pages, which read their bytes themselves (snapshot-page.ts).
 import type { Dispatcher } from 'undici';
-import { toNumber } from '../domain/numeric-field.js';
 import { AuthError, HttpError, type MsnapError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { backoffMs, parseRetryAfter, rateLimitDelayMs } from './backoff.js';
 import { errorForStatus, NO_KEY_MESSAGE, timeoutError, tlsError, unreachableError } from './error-map.js';
 import { redactKey } from './mask-key.js';
 import { asObject, MalformedBodyError, normalizeErrorBody } from './normalize.js';
+import { NO_LISTENER_CODES, TIMEOUT_CODES, TIMEOUT_RETRIES, reasonOf, tlsFailure, networkCode } from './network-failure.js';
 import { Pacer, type RateHeaders, type Ticket } from './pacer.js';
+import { header, rateHeaders, bodyText, parseBody } from './response-body.js';
 import { paceStateFile, StateFile } from './state-file.js';
 import { Agent, request } from './undici-core.js';
 
@@ -77,111 +78,6 @@ export interface RawAnswer {
 
 /** Turns a final non-2xx answer into the error the CLI shows; a dialect passes its own. */
 export type ErrorMapper = (status: number, body: unknown, url: string, key: string | undefined) => MsnapError;
-
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ECONNABORTED',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-]);
-const NO_LISTENER_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
-/** A server that accepted and then said nothing: waiting the whole budget again rarely helps. */
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
-/** Retries after a timeout (each costs a whole timeout). */
-const TIMEOUT_RETRIES = 1;
-
-/** What a network failure code means, in words. */
-function reasonOf(code: string, timeoutMs: number): string {
-  const secs = `${Math.round(timeoutMs / 100) / 10} s`;
-  switch (code) {
-    case 'UND_ERR_CONNECT_TIMEOUT':
-      return `could not connect within ${secs}`;
-    case 'UND_ERR_HEADERS_TIMEOUT':
-    case 'ETIMEDOUT':
-      return `no answer within ${secs}`;
-    case 'UND_ERR_BODY_TIMEOUT':
-      return `the answer stalled for ${secs}`;
-    case 'ECONNREFUSED':
-      return 'connection refused';
-    case 'ECONNRESET':
-    case 'UND_ERR_SOCKET':
-    case 'UND_ERR_CLOSED':
-    case 'EPIPE':
-      return 'connection reset';
-    default:
-      return code;
-  }
-}
-
-/** An https:// URL to a plain-http server (or any TLS failure): OpenSSL's text means nothing to most users. */
-function tlsFailure(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && depth < 4; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && (code.startsWith('ERR_SSL_') || code === 'EPROTO' || code.startsWith('ERR_TLS_'))) return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
-}
-
-/** The network error code of `err` (undici wraps causes; happy-eyeballs aggregates them), if it is one we retry. */
-function networkCode(err: unknown): string | undefined {
-  for (let e: unknown = err, depth = 0; e && depth < 4; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && NETWORK_CODES.has(code)) return code;
-    const inner = (e as { errors?: unknown[] }).errors;
-    if (Array.isArray(inner)) {
-      for (const x of inner) {
-        const c = (x as { code?: unknown }).code;
-        if (typeof c === 'string' && NETWORK_CODES.has(c)) return c;
-      }
-    }
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
-  const v = headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
-function rateHeaders(headers: Record<string, string | string[] | undefined>): RateHeaders {
-  const date = header(headers, 'date');
-  const parsedDate = date ? Date.parse(date) : NaN;
-  return {
-    limit: toNumber(header(headers, 'x-ratelimit-limit')),
-    remaining: toNumber(header(headers, 'x-ratelimit-remaining')),
-    reset: toNumber(header(headers, 'x-ratelimit-reset')),
-    serverDate: Number.isNaN(parsedDate) ? undefined : parsedDate,
-  };
-}
-
-// A body's text as undici's body.text() gives it: UTF-8 with a byte order mark dropped.
-function bodyText(bytes: Buffer): string {
-  const bom = bytes.length > 2 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-  return bytes.toString('utf8', bom ? 3 : 0);
-}
-
-function parseBody(text: string, headers: Record<string, string | string[] | undefined>): unknown {
-  if (text === '') return undefined;
-  const type = header(headers, 'content-type') ?? '';
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    // Not JSON (a proxy's HTML page, a plain-text error): keep short text for the message.
-    return type.includes('json') ? undefined : text.length <= 300 ? text : undefined;
-  }
-}
 
 /** Use for every request of one key: the client facade holds one and shares its pacer. */
 export class Transport {

@@ -1,5 +1,6 @@
 // The records and queries that cross the client/CLI boundary, and `MsnapApi`, the part of the
 // client core that commands use: one definition each, so the compiler guards the boundary.
+import type { SnapshotPage } from './row-page.js';
 import type { Coin, Market, MarketStatus, MarketType, Snapshot } from '../domain/market.js';
 import type { RowLayout } from '../domain/row-layout.js';
 
@@ -98,7 +99,8 @@ export interface SnapshotsStreamQuery {
 /** One page of a market's snapshots. */
 export interface SnapshotsPage {
   market: Market | null;
-  snapshots: Snapshot[];
+  /** The page's snapshots (see snapshot-page.ts: rows built on demand, ready CSV when read from bytes). */
+  page: SnapshotPage;
   total: number;
   limit: number;
   offset: number;
@@ -123,7 +125,7 @@ export interface MsnapApi {
   /** One market by id (NotFoundError when unknown). */
   market(id: string): Promise<Market>;
   /** A market's snapshots a page at a time (exports render whole pages). */
-  snapshotPages(id: string, q: SnapshotsStreamQuery): AsyncIterable<readonly Snapshot[]>;
+  snapshotPages(id: string, q: SnapshotsStreamQuery): AsyncIterable<SnapshotPage>;
   /**
    * Local stores only: the same snapshots as export text in `layout`, written straight from the
    * stored values (no records), byte for byte what the exporter writes from snapshotPages' records.

@@ -1,13 +1,17 @@
-// The client interface over a local store (`--db FILE`): markets, snapshots and at read the SQLite
-// file directly, with no server, key or limits. Records are what `msnap serve` over the same file
-// would send, so every renderer prints the same bytes as through the service.
+// The client interface over a local store (`--db FILE`, the library's openStore): markets, snapshots
+// and at read the SQLite file (or a PostgreSQL store) directly, with no server, key or limits.
+// Records are what `msnap serve` over the same store would send, so every renderer prints the
+// same bytes as through the service.
 import { existsSync } from 'node:fs';
 import { parseMarketId, type Market, type Snapshot } from '../domain/market.js';
 import { NotFoundError, UsageError } from '../errors.js';
-import type { SqliteStore } from '../store/sqlite/sqlite-store.js';
+import type { Store, SnapshotQuery } from '../store/store.js';
+import { isPostgresUrl } from '../store/db-path.js';
+import { openStore } from '../store/open-store.js';
 import { VERSION } from '../version.js';
 import { listMarkets } from '../client/market-listing.js';
 import { normalizeSnapshot } from '../client/normalize.js';
+import { pageOf, type SnapshotPage } from '../client/row-page.js';
 import { DEFAULT_SNAPSHOT_PAGE, pageSnapshots } from '../client/snapshot-pager.js';
 import type { RowLayout } from '../domain/row-layout.js';
 import type { AtResult, Health, Limits, MarketsListingQuery, MarketsPage, MsnapApi, SnapshotsStreamQuery, TextPage } from '../client/types.js';
@@ -18,8 +22,18 @@ const SNAPSHOTS_MAX = 10_000;
 /** As at-timestamp: the farthest a snapshot may lie from the asked time. */
 const AT_TOLERANCE_MS = 2000;
 
-/** Use for `--db FILE`: opens the store read-only; a missing file or one that is no msnap store is a UsageError. */
+/** What LocalApi reads: the Store's market reads and pages of snapshot records; SQLite also writes export text itself. */
+export type ReadStore = Pick<Store, 'listMarkets' | 'getMarket' | 'nearestSnapshot' | 'close'> & {
+  snapshotPage(marketId: string, q: SnapshotQuery): { snapshots: Snapshot[]; total: number } | Promise<{ snapshots: Snapshot[]; total: number }>;
+  snapshotPageText?(marketId: string, q: SnapshotQuery, layout: RowLayout): { text: string | Uint8Array; count: number; total: number };
+};
+
+/**
+ * Use for `--db FILE` and the library's openStore: opens the store read-only (an SQLite file, or a
+ * postgres:// URL with every transaction read-only); a missing file or one that is no msnap store is a UsageError.
+ */
 export async function openLocalApi(path: string, now: () => number): Promise<LocalApi> {
+  if (isPostgresUrl(path)) return new LocalApi(await openStore(path, { readonly: true }), now);
   if (!existsSync(path)) throw new UsageError(`no such database: ${path} (make one with msnap pull or msnap serve seed)`);
   const { openSqliteStore } = await import('../store/sqlite/open.js');
   try {
@@ -31,10 +45,20 @@ export async function openLocalApi(path: string, now: () => number): Promise<Loc
 
 /** Use where a command reads a local store: the MsnapApi of `msnap serve` over that file, without HTTP. */
 export class LocalApi implements MsnapApi {
+  /**
+   * The pages snapshotPages gives, as text in `layout` straight from the stored values: what makes
+   * a local export several times faster than the same export through serve. Same pages, so the
+   * same progress and the same point of failure. Only where the store writes text itself (SQLite).
+   */
+  readonly snapshotText?: (id: string, q: SnapshotsStreamQuery, layout: RowLayout) => AsyncGenerator<TextPage>;
+
   constructor(
-    private readonly store: SqliteStore,
+    private readonly store: ReadStore,
     private readonly now: () => number,
-  ) {}
+  ) {
+    const textOf = store.snapshotPageText?.bind(store);
+    if (textOf) this.snapshotText = (id, q, layout) => this.textPages(textOf, id, q, layout);
+  }
 
   health(): Promise<Health> {
     return Promise.resolve({ status: 'ok', time: this.now(), version: VERSION, rttMs: 0 });
@@ -81,12 +105,12 @@ export class LocalApi implements MsnapApi {
     return this.lookup(id);
   }
 
-  async *snapshotPages(id: string, q: SnapshotsStreamQuery): AsyncGenerator<Snapshot[]> {
+  async *snapshotPages(id: string, q: SnapshotsStreamQuery): AsyncGenerator<SnapshotPage> {
     const market = await this.lookup(id);
     const withOrderbook = q.includeOrderbook === true;
-    yield* pageSnapshots((pq) => {
+    yield* pageSnapshots(async (pq) => {
       const limit = Math.min(pq.limit ?? 1000, SNAPSHOTS_MAX);
-      const page = this.store.snapshotPage(market.market_id, {
+      const page = await this.store.snapshotPage(market.market_id, {
         limit,
         offset: pq.offset ?? 0,
         ...(pq.from !== undefined ? { from: pq.from } : {}),
@@ -95,23 +119,23 @@ export class LocalApi implements MsnapApi {
       });
       // Orderbooks take the client's own reading, as they would after HTTP.
       const snapshots = withOrderbook ? page.snapshots.map((s) => normalizeSnapshot(s, market.market_id)) : page.snapshots;
-      return Promise.resolve({ market, snapshots, total: page.total, limit, offset: pq.offset ?? 0 });
+      return { market, page: pageOf(snapshots), total: page.total, limit, offset: pq.offset ?? 0 };
     }, q);
   }
 
-  /**
-   * The pages snapshotPages gives, as text in `layout` straight from the stored values: what makes
-   * a local export several times faster than the same export through serve. Same pages, so the
-   * same progress and the same point of failure.
-   */
-  async *snapshotText(id: string, q: SnapshotsStreamQuery, layout: RowLayout): AsyncGenerator<TextPage> {
+  private async *textPages(
+    textOf: NonNullable<ReadStore['snapshotPageText']>,
+    id: string,
+    q: SnapshotsStreamQuery,
+    layout: RowLayout,
+  ): AsyncGenerator<TextPage> {
     const market = await this.lookup(id);
     const withOrderbook = q.includeOrderbook === true;
     const rowLayout = withOrderbook && layout.orderbook ? readDepthAsClient(layout) : layout;
     const limit = Math.min(q.pageSize ?? DEFAULT_SNAPSHOT_PAGE, SNAPSHOTS_MAX);
     let offset = 0;
     for (let page = 1; ; page++) {
-      const r = this.store.snapshotPageText(
+      const r = textOf(
         market.market_id,
         {
           limit,

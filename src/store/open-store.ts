@@ -20,11 +20,15 @@ export async function openSqliteFile(location: string, opts: SqliteStoreOptions 
   }
 }
 
-/** Use to open the store `location` names: PostgreSQL by URL, else the SQLite file (SQLite options apply to it only). */
+/**
+ * Use to open the store `location` names: PostgreSQL by URL, else the SQLite file (SQLite options
+ * apply to it only, but `readonly`: PostgreSQL then runs every transaction read-only and migrates nothing).
+ */
 export async function openStore(location: string, opts: SqliteStoreOptions = {}): Promise<AnyStore> {
   if (!isPostgresUrl(location)) return openSqliteFile(location, opts);
   const { openPgStore } = await import('./postgres/pg-store.js');
-  return openPgStore(location);
+  // A reader needs few connections: it asks one page at a time.
+  return openPgStore(location, opts.readonly ? { readOnly: true, max: 4 } : {});
 }
 
 /** True for the SQLite store, as its capabilities declare (seed, import, live and origins work on it directly). */

@@ -14,7 +14,8 @@ import { RESULT_SCHEMA, sweepSchema, TRADE_SCHEMA, type SweepRow } from '../outp
 import { renderBacktestText } from '../output/backtest-text.js';
 import type { Progress } from '../output/progress.js';
 import { writeListFile, writeTextFile } from '../output/file-output.js';
-import { chooseMarkets, type SnapshotsOptions } from './snapshots.js';
+import { chooseMarkets } from '../../client/market-selection.js';
+import type { SnapshotsOptions } from './snapshots.js';
 
 /** The checked arguments and flags of `msnap backtest`. */
 export interface BacktestOptions extends Pick<SnapshotsOptions, 'target' | 'last' | 'from' | 'to'> {
@@ -46,7 +47,7 @@ const YIELD_EVERY_MS = 100;
 
 async function chosenMarkets(client: MsnapApi, opts: BacktestOptions, deps: CliDeps): Promise<Market[]> {
   if ('marketId' in opts.target) return [await client.market(opts.target.marketId)];
-  return chooseMarkets(client, opts.target, { ...opts, orderbook: true }, deps);
+  return chooseMarkets(client, opts.target, opts, deps.note);
 }
 
 /** The data path: every market read through the client (the service, or the local store with --db). */

@@ -9,7 +9,8 @@ import { runWithDeps, type CliDeps } from '../deps.js';
 import { colorEnabled } from '../terminal-policy.js';
 import { readGlobals } from '../global-options.js';
 import { labelWidthFor, MIN_CHART_WIDTH, plotColumns, renderChart } from '../output/chart.js';
-import { explainSelection, selectMarkets, type SnapshotsTarget } from './snapshots.js';
+import { explainSelection, selectMarkets } from '../../client/market-selection.js';
+import type { SnapshotsTarget } from './snapshots.js';
 
 /** The checked arguments and flags of `msnap chart`. */
 export interface ChartOptions {
@@ -55,7 +56,7 @@ export async function runChart(opts: ChartOptions, deps: CliDeps, view: ChartVie
     market = await client.market(opts.target.marketId);
   } else {
     const selection = await selectMarkets(client, opts.target.coin, opts.target.marketType, { last: 1 });
-    await explainSelection(selection, { last: 1 }, opts.target.coin, opts.target.marketType, client, deps);
+    await explainSelection(selection, { last: 1 }, opts.target.coin, opts.target.marketType, client, deps.note);
     const [newest] = selection.markets;
     if (!newest) throw new NotFoundError(`no ${opts.target.coin} ${opts.target.marketType} market with snapshots`);
     market = newest;
@@ -64,7 +65,7 @@ export async function runChart(opts: ChartOptions, deps: CliDeps, view: ChartVie
   const labelWidth = labelWidthFor([(market.price_start ?? 1_000_000) * 1.5]);
   const sampler = new ColumnSampler(market.start_time, market.end_time, plotColumns(opts.width, labelWidth));
   for await (const page of client.snapshotPages(market.market_id, {})) {
-    for (const s of page) sampler.add(s.time, s.price, s.price_up);
+    for (const s of page.rows()) sampler.add(s.time, s.price, s.price_up);
   }
   const series = sampler.series();
   if (series.count === 0) throw new NotFoundError(`${market.market_id} has no snapshots to draw`);

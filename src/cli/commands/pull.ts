@@ -12,7 +12,8 @@ import { readGlobals } from '../global-options.js';
 import { runWithGlobals, type CliDeps } from '../deps.js';
 import { TIME_HELP } from '../time.js';
 import { explainBusy, openAnyStore } from './serve-store.js';
-import { chooseMarkets, parseSnapshotsArgs, type SnapshotsOptions } from './snapshots.js';
+import { chooseMarkets } from '../../client/market-selection.js';
+import { parseSnapshotsArgs, type SnapshotsOptions } from './snapshots.js';
 import { planPull, dryRunText, snapshotPageSize } from './pull-plan.js';
 
 /** The checked arguments and flags of `msnap pull`. */
@@ -34,7 +35,7 @@ export interface PullSummary {
 /** The markets a pull covers, oldest first: one by id, or as `snapshots` picks them. */
 export async function pullTargets(client: MsnapApi, opts: SnapshotsOptions, deps: CliDeps): Promise<Market[]> {
   if ('marketId' in opts.target) return [await client.market(opts.target.marketId)];
-  return chooseMarkets(client, opts.target, opts, deps);
+  return chooseMarkets(client, opts.target, opts, deps.note);
 }
 
 /** Pull every target into the store: each page its own committed transaction. */
@@ -131,8 +132,9 @@ async function pullMarket(
         if (p.rows === 0) onPage(0);
       },
     })) {
-      added += await writer.page(m, page, extendsDepth ? page[page.length - 1]!.time + 1 : undefined);
-      onPage(page.length);
+      const rows = page.rows();
+      added += await writer.page(m, rows, extendsDepth ? rows[rows.length - 1]!.time + 1 : undefined);
+      onPage(page.count);
     }
   };
   // Unranged, the stored rows are a prefix (pages are written oldest first): continue after them,

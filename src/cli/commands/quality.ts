@@ -9,7 +9,8 @@ import type { MsnapApi } from '../../client/types.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
 import { QUALITY_SCHEMA } from '../output/quality-schema.js';
 import { TIME_HELP } from '../time.js';
-import { explainSelection, parseSnapshotsArgs, selectMarkets, type SnapshotsOptions } from './snapshots.js';
+import { explainSelection, selectMarkets } from '../../client/market-selection.js';
+import { parseSnapshotsArgs, type SnapshotsOptions } from './snapshots.js';
 
 /** The checked arguments and flags of `msnap quality`. */
 export interface QualityOptions extends Pick<SnapshotsOptions, 'target' | 'last' | 'from' | 'to'> {
@@ -38,7 +39,13 @@ export function parseQualityArgs(first: string, second: string | undefined, flag
   return { target, ...(last !== undefined ? { last } : {}), ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}), sumTolerance, strict: flags.strict === true };
 }
 
-async function scanMarket(client: MsnapApi, market: Market, opts: QualityOptions, now: number): Promise<QualityReport> {
+/** Use to check one market's snapshots (within from/to) as `msnap quality` does. */
+export async function scanMarket(
+  client: MsnapApi,
+  market: Market,
+  opts: Pick<QualityOptions, 'from' | 'to' | 'sumTolerance'>,
+  now: number,
+): Promise<QualityReport> {
   const start = Math.max(market.start_time, opts.from ?? -Infinity);
   const end = Math.min(market.end_time, opts.to ?? Infinity);
   const scan = new QualityScan(market.market_id, market.start_time, start, end, { sumTolerance: opts.sumTolerance });
@@ -47,7 +54,7 @@ async function scanMarket(client: MsnapApi, market: Market, opts: QualityOptions
     ...(opts.to !== undefined ? { to: opts.to } : {}),
     includeOrderbook: true,
   })) {
-    for (const s of page) scan.add(s);
+    for (const s of page.rows()) scan.add(s);
   }
   return scan.finish(market.end_time > now);
 }
@@ -60,7 +67,7 @@ export async function runQuality(opts: QualityOptions, deps: CliDeps): Promise<n
     markets = [await client.market(opts.target.marketId)];
   } else {
     const selection = await selectMarkets(client, opts.target.coin, opts.target.marketType, opts);
-    await explainSelection(selection, opts, opts.target.coin, opts.target.marketType, client, deps);
+    await explainSelection(selection, opts, opts.target.coin, opts.target.marketType, client, deps.note);
     markets = selection.markets;
     if (markets.length === 0) throw new NotFoundError(`no ${opts.target.coin} ${opts.target.marketType} market with snapshots in that range`);
   }

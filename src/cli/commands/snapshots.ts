@@ -2,13 +2,15 @@
 // type, or of those overlapping a time range, oldest first, in constant memory.
 import { Command } from 'commander';
 import { addLocalDbOption } from '../global-options.js';
-import { MARKET_DURATION_MS, type Coin, type Market, type MarketType, type Snapshot } from '../../domain/market.js';
-import { NotFoundError, UsageError, WindowError } from '../../errors.js';
+import type { Coin, MarketType, Snapshot } from '../../domain/market.js';
+import { UsageError } from '../../errors.js';
+import { chooseMarkets } from '../../client/market-selection.js';
 import { coinArg, countArg, marketIdArg, checkMarketOrCoinType, marketTypeArg, timeRangeFlags } from '../arguments.js';
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
 import type { Progress } from '../output/progress.js';
-import type { MsnapApi, SnapshotsStreamQuery, TextPage, WindowEnd } from '../../client/types.js';
+import { pagesOf, rowsOfPages, type SnapshotPage } from '../../client/row-page.js';
+import type { MsnapApi, SnapshotsStreamQuery, TextPage } from '../../client/types.js';
 import type { RowLayout } from '../../domain/row-layout.js';
 import { BAR_SCHEMA, snapshotSchema } from '../output/record-schemas.js';
 import { RESAMPLE_INTERVALS, resampleInterval, resamplePages } from '../../analysis/bars.js';
@@ -82,146 +84,11 @@ export function parseSnapshotsArgs(first: string, second: string | undefined, fl
   };
 }
 
-/** The markets an export takes, and what the plan's data window did to the choice. */
-export interface Selection {
-  /** Oldest first. */
-  markets: Market[];
-  /** Set when the listing stopped at the data window before the choice was complete. */
-  windowEnd?: WindowEnd;
-  /** The oldest market the listing reached (the window's oldest, when it ended there). */
-  oldestListed?: Market;
-}
-
-/**
- * The markets to export, oldest first. Listing is newest first, so the latest N are the first N
- * that have snapshots; markets with none (just opened, or never captured) are skipped.
- */
-export async function selectMarkets(
-  client: MsnapApi,
-  coin: Coin,
-  marketType: MarketType,
-  opts: Pick<SnapshotsOptions, 'last' | 'from' | 'to'>,
-): Promise<Selection> {
-  const ranged = opts.from !== undefined || opts.to !== undefined;
-  const want = opts.last ?? (ranged ? Infinity : 1);
-  const duration = MARKET_DURATION_MS[marketType];
-  // A market overlaps [from, to) when it starts before `to` and ends after `from`.
-  const startMin = opts.from === undefined ? undefined : opts.from - duration + 1;
-  const picked: Market[] = [];
-  let windowEnd: WindowEnd | undefined;
-  let oldestListed: Market | undefined;
-  for await (const m of client.markets({
-    coin,
-    marketType,
-    all: true,
-    onWindowEnd: (end) => (windowEnd = end),
-    ...(startMin !== undefined ? { startTime: startMin } : {}),
-    ...(opts.to !== undefined ? { endTime: opts.to } : {}),
-  })) {
-    oldestListed = m;
-    if (m.snapshot_count <= 0) continue;
-    if (startMin !== undefined && m.start_time < startMin) continue;
-    if (opts.to !== undefined && m.start_time >= opts.to) continue;
-    picked.push(m);
-    if (picked.length >= want) break;
-  }
-  return {
-    markets: picked.reverse(),
-    ...(windowEnd ? { windowEnd } : {}),
-    ...(oldestListed ? { oldestListed } : {}),
-  };
-}
-
-/** Where a builder-style window begins for one coin and type: its oldest readable market. */
-interface WindowStart {
-  plan: string;
-  cap: number;
-  start: number;
-}
-
-/** Asks the service (only on the paths that need it): the plan's cap, then the market at that depth. */
-async function windowStartOf(client: MsnapApi, coin: Coin, marketType: MarketType): Promise<WindowStart | undefined> {
-  const limits = await client.limits();
-  const cap = limits.data_window?.[marketType];
-  if (cap === undefined || cap <= 0) return undefined;
-  for await (const m of client.markets({ coin, marketType, offset: cap - 1, max: 1 })) {
-    return { plan: limits.plan, cap, start: m.start_time };
-  }
-  return undefined; // fewer markets than the cap: the window cuts nothing
-}
-
-function windowWords(w: WindowStart, marketType: MarketType, withStart = true): string {
-  const from = withStart ? `, from ${new Date(w.start).toISOString()}` : '';
-  return `${w.plan} plan's data window (the most recent ${w.cap.toLocaleString('en-US')} ${marketType} markets${from})`;
-}
-
-/**
- * Use after selectMarkets: what the window did to a COIN TYPE choice, said once: a range wholly before it is a WindowError
- * (exit 4, not "not found"); a range reaching past it, or fewer markets than `--last` asked for
- * because of it, a note. Costs two requests, and only when the choice came up short.
- */
-export async function explainSelection(
-  sel: Selection,
-  opts: Pick<SnapshotsOptions, 'last' | 'from' | 'to'>,
-  coin: Coin,
-  marketType: MarketType,
-  client: MsnapApi,
-  deps: CliDeps,
-): Promise<void> {
-  // No listed market covers `from`: the list (the window, or the data) began after it.
-  const cutShort = opts.from !== undefined && (sel.oldestListed === undefined || sel.oldestListed.start_time > opts.from);
-  const short = opts.last !== undefined && sel.markets.length > 0 && sel.markets.length < opts.last;
-  const fewer = (within: string): string =>
-    `only ${sel.markets.length} ${coin} ${marketType} market${sel.markets.length === 1 ? ' has' : 's have'} snapshots${within}; --last ${opts.last} asked for more`;
-  const tooFew = short && sel.windowEnd !== undefined;
-  if (short && !tooFew) deps.note(fewer(''));
-  const empty = sel.markets.length === 0 && (opts.from !== undefined || opts.to !== undefined);
-  if (!cutShort && !tooFew && !empty) return;
-  const w = await windowStartOf(client, coin, marketType);
-  if (!w) {
-    if (tooFew) deps.note(fewer(''));
-    return;
-  }
-  if (empty && opts.to !== undefined && opts.to <= w.start) {
-    throw new WindowError(
-      `the ${coin} ${marketType} markets before ${new Date(opts.to).toISOString()} are outside your ${windowWords(w, marketType)}`,
-      w.plan,
-      'upgrade to Pro for the full history',
-    );
-  }
-  if (cutShort && sel.markets.length > 0 && opts.from !== undefined && opts.from < w.start) {
-    deps.note(`snapshots before ${new Date(w.start).toISOString()} are outside your ${windowWords(w, marketType, false)}; the export starts there`);
-  }
-  if (tooFew) deps.note(fewer(` within your ${windowWords(w, marketType)}`));
-}
-
-function rangeText(opts: Pick<SnapshotsOptions, 'from' | 'to'>): string {
-  if (opts.from === undefined && opts.to === undefined) return '';
-  const from = opts.from === undefined ? 'the start' : new Date(opts.from).toISOString();
-  const to = opts.to === undefined ? 'now' : new Date(opts.to).toISOString();
-  return ` between ${from} and ${to}`;
-}
-
-/** The COIN TYPE markets an export (or a pull) takes, oldest first, with the window explained; NotFoundError when none. */
-export async function chooseMarkets(
-  client: MsnapApi,
-  target: { coin: Coin; marketType: MarketType },
-  opts: SnapshotsOptions,
-  deps: CliDeps,
-): Promise<Market[]> {
-  const selection = await selectMarkets(client, target.coin, target.marketType, opts);
-  await explainSelection(selection, opts, target.coin, target.marketType, client, deps);
-  if (selection.markets.length === 0) {
-    throw new NotFoundError(`no ${target.coin} ${target.marketType} market with snapshots${rangeText(opts)}`);
-  }
-  return selection.markets;
-}
-
 /** Export the chosen snapshots to the exporter. */
 export async function runSnapshots(opts: SnapshotsOptions, deps: CliDeps): Promise<void> {
   const client = await deps.client();
   if (opts.dryRun) {
-    const markets = 'marketId' in opts.target ? [await client.market(opts.target.marketId)] : await chooseMarkets(client, opts.target, opts, deps);
+    const markets = 'marketId' in opts.target ? [await client.market(opts.target.marketId)] : await chooseMarkets(client, opts.target, opts, deps.note);
     deps.info(dryRunText(planPull(markets, () => 0, await snapshotPageSize(client)), await client.limits().catch(() => undefined), undefined));
     return;
   }
@@ -230,7 +97,7 @@ export async function runSnapshots(opts: SnapshotsOptions, deps: CliDeps): Promi
   if ('marketId' in opts.target) {
     ids = [opts.target.marketId];
   } else {
-    const markets = await chooseMarkets(client, opts.target, opts, deps);
+    const markets = await chooseMarkets(client, opts.target, opts, deps.note);
     ids = markets.map((m) => m.market_id);
     knownTotal = opts.from === undefined && opts.to === undefined
       ? markets.reduce((sum, m) => sum + m.snapshot_count, 0)
@@ -245,7 +112,7 @@ export async function runSnapshots(opts: SnapshotsOptions, deps: CliDeps): Promi
     // A local store writes machine text itself, straight from its stored values.
     const text = client.snapshotText ? (layout: RowLayout) => streamText(client, ids, opts, onPage, layout) : undefined;
     result = opts.resample !== undefined
-      ? await exporter.listPages(BAR_SCHEMA, resamplePages(pages, opts.resample, opts.fill))
+      ? await exporter.listPages(BAR_SCHEMA, pagesOf(resamplePages(rowsOfPages(pages), opts.resample, opts.fill)))
       : await exporter.listPages(snapshotSchema(opts.orderbookColumns ? 'flat' : opts.orderbook), pages, text);
   } finally {
     progress.stop();
@@ -279,7 +146,7 @@ function streamQuery(opts: SnapshotsOptions, onPage: PageCounter): SnapshotsStre
   };
 }
 
-async function* streamAll(client: MsnapApi, ids: string[], opts: SnapshotsOptions, onPage: PageCounter): AsyncGenerator<readonly Snapshot[]> {
+async function* streamAll(client: MsnapApi, ids: string[], opts: SnapshotsOptions, onPage: PageCounter): AsyncGenerator<SnapshotPage> {
   for (const id of ids) yield* client.snapshotPages(id, streamQuery(opts, onPage));
 }
 

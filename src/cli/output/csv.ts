@@ -3,7 +3,7 @@
 // quoted, inner quotes doubled), done by hand: exports render whole pages into one string, and
 // a csv-stringify call per row (options re-read, arrays built) cost more than the rest of the
 // export. renderers.test.ts checks the bytes against csv-stringify itself.
-import { READY_CSV_COLUMNS, readyCsvOf } from '../../client/snapshot-page.js';
+import { READY_CSV_COLUMNS } from '../../client/snapshot-page.js';
 import type { Snapshot } from '../../domain/market.js';
 import { cellText, machineColumns, type CellValue, type RecordSchema } from './schema.js';
 
@@ -56,21 +56,20 @@ export function csvLines<T>(schema: RecordSchema<T>): CsvLines<T> {
 const PROBE: Snapshot = { id: 123_456_789, market_id: 'probe-id', time: 1_763_769_600_125, price: 97_123.4567, price_up: 0.123, price_down: 0.877 };
 
 /**
- * Use for pages from the client: each page's ready CSV (its rows copied from the body, see
- * client/snapshot-page.ts) when the schema's columns are the ready columns, by name, and render
- * a probe snapshot as its values' own text; else undefined (render the rows).
+ * Use for pages from the client: true when a page's ready CSV (its rows copied from the body, see
+ * client/snapshot-page.ts) is what this schema writes: its columns are the ready columns, by name,
+ * and it renders a probe snapshot as its values' own text. Else the rows are rendered.
  */
-export function readyCsvLines<T>(schema: RecordSchema<T>): (page: readonly T[]) => Uint8Array | undefined {
+export function takesReadyCsv<T>(schema: RecordSchema<T>): boolean {
   const names = machineColumns(schema).map((c) => c.name);
-  if (names.length !== READY_CSV_COLUMNS.length || names.some((n, i) => n !== READY_CSV_COLUMNS[i])) return () => undefined;
+  if (names.length !== READY_CSV_COLUMNS.length || names.some((n, i) => n !== READY_CSV_COLUMNS[i])) return false;
   let line: string;
   try {
     line = csvLines(schema)([PROBE as T]);
   } catch {
-    return () => undefined;
+    return false;
   }
-  const own = `${READY_CSV_COLUMNS.map((name) => PROBE[name as keyof Snapshot]).join(',')}\n`;
-  return line === own ? readyCsvOf : () => undefined;
+  return line === `${READY_CSV_COLUMNS.map((name) => PROBE[name as keyof Snapshot]).join(',')}\n`;
 }
 
 /** The header line of a schema's CSV. */

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MockAgent } from 'undici';
 import { normalizeSnapshot } from '../../client/normalize.js';
 import { rowKeys } from '../../client/snapshot-page-scan.js';
+import { pageOf, type RowPage, type SnapshotPage } from '../../client/row-page.js';
 import { readSnapshotPage } from '../../client/snapshot-page.js';
 import { Transport } from '../../client/transport.js';
 import type { Snapshot } from '../../domain/market.js';
@@ -70,11 +71,11 @@ describe('exporter', () => {
 
   it('writes pages (empty ones, and ones longer than a render slice) as the same bytes as rows', async () => {
     const all = Array.from({ length: 1234 }, (_, i) => ({ n: i % 3 === 0 ? i : -i / 7 }));
-    async function* pages(): AsyncGenerator<readonly Row[]> {
-      yield all.slice(0, 1);
-      yield [];
-      yield all.slice(1, 1100);
-      yield all.slice(1100);
+    async function* pages(): AsyncGenerator<RowPage<Row>> {
+      yield pageOf(all.slice(0, 1));
+      yield pageOf([]);
+      yield pageOf(all.slice(1, 1100));
+      yield pageOf(all.slice(1100));
     }
     for (const format of ['csv', 'ndjson', 'json', 'table'] as const) {
       const byRow = pipe();
@@ -106,9 +107,9 @@ describe('exporter', () => {
     };
     for (const format of ['csv', 'ndjson', 'json', 'table'] as const) {
       let recordsRead = false;
-      async function* records(): AsyncGenerator<readonly Row[]> {
+      async function* records(): AsyncGenerator<RowPage<Row>> {
         recordsRead = true;
-        yield [{ n: 1 }, { n: 2 }, { n: 3 }];
+        yield pageOf([{ n: 1 }, { n: 2 }, { n: 3 }]);
       }
       const viaText = pipe();
       const r = await createExporter({ format, sink: new OutputSink(viaText), color: false }).listPages(layoutSchema, records(), text);
@@ -165,7 +166,7 @@ describe('exporter', () => {
   it('writes nothing at all when the first page fails (no header-only CSV, no lone [)', async () => {
     for (const format of ['csv', 'json', 'ndjson'] as const) {
       const out = pipe();
-      async function* failing(): AsyncGenerator<readonly Row[]> {
+      async function* failing(): AsyncGenerator<RowPage<Row>> {
         await new Promise((r) => setImmediate(r));
         throw new Error('403 outside the window');
       }
@@ -228,20 +229,20 @@ describe('exporter', () => {
     let built = 0;
     const transport = new Transport({ baseUrl: 'http://127.0.0.1:8787', apiKey: 'k', dispatcher: new MockAgent(), pacing: false });
     /** A page as the client hands it on, read from a body of `n` rows from `from`. */
-    const clientPage = (from: number, n: number): Snapshot[] => {
+    const clientPage = (from: number, n: number): SnapshotPage => {
       const rows = Array.from({ length: n }, (_, k) => ({ id: from + k, market_id: id, time: 1_763_769_600_000 + (from + k) * 125, price: 97_000.5 + (from + k) / 8, price_up: 0.5, price_down: 0.5 }));
       const bytes = Buffer.from(JSON.stringify({ snapshots: rows, total: 2000 }));
       const answer = { bytes, ms: 1, rate: {}, status: 200, url: '', headers: {} };
       return readSnapshotPage(transport, answer, '/x', rowKeys(['price']), (raw) => {
         built++;
         return normalizeSnapshot(raw, id);
-      }).snapshots;
+      }).page;
     };
-    async function* pages(): AsyncGenerator<readonly Snapshot[]> {
+    async function* pages(): AsyncGenerator<SnapshotPage> {
       yield clientPage(0, 700);
       yield clientPage(700, 1300);
     }
-    const plain = [...clientPage(0, 700), ...clientPage(700, 1300)];
+    const plain = pageOf([...clientPage(0, 700).rows(), ...clientPage(700, 1300).rows()]);
     // Its own text for `price` is not the ready text: such a schema never takes it.
     const rounded: RecordSchema<Snapshot> = {
       columns: snapshotSchema(false).columns.map((c) => (c.name === 'price' ? { ...c, value: (s: Snapshot) => Math.round(s.price) } : c)),

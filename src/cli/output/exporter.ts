@@ -1,7 +1,7 @@
 // The format-specific writer a command is handed: commands give it rows and a schema and never
 // look at the format themselves (the GitHub CLI's injected exporter).
-import { rowsOf } from '../../client/snapshot-page.js';
-import { csvHeader, csvLines, csvRow, readyCsvLines } from './csv.js';
+import { pageOf, type RowPage } from '../../client/row-page.js';
+import { csvHeader, csvLines, csvRow, takesReadyCsv } from './csv.js';
 import type { OutputFormat } from './format.js';
 import type { ByteOutput } from './parquet.js';
 import type { ParquetCodec } from './parquet-codecs.js';
@@ -34,7 +34,7 @@ export interface Exporter {
    * the same rows as a source can write them itself, taken instead of `pages` (which are then
    * never read) when the format is a machine one the schema has a text layout for.
    */
-  listPages<T>(schema: RecordSchema<T>, pages: AsyncIterable<readonly T[]> | Iterable<readonly T[]>, text?: TextSource): Promise<ListResult>;
+  listPages<T>(schema: RecordSchema<T>, pages: AsyncIterable<RowPage<T>> | Iterable<RowPage<T>>, text?: TextSource): Promise<ListResult>;
   /** Write one result. */
   record<T>(schema: RecordSchema<T>, row: T): Promise<void>;
 }
@@ -77,7 +77,7 @@ export function createExporter(opts: ExporterOptions): Exporter {
       return writePages(schema, onePerPage(rows));
     },
 
-    listPages<T>(schema: RecordSchema<T>, pages: AsyncIterable<readonly T[]> | Iterable<readonly T[]>, text?: TextSource): Promise<ListResult> {
+    listPages<T>(schema: RecordSchema<T>, pages: AsyncIterable<RowPage<T>> | Iterable<RowPage<T>>, text?: TextSource): Promise<ListResult> {
       const format = opts.format;
       if (text && schema.textLayout && isTextFormat(format)) {
         return writeChunks(schema, format, ownText(text(schema.textLayout(format)), format));
@@ -87,7 +87,7 @@ export function createExporter(opts: ExporterOptions): Exporter {
 
     async record<T>(schema: RecordSchema<T>, row: T): Promise<void> {
       if (opts.format === 'parquet') {
-        await parquetList(schema, [[row]]);
+        await parquetList(schema, [pageOf([row])]);
         return;
       }
       if (opts.format === 'table') await emit((await tables()).renderRecordTable(schema, row, tableOptions()));
@@ -115,34 +115,30 @@ export function createExporter(opts: ExporterOptions): Exporter {
     };
   }
 
-  async function writePages<T>(
-    schema: RecordSchema<T>,
-    pages: AsyncIterable<readonly T[]> | Iterable<readonly T[]>,
-  ): Promise<ListResult> {
+  async function writePages<T>(schema: RecordSchema<T>, pages: AsyncIterable<RowPage<T>> | Iterable<RowPage<T>>): Promise<ListResult> {
     if (opts.format === 'table') return tableList(schema, pages);
     if (opts.format === 'parquet') return parquetList(schema, pages);
     // A snapshot page from the client may carry its CSV ready: written as it is, no row is built.
-    const ready = opts.format === 'csv' ? readyCsvLines(schema) : undefined;
+    const ready = opts.format === 'csv' && takesReadyCsv(schema);
     return writeChunks(schema, opts.format, rendered(pages, pageRenderer(opts.format, schema), ready));
   }
 
   // A page is rendered a slice at a time: text waiting to be written stays small, so it dies
   // young instead of being copied into the old generation (peak RSS, not just speed).
   async function* rendered<T>(
-    pages: AsyncIterable<readonly T[]> | Iterable<readonly T[]>,
+    pages: AsyncIterable<RowPage<T>> | Iterable<RowPage<T>>,
     render: (rows: readonly T[], first: number) => string,
-    ready?: (page: readonly T[]) => Uint8Array | undefined,
+    ready: boolean,
   ): AsyncGenerator<TextPage> {
     let count = 0;
     for await (const input of pages) {
       if (sink.closed) return;
-      const csv = ready?.(input);
-      if (csv) {
-        yield { text: csv, rows: input.length };
-        count += input.length;
+      if (ready && input.readyCsv) {
+        yield { text: input.readyCsv, rows: input.count };
+        count += input.count;
         continue;
       }
-      const page = rowsOf(input);
+      const page = input.rows();
       for (let at = 0; at < page.length && !sink.closed; at += RENDER_SLICE) {
         const rows = at === 0 && page.length <= RENDER_SLICE ? page : page.slice(at, at + RENDER_SLICE);
         yield { text: render(rows, count), rows: rows.length };
@@ -185,17 +181,14 @@ export function createExporter(opts: ExporterOptions): Exporter {
     return { rows: count, readerGone: sink.closed };
   }
 
-  async function parquetList<T>(
-    schema: RecordSchema<T>,
-    pages: AsyncIterable<readonly T[]> | Iterable<readonly T[]>,
-  ): Promise<ListResult> {
+  async function parquetList<T>(schema: RecordSchema<T>, pages: AsyncIterable<RowPage<T>> | Iterable<RowPage<T>>): Promise<ListResult> {
     const out: ByteOutput = { write: (bytes) => sink.writeBytes(bytes), get closed() { return sink.closed; } };
     // The writer library is loaded only by runs that write Parquet.
     const { ParquetRowWriter } = await import('./parquet.js');
     const file = new ParquetRowWriter(schema.parquetSchema ?? schema, out, opts.compression);
     for await (const page of pages) {
       if (sink.closed) break;
-      await file.add(rowsOf(page));
+      await file.add(page.rows());
       if (sink.failure) throw sink.failure;
     }
     await file.finish();
@@ -203,14 +196,11 @@ export function createExporter(opts: ExporterOptions): Exporter {
     return { rows: file.rows, readerGone: sink.closed };
   }
 
-  async function tableList<T>(
-    schema: RecordSchema<T>,
-    pages: AsyncIterable<readonly T[]> | Iterable<readonly T[]>,
-  ): Promise<ListResult> {
+  async function tableList<T>(schema: RecordSchema<T>, pages: AsyncIterable<RowPage<T>> | Iterable<RowPage<T>>): Promise<ListResult> {
     const kept: T[] = [];
     let capped = false;
     outer: for await (const page of pages) {
-      for (const row of page) {
+      for (const row of page.rows()) {
         if (opts.tableRowCap !== undefined && kept.length >= opts.tableRowCap) {
           capped = true;
           break outer;
@@ -242,6 +232,6 @@ function pageRenderer<T>(format: TextFormat, schema: RecordSchema<T>): (rows: re
 }
 
 // Rows as pages of one: `list` streams rows as they arrive, so nothing waits for a page to fill.
-async function* onePerPage<T>(rows: AsyncIterable<T> | Iterable<T>): AsyncGenerator<readonly T[]> {
-  for await (const row of rows) yield [row];
+async function* onePerPage<T>(rows: AsyncIterable<T> | Iterable<T>): AsyncGenerator<RowPage<T>> {
+  for await (const row of rows) yield pageOf([row]);
 }

@@ -1,3 +1,4 @@
+import { pageOf } from '../../client/row-page.js';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { Writable } from 'node:stream';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
@@ -167,7 +168,7 @@ describe('Parquet writer', () => {
     });
     const exporter = createExporter({ format: 'parquet', sink: new OutputSink(stream), color: false, compression: 'gzip' });
     const rows = snapshots(1500);
-    const result = await exporter.listPages(snapshotSchema(false), [rows.slice(0, 700), rows.slice(700)]);
+    const result = await exporter.listPages(snapshotSchema(false), [pageOf(rows.slice(0, 700)), pageOf(rows.slice(700))]);
     expect(result.rows).toBe(1500);
     const all = Buffer.concat(parts);
     const file = all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength);

@@ -2,6 +2,7 @@
 // the exporter's renderers) over the same real SQLite store: the same bytes in every machine
 // format, with and without orderbooks, whole markets and ranges, dense and gappy markets, msnap's
 // ids, a source's ids (a pattern, a step, or one by one), odd stored depth and extreme values.
+import type { SnapshotPage } from '../../client/row-page.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -102,7 +103,7 @@ async function exportAll(format: 'csv' | 'ndjson' | 'json', q: SnapshotsStreamQu
     },
   });
   let recordsRead = false;
-  async function* pages(): AsyncGenerator<readonly Snapshot[]> {
+  async function* pages(): AsyncGenerator<SnapshotPage> {
     recordsRead = true;
     for (const id of ids) yield* api.snapshotPages(id, q);
   }

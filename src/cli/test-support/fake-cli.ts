@@ -1,5 +1,6 @@
 // A CLI context with streams tests can read and a fake of the client core, so command tests
 // run the real parsing, deps and exporters without a network.
+import { pageOf } from '../../client/row-page.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -132,7 +133,7 @@ export function fakeClient(
           (s) => (q.from === undefined || s.time >= q.from) && (q.to === undefined || s.time < q.to),
         );
         q.onPage?.({ page: 1, rows: rows.length, total: rows.length });
-        if (rows.length > 0) yield rows;
+        if (rows.length > 0) yield pageOf(rows);
       },
       async at(id, ts): Promise<AtResult> {
         calls.at.push({ id, ts });

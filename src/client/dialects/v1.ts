@@ -75,11 +75,11 @@ export const v1: Dialect = {
       },
       signal,
     );
-    const { body: b, snapshots } = readSnapshotPage(t, answer, path, V1_ROW_KEYS, (raw) => normalizeSnapshot(raw, id));
+    const { body: b, page } = readSnapshotPage(t, answer, path, V1_ROW_KEYS, (raw) => normalizeSnapshot(raw, id));
     const now = t.now();
     return t.parse(() => {
       const market = b['market'] !== undefined && b['market'] !== null ? normalizeMarket(b['market'], now) : null;
-      return { market, snapshots, ...v1Envelope(b, snapshots.length, q.offset ?? 0) };
+      return { market, page, ...v1Envelope(b, page.count, q.offset ?? 0) };
     }, path);
   },
 

@@ -17,6 +17,8 @@ export interface PgStoreOptions {
   connectTimeoutSec?: number;
   /** Schema holding msnap's tables (default "msnap"), so a shared database stays tidy. */
   schema?: string;
+  /** Every transaction read-only (the library's openStore): the store is read, never migrated or written. */
+  readOnly?: boolean;
 }
 
 /** Node's own socket errors and the driver's, for a connection that could not be made or was lost. */
@@ -105,7 +107,11 @@ export function connectPg(url: string, opts: PgStoreOptions = {}): postgres.Sql 
     types: {
       int8: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) },
     },
-    connection: { application_name: 'msnap', search_path: opts.schema ?? 'msnap' },
+    connection: {
+      application_name: 'msnap',
+      search_path: opts.schema ?? 'msnap',
+      ...(opts.readOnly ? { default_transaction_read_only: true } : {}),
+    },
     // Not in the driver's types, but a documented option (3.4): a function resolving to a socket.
     ...({ socket: (o: SocketOptions) => openSocket(o, (opts.connectTimeoutSec ?? 5) * 1000) } as object),
   });

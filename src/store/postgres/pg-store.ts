@@ -13,7 +13,7 @@ import { PgAccounts } from './pg-accounts.js';
 import { connectPg, describePgUrl, guarded, isConnectionError, redact, unavailableOr, type Pg, type PgStoreOptions } from './pg-connection.js';
 import { pgOriginSummary, PgMirrorState, PgMirrorWriter } from './pg-mirror-writer.js';
 import { PgMarketReads } from './pg-market-reads.js';
-import { checkSchemaName, migratePg } from './pg-migrations.js';
+import { checkSchemaName, migratePg, PG_MIGRATIONS } from './pg-migrations.js';
 import { PgSnapshotReads } from './pg-snapshot-reads.js';
 import { inTransaction, type ConnectionState } from './pg-transaction.js';
 
@@ -199,12 +199,26 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
   const schema = checkSchemaName(opts.schema ?? 'msnap');
   const sql = connectPg(url, { ...opts, schema });
   try {
-    await migratePg(sql, schema);
+    if (opts.readOnly) await checkMigrated(sql, schema);
+    else await migratePg(sql, schema);
   } catch (err) {
     await sql.end({ timeout: 1 }).catch(() => undefined);
     throw openError(url, err);
   }
   return new PgStore(sql, sql, schema);
+}
+
+/** A read-only opener cannot migrate: the schema must already be this msnap's. */
+async function checkMigrated(sql: postgres.Sql, schema: string): Promise<void> {
+  const latest = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]?.version ?? 0;
+  const [table] = await sql<{ t: string | null }[]>`SELECT to_regclass(${`${schema}.schema_migrations`})::text AS t`;
+  const [row] = table?.t ? await sql.unsafe<{ v: number }[]>(`SELECT coalesce(max(version), 0)::int AS v FROM ${schema}.schema_migrations`) : [{ v: 0 }];
+  if (row?.v !== latest) {
+    throw new UsageError(
+      row?.v === 0 ? `schema "${schema}" holds no msnap store` : `schema "${schema}" is at version ${row?.v}, this msnap reads version ${latest}`,
+      'open it once with msnap serve --store URL (which migrates it)',
+    );
+  }
 }
 
 /** What went wrong opening the store, as a one-line MsnapError (never the password). */

@@ -1,0 +1,138 @@
+// `import … from 'msnap/server'`: `msnap serve` in this process, for bots' tests and tools: the same
+// run as the command (store, limiter, dashboard, draining close), plus the `serve seed` and
+// `serve keys create` steps a test needs to fill a store and get a key.
+import { Writable } from 'node:stream';
+import type { MarketType } from '../domain/market.js';
+import type { PlanName } from '../domain/plans.js';
+import { UsageError } from '../errors.js';
+import type { CliContext } from '../cli/context.js';
+import { runServe } from '../cli/commands/serve.js';
+import { runKeysCreate } from '../cli/commands/serve-keys.js';
+import { runSeed } from '../cli/commands/serve-seed.js';
+import type { RunningServer } from '../server/listen.js';
+
+export * from '../errors.js';
+export type { MarketType } from '../domain/market.js';
+export type { PlanName } from '../domain/plans.js';
+
+/** What `msnap serve` takes. */
+export interface ServeOptions {
+  /** An SQLite file (created empty when missing) or a postgres:// URL. */
+  store: string;
+  /** Default 0: any free port (read it from the result). */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** A redis:// URL whose rate limits every instance on it shares; default in this process. */
+  limiter?: string;
+  /** The dashboard takes sign-ups (default true). */
+  signup?: boolean;
+  /** The server's log lines (what `msnap serve` writes to stderr); default dropped. */
+  log?: (line: string) => void;
+  /** Epoch ms clock; default the real one. */
+  now?: () => number;
+}
+
+/** A running server. */
+export interface RunningService {
+  /** http://HOST:PORT, the base URL for createClient. */
+  url: string;
+  port: number;
+  /** Finish in-flight requests, then close the listener, the store and the limiter. */
+  close(): Promise<void>;
+}
+
+/** Use to run `msnap serve` in-process; resolves once it listens (errors as the command's: UsageError for a taken port). */
+export function startServer(options: ServeOptions): Promise<RunningService> {
+  const port = options.port ?? 0;
+  if (!(Number.isInteger(port) && port >= 0 && port <= 65535)) throw new UsageError(`port must be an integer from 0 to 65535, got ${port}`);
+  let stop!: (signal: string) => void;
+  const stopped = new Promise<string>((resolve) => (stop = resolve));
+  return new Promise((resolve, reject) => {
+    let listening = false;
+    const run = runServe(
+      {
+        db: options.store,
+        ...(options.limiter !== undefined ? { limiter: options.limiter } : {}),
+        host: options.host ?? '127.0.0.1',
+        port,
+        demo: false,
+        signup: options.signup ?? true,
+        live: false,
+      },
+      {
+        ctx: libraryContext(options.log, options.now),
+        waitForStop: () => stopped,
+        onListening: (server: RunningServer) => {
+          listening = true;
+          resolve({
+            url: server.url,
+            port: server.port,
+            close: async () => {
+              stop('close()');
+              await run;
+            },
+          });
+        },
+      },
+    );
+    run.catch((err: unknown) => {
+      if (!listening) reject(err);
+    });
+  });
+}
+
+/** What `serve seed` takes: a small world by default (1 day, the newest 5m market of each coin full). */
+export interface SeedOptions {
+  days?: number;
+  /** The random seed: a market's data depends only on it and the market. */
+  seed?: number;
+  /** Newest markets per type that get full 8/s snapshots (a type not named: 5m 1, others 0). */
+  full?: Partial<Record<MarketType, number>>;
+  /** Snapshots this recent also get orderbooks (default 10). */
+  orderbookMinutes?: number;
+  now?: () => number;
+}
+
+/** Use to fill a new store (SQLite file or postgres:// URL) with deterministic synthetic markets; returns the counts. */
+export async function seedStore(store: string, options: SeedOptions = {}): Promise<{ markets: number; snapshots: number }> {
+  const summary = await runSeed(
+    {
+      db: store,
+      days: options.days ?? 1,
+      seed: options.seed ?? 1,
+      full: { '5m': 1, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0, ...options.full },
+      orderbookMs: (options.orderbookMinutes ?? 10) * 60_000,
+    },
+    libraryContext(undefined, options.now),
+  );
+  return { markets: summary.markets, snapshots: summary.snapshots };
+}
+
+/** Use to make an API key in a store (`serve keys create`): the account is created on first use. */
+export async function createKey(store: string, options: { account: string; plan?: PlanName; trial?: boolean; now?: () => number }): Promise<string> {
+  const created = await runKeysCreate(
+    { db: store, account: options.account, ...(options.plan ? { plan: options.plan } : {}), trial: options.trial ?? false },
+    libraryContext(undefined, options.now),
+  );
+  return created.key;
+}
+
+/** The command context of a library call: nothing printed (log lines to `log`), no stdin, no environment. */
+function libraryContext(log: ((line: string) => void) | undefined, now: (() => number) | undefined): CliContext {
+  const lines = (write: ((line: string) => void) | undefined) =>
+    new Writable({
+      write(chunk: Buffer, _enc, done) {
+        if (write) for (const line of chunk.toString('utf8').split('\n')) if (line !== '') write(line);
+        done();
+      },
+    });
+  return {
+    stdout: lines(undefined),
+    stderr: lines(log),
+    stdin: process.stdin,
+    env: {},
+    now: now ?? (() => Date.now()),
+    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+  };
+}
