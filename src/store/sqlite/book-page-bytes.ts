@@ -2,7 +2,7 @@
 // writer's buffer (dense-page-writer.ts RowExtra): the same text sideText and the row layout make,
 // without a string per number. Text rows (older stores) are copied as they are.
 import { ascii, copy, integer } from './row-bytes.js';
-import { copyPair, emptyPair } from './book-codec.js';
+import { copyPair, emptyPair, type LevelList } from './book-codec.js';
 import type { RowExtra } from './dense-page-writer.js';
 import { BookReader, isPacked, type StoredBook } from './book-reader.js';
 import { SNAPSHOT_INTERVAL_MS } from '../../domain/market.js';
@@ -72,6 +72,18 @@ export class PageBooks implements RowExtra {
       const p = this.prev.lists[k]!;
       const starts = k * MAX_LIST;
       const ends = MAX_LIST * 4 + k * MAX_LIST;
+      if (reuse && l.n > 0 && sameLevels(l, p)) {
+        // The whole list as the previous row wrote it (most lists, between two 125 ms snapshots).
+        const from = prev[starts]!;
+        const shift = pos - from;
+        pos += buf.copy(buf, pos, from, prev[ends + l.n - 1]!);
+        for (let i = 0; i < l.n; i++) {
+          cur[starts + i] = prev[starts + i]! + shift;
+          cur[ends + i] = prev[ends + i]! + shift;
+        }
+        if (k % 2 === 1) pos = copy(buf, pos, END);
+        continue;
+      }
       let j = 0;
       // A run of levels the previous row wrote one after another is copied at once, commas included.
       let runFrom = -1;
@@ -131,6 +143,12 @@ const FRACTIONS: Uint8Array[][] = [0, 1, 2, 3, 4].map((d) =>
 );
 
 /** v / 10^d as book-codec's scaledText prints it: whole digits, then the fraction without trailing zeros. */
+function sameLevels(a: LevelList, b: LevelList): boolean {
+  if (a.n !== b.n) return false;
+  for (let i = 0; i < a.n; i++) if (a.prices[i] !== b.prices[i] || a.sizes[i] !== b.sizes[i]) return false;
+  return true;
+}
+
 function scaledDigits(buf: Buffer, pos: number, v: number, d: number): number {
   if (d === 0) return integer(buf, pos, v);
   const unit = 10 ** d;
