@@ -9,7 +9,9 @@ export const RULE_FIELDS = ['price', 'price_up', 'price_down', 'side_price', 'el
 /** Comparison operators of a rule condition. */
 export const RULE_OPS = ['<', '<=', '>', '>=', '=='] as const;
 
+/** A field a condition reads. */
 export type RuleField = (typeof RULE_FIELDS)[number];
+/** A condition's comparison. */
 export type RuleOp = (typeof RULE_OPS)[number];
 
 /** One condition: `field op value`. */
