@@ -47,7 +47,7 @@ const FULL = {
   live: { count: 4000, db: { days: 2, full: { '5m': 72, '15m': 24, '1hr': 6, '4hr': 3, '24hr': 1 } } },
   // Figure 12: every snapshot with books (~2.4M).
   depth: { days: 2, full: { '5m': 144, '15m': 48, '1hr': 12, '4hr': 3, '24hr': 0 } },
-  // Figure 14: 4,200 BTC 5m markets (10.1M snapshots) without books; 287 5m markets (689k
+  // Figure 15: 4,200 BTC 5m markets (10.1M snapshots) without books; 287 5m markets (689k
   // snapshots) with books on every snapshot; a sweep over a day of 5m markets.
   backtest: {
     plain: { db: { days: 16, full: { '5m': 4300, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } }, coin: 'BTC', type: '5m', last: 4200 },

@@ -1,4 +1,4 @@
-// Figure 14: backtest speed and memory. (a) `msnap backtest` of a rule over a local store without
+// Figure 15: backtest speed and memory. (a) `msnap backtest` of a rule over a local store without
 // books against bench/baseline-backtest.js, a plain loop over `msnap snapshots --db --ndjson`
 // doing the same rule, alternately, best of each; (b) the same backtest over a store with books
 // on every snapshot; (c) peak RSS; (d) a sweep of 8 combinations (worker threads) against the

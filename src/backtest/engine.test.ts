@@ -1,4 +1,4 @@
-// Each rule of BACKTEST.md on hand-made markets; expected numbers are worked out by hand in the
+// Each rule of docs/backtest-model.md on hand-made markets; expected numbers are worked out by hand in the
 // comments (prices × shares, Polymarket's fee shares × 0.07 × p × (1 − p), rounded to 5).
 import { describe, expect, it } from 'vitest';
 import { runBacktest } from './engine.js';

@@ -33,7 +33,7 @@ export function prepareStrategy(strategy: Strategy): PreparedStrategy {
 }
 
 /**
- * Use to test a strategy on markets (BACKTEST.md, the model): the result object of its Output
+ * Use to test a strategy on markets (docs/backtest-model.md, the model): the result object of its Output
  * section, the same bytes (as JSON) for the same inputs. A bad strategy or parameter is a
  * UsageError before the source is read.
  */
