@@ -26,6 +26,8 @@ import { liveLatencyFigure } from './figures/live-latency.js';
 import { scaleOutFigure } from './figures/scale-out.js';
 import { depthFigure } from './figures/depth-storage.js';
 import { libraryIteratorFigure } from './figures/library-iterator.js';
+import { serveSoakFigure } from './figures/serve-soak.js';
+import { backtestFigure } from './figures/backtest.js';
 import { defaultDialectFigure } from './figures/default-dialect.js';
 
 const opts = benchOptions(process.argv.slice(2));
@@ -117,7 +119,9 @@ try {
   await measure(11, 'Scale-out: PostgreSQL and several instances', () => scaleOutFigure(ctx));
   await measure(12, 'Depth: packed orderbooks', () => depthFigure(ctx));
   await measure(13, 'Library iterator', () => libraryIteratorFigure(ctx));
-  await measure(14, 'Default dialect: --api auto against msnap serve', () => defaultDialectFigure(ctx));
+  await measure(14, 'Serve soak: honest and hostile traffic together', () => serveSoakFigure(ctx));
+  await measure(15, 'Backtest', () => backtestFigure(ctx));
+  await measure(16, 'Default dialect: --api auto against msnap serve', () => defaultDialectFigure(ctx));
 
   figures.sort((a, b) => a.id - b.id);
   const totalSeconds = (performance.now() - started) / 1000;

@@ -1,4 +1,4 @@
-// Figure 14: the default `--api auto` against `msnap serve` takes the path with the fewest
+// Figure 16: the default `--api auto` against `msnap serve` takes the path with the fewest
 // requests for the same bytes. One complete market exported to CSV on a builder key with
 // `--api auto` and `--api v1` (serve's largest pages) in alternating rounds (at least 5), a fresh account per
 // run so no run inherits another's rate-limit window; auto must reach 95% of v1's speed, with

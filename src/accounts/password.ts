@@ -51,6 +51,7 @@ export async function burnPasswordCheck(password: string, cost: ScryptCost = DEF
 
 /** Why a new password is refused, or undefined when it is acceptable. */
 export function passwordProblem(password: string): string | undefined {
+  if (password.trim() === '') return 'The password must not be only spaces.';
   const length = [...password].length;
   if (length < PASSWORD_LENGTH.min) return `The password must have at least ${PASSWORD_LENGTH.min} characters.`;
   if (length > PASSWORD_LENGTH.max) return `The password must have at most ${PASSWORD_LENGTH.max} characters.`;

@@ -6,6 +6,9 @@ import type { Account, Store } from '../store/store.js';
 /** Names people choose: 3-40 letters, digits, '.', '_' or '-', starting with a letter or digit. */
 export const ACCOUNT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{2,39}$/;
 
+/** No account name is longer (sign-in refuses longer ones before any work; `serve accounts` and `keys create` too). */
+export const MAX_ACCOUNT_NAME_LENGTH = 64;
+
 /** Why a sign-up name is refused, or undefined when it is acceptable. */
 export function accountNameProblem(name: string): string | undefined {
   if (ACCOUNT_NAME.test(name)) return undefined;

@@ -1,5 +1,6 @@
 // What every dashboard handler receives: the stores, the clock of this request, the visitor,
 // the path's parameters and the form (POST). Nothing global.
+import type { HashSlots } from '../accounts/hash-slots.js';
 import type { ScryptCost } from '../accounts/password.js';
 import type { AccountAuthStore } from '../store/account-auth-store.js';
 import type { Account, Store } from '../store/store.js';
@@ -18,6 +19,8 @@ export interface DashboardServices {
   /** A key's requests in the current minute, from the API's own limiter. */
   keyUsage: (keyId: number, account: Account, now: number) => Promise<KeyUsage>;
   scryptCost?: ScryptCost;
+  /** The few slots every password hash or check runs in. */
+  hashes: HashSlots;
 }
 
 /** One request as a handler sees it. */

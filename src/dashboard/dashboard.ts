@@ -3,6 +3,7 @@
 // request. Order: route and method (404 is never ours; 405) -> visitor -> CSRF on every POST ->
 // session where one is needed -> the handler; an HttpException from a shared check (bad query 400,
 // data window 403, unknown market 404) becomes a page with that status.
+import { HashSlots } from '../accounts/hash-slots.js';
 import type { ScryptCost } from '../accounts/password.js';
 import { unavailableError } from '../server/unavailable.js';
 import { HttpException } from '../server/http-error.js';
@@ -20,6 +21,7 @@ import { formOf, pathOf, type DashboardRequest } from './request.js';
 import { assetAnswer, htmlAnswer, redirect, type PageResponse } from './respond.js';
 import { csrfOk, visitorOf, type Visitor } from './session.js';
 import { DashboardLimits } from './dashboard-limits.js';
+import type { SharedLimiter } from '../ratelimit/shared-limiter.js';
 
 /** Options of createDashboard. */
 export interface DashboardOptions {
@@ -29,11 +31,17 @@ export interface DashboardOptions {
   now: () => number;
   /** false = `serve --no-signup`: only the operator makes accounts. */
   signupOpen: boolean;
+  /** Where the sign-in, sign-up and page throttles are charged: the API's limiter (Redis when shared); in this process when absent. */
+  limiter?: SharedLimiter;
+  /** Sign-ups one address may make per day (default DEFAULT_SIGNUPS_PER_DAY). */
+  signupsPerDay?: number;
   keyUsage: (keyId: number, account: Account, now: number) => Promise<KeyUsage>;
   assets: ReadonlyMap<string, Asset>;
   /** Where unexpected errors are reported: method and path only, never a form, cookie or key. */
   log?: (line: string) => void;
   scryptCost?: ScryptCost;
+  /** Password hashes run at once and waiting (default DEFAULT_HASH_SLOTS). */
+  hashSlots?: { concurrent: number; queued: number };
 }
 
 /** The dashboard: which requests are its own, and how it answers them (the server's Site). */
@@ -79,9 +87,10 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     store: options.store,
     auth: options.auth,
     signupOpen: options.signupOpen,
-    limits: new DashboardLimits(),
+    limits: new DashboardLimits(options.limiter, options.signupsPerDay),
     keyUsage: options.keyUsage,
     scryptCost: options.scryptCost,
+    hashes: new HashSlots(options.hashSlots?.concurrent, options.hashSlots?.queued),
   };
   const assetRoute: PageRoute = {
     method: 'GET',
@@ -147,5 +156,6 @@ function titleOf(status: number): string {
   if (status === 404) return 'Not found';
   if (status === 400) return 'Bad request';
   if (status === 429) return 'Too many requests';
+  if (status === 503) return 'Temporarily unavailable';
   return 'Refused';
 }

@@ -22,10 +22,10 @@ function filterQuery(call: SignedInCall): QueryReader {
 }
 
 /** Before any market data: an ended trial reads nothing (its keys get 401 from the API), and the account's page limit applies. */
-function assertMayRead(call: SignedInCall): void {
+async function assertMayRead(call: SignedInCall): Promise<void> {
   const ends = call.visitor.account.trialEndsAt;
   if (ends !== null && ends <= call.now) throw new HttpException(403, 'The trial of this account has ended; ask the operator to set a plan.');
-  const refused = call.limits.takeData(call.visitor.account.id, call.now);
+  const refused = await call.limits.takeData(call.visitor.account.id, call.now);
   if (refused) throw tooManyRequests(refused, 'market pages of this account');
 }
 
@@ -38,7 +38,7 @@ function windowNote(call: SignedInCall): string | undefined {
 }
 
 async function listMarkets(call: SignedInCall): Promise<PageResponse> {
-  assertMayRead(call);
+  await assertMayRead(call);
   const q = filterQuery(call);
   const filters = { coin: q.coin('coin'), marketType: q.marketType('market_type'), status: q.status() };
   const pageRaw = q.raw('page') ?? '1';
@@ -55,7 +55,7 @@ async function listMarkets(call: SignedInCall): Promise<PageResponse> {
 
 /** The market named by the path, readable by this account: 404 when unknown, 403 outside the window. */
 async function readable(call: SignedInCall): Promise<Market> {
-  assertMayRead(call);
+  await assertMayRead(call);
   const id = call.params.id!;
   const market = parseMarketId(id) ? await call.store.getMarket(id, call.now) : undefined;
   if (!market) throw new HttpException(404, `No market with id ${quote(id)}.`);

@@ -10,6 +10,7 @@ import { runServe } from '../cli/commands/serve.js';
 import { runKeysCreate } from '../cli/commands/serve-keys.js';
 import { runSeed } from '../cli/commands/serve-seed.js';
 import type { RunningServer } from '../server/listen.js';
+import { DEFAULT_SIGNUPS_PER_DAY } from '../dashboard/dashboard-limits.js';
 
 export * from '../errors.js';
 export type { MarketType } from '../domain/market.js';
@@ -59,6 +60,10 @@ export function startServer(options: ServeOptions): Promise<RunningService> {
         demo: false,
         signup: options.signup ?? true,
         live: false,
+        // serve's defaults: no proxy trusted, the listener's response budget, the dashboard's sign-up cap.
+        proxy: { trusted: [] },
+        responseLimits: {},
+        signupsPerDay: DEFAULT_SIGNUPS_PER_DAY,
       },
       {
         ctx: libraryContext(options.log, options.now),

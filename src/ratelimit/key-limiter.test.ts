@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PLANS } from '../domain/plans.js';
-import { KeyLimiter, LimiterRegistry, type Decision, type LimitConfig } from './key-limiter.js';
+import { KeyLimiter, type Decision, type LimitConfig } from './key-limiter.js';
 
 const BUILDER: LimitConfig = { perMinute: PLANS.builder.requestsPerMinute!, burst: PLANS.builder.burstPerSecond! };
 const PRO: LimitConfig = { perMinute: PLANS.pro.requestsPerMinute!, burst: PLANS.pro.burstPerSecond! };
@@ -129,44 +129,5 @@ describe('KeyLimiter rejections and the clock', () => {
     expect(l.take(0).admitted).toBe(false);
     expect(l.take(119_999).admitted).toBe(false);
     expect(l.take(120_000).admitted).toBe(true);
-  });
-});
-
-describe('LimiterRegistry', () => {
-  it('keys never affect each other', () => {
-    const reg = new LimiterRegistry<number>();
-    for (let i = 0; i < 20; i++) reg.get(1, BUILDER, 0).take(0);
-    expect(reg.get(1, BUILDER, 0).take(0).admitted).toBe(false);
-    const other = reg.get(2, BUILDER, 0).take(0);
-    expect(other.admitted).toBe(true);
-    expect(other.remaining).toBe(249);
-  });
-
-  it('requests under another key (a bad key) change no key state', () => {
-    const reg = new LimiterRegistry<string>();
-    const good = reg.get('key:1', BUILDER, 0);
-    good.take(0);
-    const before = good.peek(0);
-    for (let i = 0; i < 50; i++) reg.get(`bad:${i % 3}`, BUILDER, 0).take(0);
-    expect(reg.get('key:1', BUILDER, 0).peek(0)).toEqual(before);
-  });
-
-  it('returns the same limiter until the config changes, then a fresh one', () => {
-    const reg = new LimiterRegistry<number>();
-    const a = reg.get(1, BUILDER, 0);
-    expect(reg.get(1, BUILDER, 5)).toBe(a);
-    const b = reg.get(1, PRO, 10);
-    expect(b).not.toBe(a);
-    expect(b.config).toEqual(PRO);
-  });
-
-  it('sweep drops idle limiters only', () => {
-    const reg = new LimiterRegistry<number>(1000);
-    const idle = reg.get(1, BUILDER, 0);
-    const busy = reg.get(2, BUILDER, 0);
-    reg.get(2, BUILDER, 1500);
-    reg.sweep(1500);
-    expect(reg.get(2, BUILDER, 1500)).toBe(busy);
-    expect(reg.get(1, BUILDER, 1500)).not.toBe(idle);
   });
 });

@@ -7,8 +7,11 @@ export const WINDOW_MS = 60_000;
 
 /** Limits of one key: requests per sliding minute and token-bucket burst per second. */
 export interface LimitConfig {
+  /** Requests per window (a minute unless `windowMs` says otherwise). */
   perMinute: number;
   burst: number;
+  /** The sliding window in ms (default a minute; the dashboard's sign-ups per day use a day). */
+  windowMs?: number;
 }
 
 /** The outcome of one check, with everything the rate-limit headers need. */
@@ -35,8 +38,11 @@ export class KeyLimiter {
   private bucket: TokenBucket;
   private log: SlidingLog;
   private latest: number;
+  /** The sliding window of this limiter in ms. */
+  readonly windowMs: number;
 
   constructor(readonly config: LimitConfig, now: number) {
+    this.windowMs = config.windowMs ?? WINDOW_MS;
     this.bucket = newBucket(config.burst, now);
     this.log = newLog(config.perMinute);
     this.latest = now;
@@ -58,9 +64,9 @@ export class KeyLimiter {
     this.latest = now;
     const { perMinute, burst } = this.config;
     refill(this.bucket, burst, burst, now);
-    expire(this.log, WINDOW_MS, now);
+    expire(this.log, this.windowMs, now);
     const bucketWait = bucketWaitMs(this.bucket, burst);
-    const logWait = logWaitMs(this.log, perMinute, WINDOW_MS, now);
+    const logWait = logWaitMs(this.log, perMinute, this.windowMs, now);
     const waitMs = Math.max(bucketWait, logWait);
     const admitted = waitMs <= 0;
     if (admitted && charge) {
@@ -68,7 +74,7 @@ export class KeyLimiter {
       append(this.log, now);
     }
     const used = this.log.size + (admitted && !charge ? 1 : 0);
-    const resetMs = this.log.size > 0 ? entry(this.log, 0) + WINDOW_MS : now;
+    const resetMs = this.log.size > 0 ? entry(this.log, 0) + this.windowMs : now;
     return {
       admitted,
       limit: perMinute,
@@ -79,31 +85,5 @@ export class KeyLimiter {
       refusedBy: admitted ? null : logWait > 0 ? 'minute' : 'burst',
       burst,
     };
-  }
-}
-
-/** Limiters by key (key id or client address), created on first use, idle ones dropped. */
-export class LimiterRegistry<K> {
-  private readonly limiters = new Map<K, { limiter: KeyLimiter; seen: number }>();
-
-  constructor(private readonly maxIdleMs = 10 * 60_000) {}
-
-  /** The limiter for `key`; recreated when its config changed (e.g. a plan upgrade). */
-  get(key: K, config: LimitConfig, now: number): KeyLimiter {
-    let slot = this.limiters.get(key);
-    if (!slot || slot.limiter.config.perMinute !== config.perMinute || slot.limiter.config.burst !== config.burst) {
-      slot = { limiter: new KeyLimiter(config, now), seen: now };
-      this.limiters.set(key, slot);
-      if (this.limiters.size % 1024 === 0) this.sweep(now);
-    }
-    slot.seen = now;
-    return slot.limiter;
-  }
-
-  /** Forget limiters idle for longer than a window plus margin (their state is empty by then). */
-  sweep(now: number): void {
-    for (const [key, slot] of this.limiters) {
-      if (now - slot.seen > this.maxIdleMs) this.limiters.delete(key);
-    }
   }
 }

@@ -5,15 +5,15 @@
 // and every stored or returned number is written with %.17g, which round-trips a double exactly
 // (Redis would truncate numbers returned from Lua to integers, hence strings).
 //
-// KEYS[1]  hash: pm, b (the config the state belongs to), tokens, latest (the key's monotonic
+// KEYS[1]  hash: pm, b, w (the config the state belongs to), tokens, latest (the key's monotonic
 //          clock, which is also the bucket's last refill: the two always move together)
 // KEYS[2]  list: times of admitted requests, oldest first (never more than perMinute of them)
-// ARGV     now, perMinute, burst, charge ('1' take, '0' peek), idle TTL in ms
+// ARGV     now, perMinute, burst, charge ('1' take, '0' peek), idle TTL in ms, window in ms
 // Returns  { admitted '1'|'0', remaining, resetSec, waitMs, retryAfterSec, refusedBy ''|'burst'|'minute' }
 
 /** The check-and-charge script; run with EVALSHA (EVAL when Redis answers NOSCRIPT). */
 export const LIMIT_SCRIPT = `
-local WINDOW = 60000
+local WINDOW = tonumber(ARGV[6])
 local now = tonumber(ARGV[1])
 local perMinute = tonumber(ARGV[2])
 local burst = tonumber(ARGV[3])
@@ -21,10 +21,10 @@ local charge = ARGV[4] == '1'
 local function num(x) return string.format('%.17g', x) end
 
 -- A missing key or another config starts a fresh state, as LimiterRegistry.get does.
-local s = redis.call('HMGET', KEYS[1], 'pm', 'b', 'tokens', 'latest')
+local s = redis.call('HMGET', KEYS[1], 'pm', 'b', 'w', 'tokens', 'latest')
 local tokens, latest
-if s[1] and tonumber(s[1]) == perMinute and tonumber(s[2]) == burst then
-  tokens, latest = tonumber(s[3]), tonumber(s[4])
+if s[1] and tonumber(s[1]) == perMinute and tonumber(s[2]) == burst and tonumber(s[3]) == WINDOW then
+  tokens, latest = tonumber(s[4]), tonumber(s[5])
 else
   redis.call('DEL', KEYS[2])
   tokens, latest = burst, now
@@ -61,9 +61,12 @@ if admitted and charge then
   size = size + 1
 end
 
-redis.call('HSET', KEYS[1], 'pm', ARGV[2], 'b', ARGV[3], 'tokens', num(tokens), 'latest', num(latest))
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
-redis.call('PEXPIRE', KEYS[2], ARGV[5])
+-- A peek at a key that holds nothing keeps nothing: looking never creates state.
+if charge or s[1] then
+  redis.call('HSET', KEYS[1], 'pm', ARGV[2], 'b', ARGV[3], 'w', ARGV[6], 'tokens', num(tokens), 'latest', num(latest))
+  redis.call('PEXPIRE', KEYS[1], ARGV[5])
+  redis.call('PEXPIRE', KEYS[2], ARGV[5])
+end
 
 -- peek reports the slot the request it would admit takes.
 local used = size

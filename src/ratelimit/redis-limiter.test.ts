@@ -176,6 +176,23 @@ describe.skipIf(!available)('RedisLimiter on a shared Redis', () => {
     }
   });
 
+  it('creates no key for a peek, and keeps a day-long window for a day', async () => {
+    const redis = await limiter('peek');
+    const day = { perMinute: 2, burst: 2, windowMs: 86_400_000 };
+    expect((await redis.peek('d:s:10.0.0.1', day, T0)).admitted).toBe(true);
+    const inspect = new Redis(server.port, '127.0.0.1');
+    try {
+      expect(await inspect.exists('test:peek:{d:s:10.0.0.1}')).toBe(0);
+      await redis.take('d:s:10.0.0.1', day, T0);
+      await redis.take('d:s:10.0.0.1', day, T0 + 1000);
+      expect((await redis.take('d:s:10.0.0.1', day, T0 + 3_600_000)).admitted).toBe(false);
+      expect((await redis.take('d:s:10.0.0.1', day, T0 + 86_400_001)).admitted).toBe(true);
+      expect(await inspect.pttl('test:peek:{d:s:10.0.0.1}')).toBeGreaterThan(86_400_000);
+    } finally {
+      inspect.disconnect();
+    }
+  });
+
   it('keeps keys of different prefixes apart and gives every key an idle expiry', async () => {
     const a = await limiter('prefix-a');
     const b = await limiter('prefix-b');

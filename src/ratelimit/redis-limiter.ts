@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { UnreachableError } from '../errors.js';
-import type { Decision, LimitConfig } from './key-limiter.js';
+import { WINDOW_MS, type Decision, type LimitConfig } from './key-limiter.js';
 import { LIMIT_SCRIPT } from './redis-limit.lua.js';
 import { parseRedisUrl, type RedisTarget } from './redis-url.js';
 import { LimiterUnavailableError, type SharedLimiter } from './shared-limiter.js';
@@ -114,7 +114,10 @@ export class RedisLimiter implements SharedLimiter {
     // While down, refuse without a round trip: the 'ready' event or the probe brings it back.
     if (!this.up) throw new LimiterUnavailableError('the Redis limiter is unavailable');
     const state = `${this.prefix}{${key}}`;
-    const args = [state, `${state}:log`, String(now), String(config.perMinute), String(config.burst), charge ? '1' : '0', String(this.idleTtlMs)];
+    const windowMs = config.windowMs ?? WINDOW_MS;
+    // A key must outlive its window (a day for sign-ups), however short the idle TTL.
+    const ttl = Math.max(this.idleTtlMs, windowMs + 60_000);
+    const args = [state, `${state}:log`, String(now), String(config.perMinute), String(config.burst), charge ? '1' : '0', String(ttl), String(windowMs)];
     let reply: unknown;
     try {
       reply = await this.evalScript(args);

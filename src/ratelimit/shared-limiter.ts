@@ -1,6 +1,7 @@
 // The limiter as the server sees it: asynchronous, so the limits can live in a shared backend
 // (Redis) that several `msnap serve` instances charge atomically, or in this process.
-import { LimiterRegistry, type Decision, type LimitConfig } from './key-limiter.js';
+import type { Decision, LimitConfig } from './key-limiter.js';
+import { LimiterRegistry } from './limiter-registry.js';
 
 /** Use for rate limiting in the server, whatever the backend; one instance per app. */
 export interface SharedLimiter {
@@ -26,16 +27,32 @@ export class LimiterUnavailableError extends Error {
 
 /** Use for a single instance (the default): KeyLimiters in this process, today's exact decisions. */
 export class LocalLimiter implements SharedLimiter {
-  private readonly limiters = new LimiterRegistry<string>();
+  // API keys (`k:`) exist only in the store; every other key (an address, a name) is the client's
+  // to choose, so those live apart and a flood of them cannot push a key's limiter out.
+  private readonly keys = new LimiterRegistry<string>(undefined, 200_000);
+  private readonly others: LimiterRegistry<string>;
   readonly healthy = true;
 
+  constructor(opts: { maxEntries?: number } = {}) {
+    this.others = new LimiterRegistry<string>(undefined, opts.maxEntries);
+  }
+
+  /** Limiters held now (tests check that refusals add none). */
+  get size(): number {
+    return this.keys.size + this.others.size;
+  }
+
   async take(key: string, config: LimitConfig, now: number): Promise<Decision> {
-    return this.limiters.get(key, config, now).take(now);
+    return this.registry(key).take(key, config, now);
   }
 
   async peek(key: string, config: LimitConfig, now: number): Promise<Decision> {
-    return this.limiters.get(key, config, now).peek(now);
+    return this.registry(key).peek(key, config, now);
   }
 
   async close(): Promise<void> {}
+
+  private registry(key: string): LimiterRegistry<string> {
+    return key.startsWith('k:') ? this.keys : this.others;
+  }
 }

@@ -52,6 +52,8 @@ export interface AppOptions {
 export interface App {
   handle(req: AppRequest): Promise<AppResponse>;
   reject(status: number, message: string, remoteAddress: string): Promise<AppResponse>;
+  /** The 503 for a request the server cannot answer now (slow readers hold its byte budget); charges nothing. */
+  busy(remoteAddress: string): Promise<AppResponse>;
   /** A key's requests in the current minute, as the limiter counts them (charges nothing). */
   keyUsage(keyId: number, account: Account, now: number): Promise<{ used: number; limit: number }>;
 }
@@ -60,6 +62,8 @@ export interface App {
 export const MAX_URL_LENGTH = 8192;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+/** Retry-After of the 503 while the byte budget for unread answers is spent. */
+const BUSY_RETRY_SEC = 2;
 
 /** Use once per server: builds the pure request handler over `store`. */
 export function createApp(options: AppOptions): App {
@@ -77,6 +81,7 @@ export function createApp(options: AppOptions): App {
       headers: {
         'Content-Type': JSON_TYPE,
         'Cache-Control': 'no-store',
+        'X-Content-Type-Options': 'nosniff',
         Date: new Date(at).toUTCString(),
         ...rateLimitHeaders(decision),
         ...extra,
@@ -107,8 +112,8 @@ export function createApp(options: AppOptions): App {
         // limiter that is down cannot charge it: health then answers anyway, saying so.
         unavailable = await backendsDown(store, limits);
         if (!unavailable.includes('limiter')) {
-          decision = await limits.takeAddress(req.remoteAddress, at);
-          if (!decision.admitted) throw tooManyRequests(decision, 'requests without an API key from this address');
+          decision = await limits.takeHealth(req.remoteAddress, at);
+          if (!decision.admitted) throw tooManyRequests(decision, 'health checks from this address');
         }
         found = { route: publicRoute, params: {} };
       } else {
@@ -127,8 +132,10 @@ export function createApp(options: AppOptions): App {
       }
 
       if (!found) throw new HttpException(404, dialect.noRouteMessage, {}, {}, { kind: 'no_route' });
-      if (req.method !== 'GET') {
-        throw new HttpException(405, `Method ${req.method} is not allowed; use GET.`, {}, { Allow: ALLOWED_METHODS }, { kind: 'method' });
+      // HEAD only on the health routes, for load balancers (the listener sends no body); GET everywhere.
+      const allowed = publicRoute ? 'GET, HEAD' : ALLOWED_METHODS;
+      if (req.method !== 'GET' && !(publicRoute && req.method === 'HEAD')) {
+        throw new HttpException(405, `Method ${req.method} is not allowed; use ${publicRoute ? 'GET or HEAD' : 'GET'}.`, {}, { Allow: allowed }, { kind: 'method' });
       }
 
       const reader = new QueryReader(new URLSearchParams(queryAt < 0 ? '' : req.url.slice(queryAt + 1)), dialect.rules);
@@ -175,5 +182,12 @@ export function createApp(options: AppOptions): App {
     return respond(status, errorBody(status, message), decision, at);
   }
 
-  return { handle, reject, keyUsage: (keyId, account, at) => limits.keyUsage(keyId, account, at) };
+  async function busy(remoteAddress: string): Promise<AppResponse> {
+    const at = now();
+    const message = `The server holds too many answers its clients have not read yet; retry in ${BUSY_RETRY_SEC} seconds.`;
+    const decision = await peekHeaders(remoteAddress, at, undefined);
+    return respond(503, errorBody(503, message, { retry_after: BUSY_RETRY_SEC }), decision, at, { 'Retry-After': String(BUSY_RETRY_SEC) });
+  }
+
+  return { handle, reject, busy, keyUsage: (keyId, account, at) => limits.keyUsage(keyId, account, at) };
 }

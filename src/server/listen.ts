@@ -1,10 +1,12 @@
 // The socket side: node:http around the pure app, with limits on slow and oversized requests,
 // JSON for the errors Node itself would answer, and a graceful close.
-import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { MAX_URL_LENGTH, type App } from './app.js';
+import { MAX_URL_LENGTH, type App, type AppRequest } from './app.js';
 import { BodyTooLarge, readBody } from './form-body.js';
+import { allowedHostsFor, clientOf, hostAllowed, type ProxySettings } from './proxy.js';
+import { ResponseBudget, type Answer, type ResponseLimits } from './response-writer.js';
 import { reasonPhrase } from './http-error.js';
 import type { Site } from './site.js';
 
@@ -25,6 +27,10 @@ export interface ListenOptions {
   /** The whole request not complete in this many ms gets 408 (default 30 s, never below the headers timeout). */
   requestTimeoutMs?: number;
   keepAliveTimeoutMs?: number;
+  /** Reverse-proxy trust, the public URL and the Host allow-list. */
+  proxy?: ProxySettings;
+  /** Bytes held for slow readers, and how long a response may make no progress. */
+  responseLimits?: Partial<ResponseLimits>;
   /** How often Node looks for requests past their timeouts (its default, 30 s, lets a stalled client linger). */
   timeoutCheckMs?: number;
 }
@@ -49,40 +55,60 @@ export async function startServer(options: ListenOptions): Promise<RunningServer
   // Node enforces both timeouts only when it sweeps its connections (every 30 s by default), so a
   // stalled client would hold its socket up to 30 s past the timeout; sweep often enough to matter.
   const connectionsCheckingInterval = options.timeoutCheckMs ?? Math.min(1000, headersTimeout);
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, connectionsCheckingInterval }, (req: IncomingMessage, res: ServerResponse) => {
+  // requireHostHeader off: Node would answer a missing Host with a bare 400; ours is JSON with the rate-limit headers.
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, connectionsCheckingInterval, requireHostHeader: false }, (req: IncomingMessage, res: ServerResponse) => {
     // A client that vanishes mid-response is its own problem, never the server's.
     req.on('error', () => {});
     res.on('error', () => {});
+    const client = clientOf(req.socket.remoteAddress ?? 'unknown', req.headers, proxy);
     const request = {
       method: req.method ?? 'GET',
       url: req.url ?? '/',
-      headers: req.headers,
-      remoteAddress: req.socket.remoteAddress ?? 'unknown',
+      // Behind a proxy that rewrites Host, the forms' Origin check compares with the public host.
+      headers: proxy?.publicUrl ? { ...req.headers, host: proxy.publicUrl.host } : req.headers,
+      remoteAddress: client.address,
     };
     // An answer that was in flight when close() began ends its connection once written, so the
     // drain does not wait for the keep-alive timeout.
     res.once('finish', () => {
       if (closing) req.socket.end();
     });
-    const send = (response: Answer) => {
-      if (closing) res.setHeader('Connection', 'close');
-      write(res, response);
-    };
+    budget.serve(req.socket, res, async (): Promise<Answer | undefined> => {
+      // Readers are behind: refuse before doing the work, and again if this body would pass the budget.
+      if (budget.over()) return app.busy(request.remoteAddress);
+      if (req.headers.host === undefined && req.httpVersion === '1.1') {
+        res.setHeader('Connection', 'close');
+        return app.reject(400, 'The request has no Host header (HTTP/1.1 requires one).', request.remoteAddress);
+      }
+      if (!hostAllowed(req.headers.host, proxy)) {
+        return app.reject(421, 'The Host header names a host this server does not answer for (serve --allowed-hosts, --public-url).', request.remoteAddress);
+      }
+      const answer = await answerOf(request, req, res);
+      if (answer && budget.over(Buffer.byteLength(answer.body))) return app.busy(request.remoteAddress);
+      if (answer && closing) answer.headers = { ...answer.headers, Connection: 'close' };
+      return answer && client.https ? overHttps(answer) : answer;
+    });
+  });
+  const budget = new ResponseBudget(options.responseLimits);
+  // The Host allow-list of this listening address: local names on loopback, plus the named ones.
+  const proxy = options.proxy && { ...options.proxy, allowedHosts: allowedHostsFor(options.host, options.proxy.publicUrl, options.proxy.allowedHosts ?? []) };
+
+  /** The answer of one request: the dashboard's for its paths, the API's for every other; undefined drops the connection. */
+  async function answerOf(request: AppRequest, req: IncomingMessage, res: ServerResponse): Promise<Answer | undefined> {
     const { dashboard } = options;
     // An oversized target is the API's 414 whoever would have answered it.
-    if (dashboard && request.url.length <= MAX_URL_LENGTH && dashboard.claims(request.url)) {
-      readBody(req)
-        .then((body) => dashboard.handle({ ...request, body }))
-        .then(send, (err: unknown) => {
-          if (!(err instanceof BodyTooLarge)) return void res.destroy();
-          res.setHeader('Connection', 'close');
-          void app.reject(413, 'The form is too large.', request.remoteAddress).then(send);
-        });
-      return;
+    if (!dashboard || request.url.length > MAX_URL_LENGTH || !dashboard.claims(request.url)) {
+      // handle never rejects: every failure is already an answer (a 503 or a logged 500).
+      return app.handle(request);
     }
-    // handle never rejects: every failure is already an answer (a 503 or a logged 500).
-    void app.handle(request).then(send);
-  });
+    try {
+      return await dashboard.handle({ ...request, body: await readBody(req) });
+    } catch (err) {
+      if (!(err instanceof BodyTooLarge)) return undefined;
+      res.setHeader('Connection', 'close');
+      return app.reject(413, 'The form is too large.', request.remoteAddress);
+    }
+  }
   server.headersTimeout = headersTimeout;
   server.requestTimeout = requestTimeout;
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
@@ -132,20 +158,12 @@ export async function startServer(options: ListenOptions): Promise<RunningServer
   return { url: `http://${host}:${address.port}`, host: address.address, port: address.port, server, close };
 }
 
-/** What the listener writes: an API answer, or a dashboard page (whose Set-Cookie may repeat). */
-interface Answer {
-  status: number;
-  headers: OutgoingHttpHeaders;
-  body: string;
-}
-
-function write(res: ServerResponse, response: Answer): void {
-  if (res.destroyed) return;
-  res.writeHead(response.status, { ...response.headers, 'Content-Length': Buffer.byteLength(response.body) });
-  // end() only once the body has left our buffers: server.close() destroys every connection whose
-  // response has ended, flushed or not, which cut large answers to slow readers short on SIGTERM.
-  if (res.write(response.body)) res.end();
-  else res.once('drain', () => res.end());
+/** An answer the browser got over https (at the proxy): cookies only over https, and HSTS. */
+function overHttps(answer: Answer): Answer {
+  const headers: Record<string, number | string | string[] | undefined> = { ...answer.headers, 'Strict-Transport-Security': 'max-age=31536000' };
+  const set = headers['Set-Cookie'];
+  if (set !== undefined) headers['Set-Cookie'] = (Array.isArray(set) ? set : [String(set)]).map((c) => `${c}; Secure`);
+  return { ...answer, headers };
 }
 
 function clientErrorStatus(code: string | undefined): [number, string] {

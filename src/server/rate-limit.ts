@@ -22,6 +22,12 @@ export const ANONYMOUS_CONFIG: LimitConfig = {
   burst: ANONYMOUS_LIMITS.burstPerSecond,
 };
 
+/**
+ * Limits of the keyless health routes per client address, apart from failed-key requests: a load
+ * balancer probing every second (or several probing together) never meets a 429.
+ */
+export const HEALTH_CONFIG: LimitConfig = { perMinute: 600, burst: 30 };
+
 /** Use one per app: the limits of keys and of anonymous addresses, over one (local or shared) limiter. */
 export class RateLimits {
   constructor(private readonly limiter: SharedLimiter = new LocalLimiter()) {}
@@ -34,6 +40,11 @@ export class RateLimits {
   /** Check and charge one request without a valid key from `address`. */
   takeAddress(address: string, now: number): Promise<Decision> {
     return this.limiter.take(`a:${address}`, ANONYMOUS_CONFIG, now);
+  }
+
+  /** Check and charge one health probe from `address` (its own allowance, not the failed-key one). */
+  takeHealth(address: string, now: number): Promise<Decision> {
+    return this.limiter.take(`h:${address}`, HEALTH_CONFIG, now);
   }
 
   /** Requests of key `keyId` in the current sliding minute, without charging (the dashboard shows it). */

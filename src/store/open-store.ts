@@ -27,13 +27,16 @@ export async function openSqliteFile(location: string, opts: SqliteStoreOptions 
 
 /**
  * Use to open the store `location` names: PostgreSQL by URL, else the SQLite file (SQLite options
- * apply to it only, but `readonly`: PostgreSQL then runs every transaction read-only and migrates nothing).
+ * apply to it only, but `readonly`: PostgreSQL then runs every transaction read-only and migrates
+ * nothing). `serving`: serve's timeouts, so no request waits on the database for long; bulk loads
+ * (pull, import) go without.
  */
-export async function openStore(location: string, opts: SqliteStoreOptions = {}): Promise<AnyStore> {
+export async function openStore(location: string, opts: SqliteStoreOptions & { serving?: boolean } = {}): Promise<AnyStore> {
   if (!isPostgresUrl(location)) return openSqliteFile(location, opts);
-  const { openPgStore } = await import('./postgres/pg-store.js');
+  const [{ openPgStore }, { SERVE_PG_TIMEOUTS }] = await Promise.all([import('./postgres/pg-store.js'), import('./postgres/pg-connection.js')]);
   // A reader needs few connections: it asks one page at a time.
-  return openPgStore(location, opts.readonly ? { readOnly: true, max: 4 } : {});
+  const reader = opts.readonly ? { readOnly: true, max: 4 } : {};
+  return openPgStore(location, { ...reader, ...(opts.serving ? SERVE_PG_TIMEOUTS : {}) });
 }
 
 /** True for the SQLite store, as its capabilities declare (seed, import, live and origins work on it directly). */

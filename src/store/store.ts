@@ -54,7 +54,7 @@ export interface Store {
   /** The snapshot nearest `ts` (earlier wins a tie), or undefined when the market has none; depth when asked and stored. */
   nearestSnapshot(marketId: string, ts: number, includeOrderbook?: boolean): Promise<Snapshot | undefined>;
 
-  /** Accounts and keys. Keys are stored only as hashes. */
+  /** Accounts and keys. Keys are stored only as hashes. The account of this name, compared without regard to case (names are unique that way). */
   getAccount(name: string): Promise<Account | undefined>;
   getAccountById(id: number): Promise<Account | undefined>;
   createAccount(a: Omit<Account, 'id'>): Promise<Account>;

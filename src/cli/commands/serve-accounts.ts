@@ -1,6 +1,7 @@
 // `msnap serve accounts password|plan|list`: the operator's side of dashboard accounts. A
 // password lets an account sign in at the dashboard (read without echo, or from a pipe, never
 // from an argument); a plan set here replaces the trial.
+import { MAX_ACCOUNT_NAME_LENGTH } from '../../accounts/sign-up.js';
 import { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { PLAN_NAMES, parsePlanName, TRIAL_LENGTH_MS, type PlanName } from '../../domain/plans.js';
@@ -122,6 +123,7 @@ Examples:
     .action(async (rawName: string, raw: { plan?: string; trial: boolean; db?: string }) => {
       const name = rawName.trim();
       if (name === '') throw new UsageError('the account name must not be empty');
+      if (name.length > MAX_ACCOUNT_NAME_LENGTH) throw new UsageError(`the account name must have at most ${MAX_ACCOUNT_NAME_LENGTH} characters`);
       const plan = raw.plan === undefined ? undefined : planOf(raw.plan);
       if (raw.trial && plan !== undefined && plan !== 'builder') throw new UsageError(`--trial gives builder rights; it cannot be combined with --plan ${plan}`);
       const db = resolveDbPath(raw.db, ctx.env);

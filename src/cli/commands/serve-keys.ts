@@ -1,4 +1,5 @@
 // `msnap serve keys create|list|revoke`: accounts and API keys of the local service.
+import { MAX_ACCOUNT_NAME_LENGTH } from '../../accounts/sign-up.js';
 import { Command } from 'commander';
 import type { CreatedKey } from '../../accounts/create-key.js';
 import { keyStatus, needsRotation, type KeyStatus } from '../../accounts/key-status.js';
@@ -72,6 +73,7 @@ export function parseKeysCreateFlags(
     plan = parsePlanName(raw.plan);
     if (!plan) throw new UsageError(`--plan must be one of ${PLAN_NAMES.join(', ')}; got "${raw.plan.slice(0, 40)}"`);
   }
+  if (raw.account.trim().length > MAX_ACCOUNT_NAME_LENGTH) throw new UsageError(`--account must have at most ${MAX_ACCOUNT_NAME_LENGTH} characters`);
   const rpm = raw.rpm === undefined ? undefined : positiveInt('--rpm', raw.rpm);
   const burst = raw.burst === undefined ? undefined : positiveInt('--burst', raw.burst);
   return { db: resolveDbPath(raw.db, env), account: raw.account, plan, trial: raw.trial, rpm, burst };

@@ -4,11 +4,13 @@
 // builds this command too, and loading them (better-sqlite3 included) would add ~0.1 s to its startup.
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { isIP } from 'node:net';
 import { Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { RunningServer } from '../../server/listen.js';
-import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/db-path.js';
+import { DEFAULT_DB_PATH_HELP, isPostgresUrl, storeName } from '../../store/db-path.js';
+import { parseServeFlags, type ServeFlags, type ServeOptions } from './serve-flags.js';
+
+export { parseServeFlags, type ServeOptions } from './serve-flags.js';
 import { VERSION } from '../../version.js';
 import type { CliContext } from '../context.js';
 import { serveImportCommand } from './serve-import.js';
@@ -18,26 +20,9 @@ import { prepareLive, type LiveRun } from './serve-live.js';
 import { serveCompactBooksCommand } from './serve-compact-books.js';
 import { serveSeedCommand } from './serve-seed.js';
 import { explainStoreError, isSqlite, openAnyStore, throughStaging, type ServeStore } from './serve-store.js';
-import type { SharedLimiter } from '../../ratelimit/shared-limiter.js';
+import { LocalLimiter, type SharedLimiter } from '../../ratelimit/shared-limiter.js';
+import { DEFAULT_SIGNUPS_PER_DAY } from '../../dashboard/dashboard-limits.js';
 import { redactUrl } from '../../ratelimit/redis-url.js';
-
-/** Flag values of `msnap serve`, checked. */
-export interface ServeOptions {
-  /** An SQLite file, or a postgres:// URL (several instances may share it). */
-  db: string;
-  /** A redis:// URL: the rate limits every instance on it shares; undefined = in this process. */
-  limiter?: string;
-  host: string;
-  port: number;
-  demo: boolean;
-  /** false with --no-signup: the dashboard takes no sign-ups (`serve accounts` makes accounts). */
-  signup: boolean;
-  /** Keep the seeded synthetic world running (serve --live; on with --demo unless --no-live). */
-  live: boolean;
-  /** Node's header and whole-request timeouts; undefined keeps the listener's defaults (10 s, 30 s). */
-  headersTimeoutMs?: number;
-  requestTimeoutMs?: number;
-}
 
 /** What `runServe` needs from the outside world. */
 export interface ServeDeps {
@@ -46,63 +31,6 @@ export interface ServeDeps {
   waitForStop: () => Promise<string>;
   /** Called once listening (tests read the URL here). */
   onListening?: (server: RunningServer) => void;
-}
-
-const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
-
-/** Use to check --port: an integer 0..65535 (0 = any free port). */
-export function parsePort(value: string): number {
-  const n = /^\d{1,5}$/.test(value) ? Number(value) : NaN;
-  if (!(n >= 0 && n <= 65535)) throw new UsageError(`--port must be an integer from 0 to 65535 (0 picks a free port); got "${value.slice(0, 40)}"`);
-  return n;
-}
-
-/** Use to check --host: an IP address or a host name. */
-export function parseHost(value: string): string {
-  if (isIP(value) || HOSTNAME.test(value)) return value;
-  throw new UsageError(`--host must be an IP address or a host name, e.g. 127.0.0.1; got "${value.slice(0, 40)}"`);
-}
-
-/** Raw flag values of `msnap serve` as commander hands them over. */
-interface ServeFlags {
-  db?: string;
-  store?: string;
-  limiter?: string;
-  host: string;
-  port: string;
-  demo: boolean;
-  signup: boolean;
-  live?: boolean;
-}
-
-/** Use to check the flags of `msnap serve`; the timeouts come from MSNAP_HEADERS_TIMEOUT_MS / MSNAP_REQUEST_TIMEOUT_MS. */
-export function parseServeFlags(raw: ServeFlags, env: NodeJS.ProcessEnv): ServeOptions {
-  if (raw.db !== undefined && raw.store !== undefined) throw new UsageError('give --db or --store, not both (--store is --db for a postgres:// URL)');
-  if (raw.store !== undefined && !isPostgresUrl(raw.store)) {
-    throw new UsageError(`--store takes a PostgreSQL URL such as postgres://user@host:5432/msnap; got "${raw.store.slice(0, 40)}" (an SQLite file goes to --db)`);
-  }
-  const db = resolveDbPath(raw.store ?? raw.db, env);
-  const limiter = raw.limiter ?? (env.MSNAP_REDIS_URL || undefined);
-  if (isPostgresUrl(db) && raw.live === true) {
-    throw new UsageError('--live runs the synthetic world in one process over an SQLite file; it is not available with a PostgreSQL store');
-  }
-  return {
-    db,
-    limiter,
-    host: parseHost(raw.host),
-    port: parsePort(raw.port),
-    demo: raw.demo,
-    signup: raw.signup,
-    live: raw.live ?? (raw.demo && !isPostgresUrl(db)),
-    headersTimeoutMs: envMs(env, 'MSNAP_HEADERS_TIMEOUT_MS'),
-    requestTimeoutMs: envMs(env, 'MSNAP_REQUEST_TIMEOUT_MS'),
-  };
-}
-
-/** A positive integer of milliseconds from the environment (tests shorten the timeouts), else undefined. */
-function envMs(env: NodeJS.ProcessEnv, name: string): number | undefined {
-  const value = env[name];
-  return value !== undefined && /^\d+$/.test(value) && Number(value) > 0 ? Number(value) : undefined;
 }
 
 /** The `serve` command with its subcommands `seed`, `import`, `keys` and `accounts`. */
@@ -116,6 +44,10 @@ export function serveCommand(ctx: CliContext): Command {
     .addOption(new Option('--port <port>', 'port to listen on; 0 picks a free one').default('8787'))
     .option('--demo', 'seed an empty or missing database and print one builder and one pro key', false)
     .option('--no-signup', 'the dashboard at / takes no sign-ups (make accounts with serve accounts)')
+    .option('--trust-proxy <addresses>', 'believe X-Forwarded-For/-Proto from these proxy IPs, comma-separated, or "loopback" (env MSNAP_TRUST_PROXY)')
+    .option('--public-url <url>', 'the origin browsers use when a proxy rewrites Host, e.g. https://data.example.com (env MSNAP_PUBLIC_URL)')
+    .option('--allowed-hosts <names>', 'Host names requests may carry, comma-separated, "*" = any (on loopback also IP addresses and dot-less names such as localhost; env MSNAP_ALLOWED_HOSTS)')
+    .option('--signups-per-day <n>', 'dashboard sign-ups one client address may make per day', String(DEFAULT_SIGNUPS_PER_DAY))
     .option('--live', 'keep the seeded markets running: new markets open, active ones get 8 snapshots a second, ended ones resolve (default with --demo)')
     .option('--no-live', 'serve the database as stored, also with --demo')
     .addHelpText(
@@ -192,7 +124,7 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
   const name = storeName(options.db);
   // A mistyped --db would otherwise be served as a new, empty database without a word.
   const created = !isPostgresUrl(options.db) && !existsSync(options.db);
-  const store = await openAnyStore(options.db);
+  const store = await openAnyStore(options.db, { serving: true });
   const log = (line: string) => ctx.stderr.write(`${line}\n`);
   let limiter: SharedLimiter | undefined;
   let running: RunningServer;
@@ -212,8 +144,10 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
     if (options.limiter !== undefined) limiter = await openLimiter(options.limiter, log);
     if (options.demo) demoLines = await prepareDemo(store, ctx, options.db);
     if (options.live && isSqlite(store)) live = await prepareLive(store, ctx, options.db);
-    const app = createApp({ store, limiter, now: ctx.now, version: VERSION, log });
-    const dashboard = serveDashboard(store, app, { now: ctx.now, signupOpen: options.signup, log });
+    // One limiter for the API and the dashboard's throttles: shared through Redis when given.
+    const limits = limiter ?? new LocalLimiter();
+    const app = createApp({ store, limiter: limits, now: ctx.now, version: VERSION, log });
+    const dashboard = serveDashboard(store, app, { now: ctx.now, signupOpen: options.signup, signupsPerDay: options.signupsPerDay, limiter: limits, log });
     running = await startServer({
       app,
       dashboard,
@@ -221,6 +155,8 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
       port: options.port,
       headersTimeoutMs: options.headersTimeoutMs,
       requestTimeoutMs: options.requestTimeoutMs,
+      responseLimits: options.responseLimits,
+      proxy: options.proxy,
     });
   } catch (err) {
     await store.close();

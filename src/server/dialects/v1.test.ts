@@ -1,5 +1,6 @@
 // v1's additions to the contract (app.test.ts holds the contract itself), and what every dialect
 // shares: one limiter charging each request once, the same data, the same check order.
+import { HEALTH_CONFIG } from '../rate-limit.js';
 import { describe, expect, it } from 'vitest';
 import { eachBackend } from '../../../test/support/each-backend.js';
 import { BOOK, body, btc24, DETAILS, ETH_1H, NEWEST_24H, testApp, type TestAppOptions } from '../test-support/test-app.js';
@@ -8,13 +9,13 @@ eachBackend('v1 conformance (v1.test.ts)', (backend) => {
   const setup = (options: TestAppOptions = {}) => testApp({ backend, ...options });
 
   describe('v1 extras', () => {
-    it('GET /health answers without a key (one key is not even read), charging the address', async () => {
+    it('GET /health answers without a key (one key is not even read), charging the address its health allowance', async () => {
       const { get, clock } = await setup({ step: 0 });
       const r = await get('/health', 'not-a-key');
       expect(r.status).toBe(200);
       expect(body(r)).toEqual({ status: 'ok', timestamp: new Date(clock.t).toISOString(), version: '9.9.9' });
-      expect(r.headers['X-RateLimit-Limit']).toBe('30');
-      for (let i = 0; i < 4; i++) (await get('/health'));
+      expect(r.headers['X-RateLimit-Limit']).toBe(String(HEALTH_CONFIG.perMinute));
+      for (let i = 0; i < HEALTH_CONFIG.burst - 1; i++) (await get('/health'));
       const limited = await get('/health');
       expect(limited.status).toBe(429);
       expect(body(limited)).toMatchObject({ error: 'Too Many Requests', retry_after: 1 });

@@ -208,7 +208,7 @@ export class MemoryStore implements Store {
   }
 
   private accountNamed(name: string): Account | undefined {
-    return this.accounts.find((a) => a.name === name);
+    return this.accounts.find((a) => a.name.toLowerCase() === name.toLowerCase());
   }
 
   async getAccountById(id: number): Promise<Account | undefined> {

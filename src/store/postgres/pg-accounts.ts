@@ -13,7 +13,7 @@ export class PgAccounts {
 
   /** See Store.getAccount. */
   async getAccount(name: string): Promise<Account | undefined> {
-    const [row] = await this.sql<AccountRow[]>`SELECT * FROM accounts WHERE name = ${name}`;
+    const [row] = await this.sql<AccountRow[]>`SELECT * FROM accounts WHERE lower(name) = lower(${name})`;
     return row ? toAccount(row) : undefined;
   }
 

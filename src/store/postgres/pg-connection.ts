@@ -19,7 +19,14 @@ export interface PgStoreOptions {
   schema?: string;
   /** Every transaction read-only (the library's openStore): the store is read, never migrated or written. */
   readOnly?: boolean;
+  /** The server cancels any statement running longer (serve sets it; bulk loads do not). */
+  statementTimeoutMs?: number;
+  /** A store call not answered within this many ms fails as unavailable, whatever the driver does (serve sets it). */
+  callTimeoutMs?: number;
 }
+
+/** The timeouts `msnap serve` runs its PostgreSQL store with: no request waits on the database for long. */
+export const SERVE_PG_TIMEOUTS = { statementTimeoutMs: 15_000, callTimeoutMs: 20_000 } as const;
 
 /** Node's own socket errors and the driver's, for a connection that could not be made or was lost. */
 const CONNECTION_CODES = new Set([
@@ -54,6 +61,17 @@ export function unavailableOr(err: unknown): unknown {
   if (err instanceof StoreUnavailableError || !isConnectionError(err)) return err;
   const e = err as { code: string; message?: string };
   return new StoreUnavailableError(`PostgreSQL unavailable (${e.code}): ${redact(e.message ?? '')}`);
+}
+
+/** Use around a call that must not hang: past `ms` it fails as unavailable (the call itself is left to finish or fail unseen). */
+export function withDeadline<T>(call: Promise<T>, ms: number | undefined): Promise<T> {
+  if (!ms) return call;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StoreUnavailableError(`PostgreSQL did not answer within ${ms} ms`)), ms);
+  });
+  call.catch(() => undefined);
+  return Promise.race([call, late]).finally(() => clearTimeout(timer));
 }
 
 /** Use to run one store call: its connection failures become StoreUnavailableError. */
@@ -111,9 +129,13 @@ export function connectPg(url: string, opts: PgStoreOptions = {}): postgres.Sql 
       application_name: 'msnap',
       search_path: opts.schema ?? 'msnap',
       ...(opts.readOnly ? { default_transaction_read_only: true } : {}),
+      ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
     },
+    // The driver's default waits up to 20 s between reconnects after many failures (3^n / 100 s):
+    // a server back after a restart would go unused that long. Retry within half a second.
+    backoff: (attempt: number) => Math.min(0.05 * attempt, 0.5),
     // Not in the driver's types, but a documented option (3.4): a function resolving to a socket.
-    ...({ socket: (o: SocketOptions) => openSocket(o, (opts.connectTimeoutSec ?? 5) * 1000) } as object),
+    ...({ socket: (o: SocketOptions) => openSocket(o) } as object),
   });
 }
 
@@ -127,28 +149,15 @@ interface SocketOptions {
 /**
  * The driver's own socket leaves Nagle's algorithm on: a COPY's small last write then waits for
  * the server's delayed ACK, about 80 ms per COPY whatever its size (every page of `pull --db`
- * postgres://…). This one is the same TCP socket with no delay, connected before it is handed over
- * (the driver then skips its own connect), within the connect timeout.
+ * postgres://…). This one is the same TCP socket with no delay. It is handed over while still
+ * connecting (writes wait for the connection): a failed connect must reach the driver as the
+ * socket's 'error' and 'close', which put the connection back in the pool. A rejected promise
+ * instead (postgres 3.4.9) leaves the connection in its connecting state for good: after a few
+ * refused connects while the server restarts, every pooled connection was stuck and every query
+ * hung. The driver's connect_timeout bounds the connect.
  */
-function openSocket(o: SocketOptions, timeoutMs: number): Promise<Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = o.path ? createConnection(o.path) : createConnection({ host: o.host[0], port: o.port[0] ?? 5432, noDelay: true });
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(Object.assign(new Error(`connect timeout after ${timeoutMs} ms`), { code: 'CONNECT_TIMEOUT' }));
-    }, timeoutMs);
-    const failed = (err: Error) => {
-      clearTimeout(timer);
-      reject(err);
-    };
-    socket.once('error', failed);
-    socket.once('connect', () => {
-      clearTimeout(timer);
-      // From here the driver listens for errors itself (it attaches before any I/O can fire).
-      socket.removeListener('error', failed);
-      resolve(socket);
-    });
-  });
+function openSocket(o: SocketOptions): Socket {
+  return o.path ? createConnection(o.path) : createConnection({ host: o.host[0], port: o.port[0] ?? 5432, noDelay: true });
 }
 
 /** Passwords in URLs and in driver messages are replaced by ***. */

@@ -126,6 +126,15 @@ export const PG_MIGRATIONS: readonly Migration[] = [
     description: 'market_origin.origin_depth_through: how far a pull fetched orderbook depth (as SQLite migration 7)',
     sql: `ALTER TABLE market_origin ADD COLUMN origin_depth_through bigint;`,
   },
+  {
+    version: 3,
+    description: 'account names unique without regard to case (as SQLite migration 8)',
+    sql: `
+      UPDATE accounts SET name = name || '-' || id
+        WHERE EXISTS (SELECT 1 FROM accounts AS older WHERE lower(older.name) = lower(accounts.name) AND older.id < accounts.id);
+      CREATE UNIQUE INDEX accounts_name_lower ON accounts (lower(name));
+    `,
+  },
 ];
 
 /** Use to check a schema name before it is written into SQL. */

@@ -6,11 +6,12 @@ import type { Market, ServedMarket, Snapshot } from '../../domain/market.js';
 import { MsnapError, UnreachableError, UsageError } from '../../errors.js';
 import type { AccountAuthStore } from '../account-auth-store.js';
 import type { Origin, OriginSummary } from '../core/mirror-state.js';
+import type { TableCounts } from '../core/write-records.js';
 import type { MirrorStore, StoreCapabilities } from '../mirror-store.js';
 import { V1_SNAPSHOT_FORMAT, type Account, type ApiKeyRecord, type MarketQuery, type SnapshotQuery, type Store } from '../store.js';
 import { PgAccountAuth } from './pg-account-auth.js';
 import { PgAccounts } from './pg-accounts.js';
-import { connectPg, describePgUrl, guarded, isConnectionError, redact, unavailableOr, type Pg, type PgStoreOptions } from './pg-connection.js';
+import { connectPg, describePgUrl, guarded, withDeadline, isConnectionError, redact, unavailableOr, type Pg, type PgStoreOptions } from './pg-connection.js';
 import { pgOriginSummary, PgMirrorState, PgMirrorWriter } from './pg-mirror-writer.js';
 import { PgMarketReads } from './pg-market-reads.js';
 import { checkSchemaName, migratePg, PG_MIGRATIONS } from './pg-migrations.js';
@@ -19,14 +20,11 @@ import { inTransaction, type ConnectionState } from './pg-transaction.js';
 
 export type { PgStoreOptions } from './pg-connection.js';
 
-/** Row counts of the data tables, for reports and tests. */
-export interface PgTableCounts {
-  markets: number;
-  snapshots: number;
-  orderbooks: number;
-  accounts: number;
-  keys: number;
-}
+/** Row counts of the data tables, for reports and tests (the same as SQLite's). */
+export type PgTableCounts = TableCounts;
+
+/** A health check's ping gives up sooner than a request's call: a load balancer wants an answer. */
+const PING_DEADLINE_MS = 2000;
 
 const PG_CAPABILITIES: StoreCapabilities = { backend: 'postgres', directBulkWrite: false, shared: true };
 
@@ -36,6 +34,7 @@ export class PgStore implements MirrorStore {
   private readonly markets: PgMarketReads;
   private readonly snapshots: PgSnapshotReads;
   private readonly accounts: PgAccounts;
+  private readonly pingDeadlineMs: number | undefined;
 
   /**
    * `pool` is undefined for the store a transaction hands out: it runs on `sql`, the transaction's
@@ -46,11 +45,15 @@ export class PgStore implements MirrorStore {
     private readonly pool: postgres.Sql | undefined,
     readonly schema: string,
     private readonly connection: ConnectionState = { lost: false },
+    /** Calls on the pool fail as unavailable past this many ms (inside a transaction they run to the end). */
+    callTimeoutMs?: number,
   ) {
-    this.markets = guard(new PgMarketReads(sql), connection);
-    this.snapshots = guard(new PgSnapshotReads(sql, this.markets), connection);
-    this.accounts = guard(new PgAccounts(sql), connection);
-    this.accountAuth = guard(new PgAccountAuth(sql, (fn) => this.atomically(fn)), connection);
+    const deadline = pool ? callTimeoutMs : undefined;
+    this.pingDeadlineMs = deadline && Math.min(deadline, PING_DEADLINE_MS);
+    this.markets = guard(new PgMarketReads(sql), connection, deadline);
+    this.snapshots = guard(new PgSnapshotReads(sql, this.markets), connection, deadline);
+    this.accounts = guard(new PgAccounts(sql), connection, deadline);
+    this.accountAuth = guard(new PgAccountAuth(sql, (fn) => this.atomically(fn)), connection, deadline);
   }
 
   /** Shared by any number of instances; seed and import load it from a staging SQLite file. */
@@ -178,7 +181,7 @@ export class PgStore implements MirrorStore {
   /** One round trip; StoreUnavailableError while PostgreSQL cannot be reached (public health reports it). */
   async ping(): Promise<void> {
     await guarded(async () => {
-      await this.sql`SELECT 1`;
+      await withDeadline(this.sql`SELECT 1`.execute(), this.pingDeadlineMs);
     });
   }
 
@@ -205,7 +208,7 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
     await sql.end({ timeout: 1 }).catch(() => undefined);
     throw openError(url, err);
   }
-  return new PgStore(sql, sql, schema);
+  return new PgStore(sql, sql, schema, undefined, opts.callTimeoutMs);
 }
 
 /** A read-only opener cannot migrate: the schema must already be this msnap's. */
@@ -234,14 +237,14 @@ function openError(url: string, err: unknown): Error {
 }
 
 /** The object with every method's rejection passed through unavailableOr; a lost connection is noted in `connection`. */
-function guard<T extends object>(target: T, connection: ConnectionState): T {
+function guard<T extends object>(target: T, connection: ConnectionState, deadlineMs: number | undefined): T {
   return new Proxy(target, {
     get(obj, key, receiver) {
       const value = Reflect.get(obj, key, receiver) as unknown;
       if (typeof value !== 'function') return value;
       return async (...args: unknown[]) => {
         try {
-          return await (value as (...a: unknown[]) => Promise<unknown>).apply(obj, args);
+          return await withDeadline((value as (...a: unknown[]) => Promise<unknown>).apply(obj, args), deadlineMs);
         } catch (err) {
           if (isConnectionError(err)) connection.lost = true;
           throw unavailableOr(err);

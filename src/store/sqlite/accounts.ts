@@ -20,7 +20,7 @@ export class AccountRecords {
     db: Database.Database,
     private readonly version: DataVersion,
   ) {
-    this.accountByName = db.prepare('SELECT * FROM accounts WHERE name = ?');
+    this.accountByName = db.prepare('SELECT * FROM accounts WHERE name = ? COLLATE NOCASE');
     this.accountById = db.prepare('SELECT * FROM accounts WHERE id = ?');
     this.insertAccount = db.prepare(
       'INSERT INTO accounts (name, plan, trial_ends_at, rpm, burst, created_at) VALUES (?, ?, ?, ?, ?, ?)',

@@ -199,6 +199,17 @@ export const MIGRATIONS: readonly Migration[] = [
       SELECT 1;
     `,
   },
+  {
+    version: 9,
+    description: 'account names unique without regard to case',
+    sql: `
+      -- SecUser1 and secuser1 were two accounts. Existing look-alikes keep working under a new
+      -- name: every one after the oldest gets "-<id>" appended (docs/production.md says so).
+      UPDATE accounts SET name = name || '-' || id
+        WHERE EXISTS (SELECT 1 FROM accounts AS older WHERE lower(older.name) = lower(accounts.name) AND older.id < accounts.id);
+      CREATE UNIQUE INDEX accounts_name_nocase ON accounts (name COLLATE NOCASE);
+    `,
+  },
 ];
 
 /** SQL turning one orderbook column's [price, size] levels into {price, size} objects, best first as stored. */

@@ -1,5 +1,6 @@
 // Opening the database: connection settings, the schema migrations, and the one-off block build
 // for a database written before the dense block cache existed.
+import { closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { MIGRATIONS } from './migrations.js';
 import { SqliteStore } from './sqlite-store.js';
@@ -28,6 +29,7 @@ export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): Sq
 
 /** The connection openSqliteStore builds its store on, configured and migrated, with the schema version it had. */
 export function openDatabase(path: string, opts: SqliteStoreOptions = {}): { db: Database.Database; versionBefore: number } {
+  if (!opts.readonly) createPrivate(path);
   const db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
   if (!opts.readonly) {
     db.pragma('journal_mode = WAL');
@@ -39,6 +41,19 @@ export function openDatabase(path: string, opts: SqliteStoreOptions = {}): { db:
   const versionBefore = db.pragma('user_version', { simple: true }) as number;
   if (!opts.readonly) migrate(db);
   return { db, versionBefore };
+}
+
+/**
+ * A new database file is made readable by its owner only (0600): it holds password and key
+ * hashes. SQLite gives its -wal and -shm files the database file's mode.
+ */
+function createPrivate(path: string): void {
+  if (path === '' || path === ':memory:' || path.startsWith('file:')) return;
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch {
+    // Already there (its mode is the operator's), or not creatable: better-sqlite3 reports that.
+  }
 }
 
 /** Applies every migration the database has not seen, each in its own transaction. */

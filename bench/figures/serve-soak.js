@@ -1,0 +1,143 @@
+// Figure 13: `msnap serve` under mixed honest and hostile traffic for a while (60 s full, 12 s
+// quick). Honest clients page snapshots and list markets with a key; at the same time one
+// address floods failed keys, one floods refused sign-ins with distinct long names, slow readers
+// ask for the largest pages over raw sockets and never read, and garbage arrives on raw sockets.
+// Reported: the server's peak RSS, the p99 latency of honest requests (against the same traffic
+// alone just before, so the shared machine's load cancels out), and their 5xx count.
+import { connect } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { Pool } from 'undici';
+import { readVmHwmKb } from '../child-process.js';
+import { createKey, fullMarkets, startMsnapServe } from '../msnap-commands.js';
+import { describeTarget, judge } from '../targets.js';
+
+const RSS_TARGET_MB = { max: 450 };
+/** Honest p99 with the hostile traffic over honest p99 alone (the same run, just before): the machine's own load cancels out. */
+const P99_RATIO_TARGET = { max: 3 };
+const FIVE_XX_TARGET = { exactly: 0 };
+
+/** Run the soak; returns the figure. */
+export async function serveSoakFigure(ctx) {
+  const seconds = ctx.quick ? 12 : 60;
+  const key = await createKey(ctx.db, { account: `bench-soak-${process.pid}`, plan: 'enterprise', rpm: 1_000_000, burst: 100_000 });
+  const markets = fullMarkets(ctx.db, { type: ctx.sizes.exportType, limit: 20 });
+  if (markets.length === 0) throw new Error(`the seeded database holds no complete ${ctx.sizes.exportType} market`);
+  const serve = await startMsnapServe(ctx.db);
+  const port = Number(new URL(serve.url).port);
+  const pools = [];
+  const pool = (connections) => {
+    const p = new Pool(serve.url, { connections });
+    pools.push(p);
+    return p;
+  };
+  const honestPool = pool(4);
+  const quiet = { latencies: [], status: new Map() };
+  const soak = { latencies: [], status: new Map() };
+  const hostile = { failedKeys: 0, signIns: 0, slowReaders: 0, garbage: 0 };
+  let until = 0;
+  const running = () => performance.now() < until;
+  const sockets = [];
+  let peakRssMb = 0;
+  try {
+    const honest = async (into) => {
+      for (let i = 0; running(); i++) {
+        const m = markets[i % markets.length];
+        const path = i % 3 === 2 ? '/api/v1/markets?limit=100' : `/api/v1/markets/${m.market_id}/snapshots?limit=1000&offset=${(i * 997) % Math.max(1, m.snapshot_count - 1000)}`;
+        const t0 = performance.now();
+        const r = await honestPool.request({ method: 'GET', path, headers: { 'x-api-key': key } });
+        await r.body.dump();
+        into.latencies.push(performance.now() - t0);
+        into.status.set(r.statusCode, (into.status.get(r.statusCode) ?? 0) + 1);
+      }
+    };
+    const failedKeys = async () => {
+      const p = pool(2);
+      while (running()) {
+        const r = await p.request({ method: 'GET', path: '/api/v1/markets', headers: { 'x-api-key': 'msk_wrong_wrong_wrong' } });
+        await r.body.dump();
+        hostile.failedKeys++;
+      }
+    };
+    const signIns = async () => {
+      const p = pool(2);
+      const page = await p.request({ method: 'GET', path: '/signin' });
+      const cookie = String(page.headers['set-cookie']).split(';')[0];
+      const csrf = /name="csrf" value="([^"]+)"/.exec(await page.body.text())[1];
+      for (let i = 0; running(); i++) {
+        const body = new URLSearchParams({ csrf, account: `${'n'.repeat(i % 2 ? 3000 : 40)}${i}`, password: 'wrong password' }).toString();
+        const r = await p.request({ method: 'POST', path: '/signin', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body });
+        await r.body.dump();
+        hostile.signIns++;
+      }
+    };
+    const slowReaders = async () => {
+      const m = markets[0];
+      const req = `GET /api/v1/markets/${m.market_id}/snapshots?limit=10000&include_orderbook=true HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${key}\r\n\r\n`;
+      while (running()) {
+        const s = connect(port, '127.0.0.1', () => s.write(req + req));
+        s.on('error', () => {});
+        sockets.push(s);
+        hostile.slowReaders++;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    const garbage = async () => {
+      while (running()) {
+        const s = connect(port, '127.0.0.1', () => s.end('\x16\x03\x01\x00\xa5 not http\r\n\r\n'));
+        s.on('error', () => {});
+        s.resume();
+        hostile.garbage++;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    const sampler = async () => {
+      while (running()) {
+        peakRssMb = Math.max(peakRssMb, (readVmHwmKb(serve.pid) ?? 0) / 1024);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    };
+    // First the honest traffic alone (a third of the time), then the same with the hostile traffic beside it.
+    until = performance.now() + (seconds * 1000) / 3;
+    await Promise.all([honest(quiet), honest(quiet), honest(quiet), honest(quiet)]);
+    until = performance.now() + seconds * 1000;
+    await Promise.all([honest(soak), honest(soak), honest(soak), honest(soak), failedKeys(), signIns(), slowReaders(), garbage(), sampler()]);
+    peakRssMb = Math.max(peakRssMb, (serve.peakRssKb() ?? 0) / 1024);
+  } finally {
+    for (const s of sockets) s.destroy();
+    await Promise.all(pools.map((p) => p.destroy()));
+    await serve.stop();
+  }
+  const p99Quiet = percentile(quiet.latencies, 0.99);
+  const p99Soak = percentile(soak.latencies, 0.99);
+  const ratio = p99Soak / p99Quiet;
+  const fiveXx = [...soak.status].filter(([s]) => s >= 500).reduce((n, [, c]) => n + c, 0);
+  const describe = (name, run) =>
+    `${name}: ${run.latencies.length} requests, p50 ${percentile(run.latencies, 0.5).toFixed(1)} ms, p99 ${percentile(run.latencies, 0.99).toFixed(1)} ms, max ${Math.max(...run.latencies).toFixed(1)} ms; statuses ${[...run.status].map(([st, c]) => `${st} x ${c}`).join(', ')}.`;
+  return {
+    title: 'Serve soak: honest and hostile traffic together',
+    method:
+      `One \`msnap serve\` over the bench database: honest traffic alone for ${Math.round(seconds / 3)} s, then honest and hostile traffic together for ${seconds} s. Honest: 4 loops on one enterprise key, one request at a time each, ` +
+      'snapshot pages (`limit=1000`, complete markets) and market lists (2 to 1). Hostile, all at once: a loop of requests with a wrong key, ' +
+      'a loop of dashboard sign-ins with distinct (every other one 3,000-character) names, a raw connection every 100 ms asking twice for ' +
+      '`limit=10000&include_orderbook=true` and never reading, and a raw connection every 50 ms sending garbage. ' +
+      'Peak RSS is VmHWM of the serve process; latency is per honest request, from send to the last body byte.',
+    rows: [
+      { name: 'Soak: server peak RSS', value: peakRssMb, unit: ' MB', target: describeTarget(RSS_TARGET_MB, ' MB'), verdict: judge({ value: peakRssMb, ...RSS_TARGET_MB }) },
+      { name: 'Soak: honest p99 latency under attack', value: p99Soak, unit: ' ms' },
+      { name: 'Soak: honest p99 latency alone', value: p99Quiet, unit: ' ms' },
+      { name: 'Soak: honest p99, under attack / alone', value: ratio, unit: 'x', target: describeTarget(P99_RATIO_TARGET, 'x'), verdict: judge({ value: ratio, ...P99_RATIO_TARGET }) },
+      { name: 'Soak: honest 5xx answers', value: fiveXx, unit: '', target: describeTarget(FIVE_XX_TARGET), verdict: judge({ value: fiveXx, ...FIVE_XX_TARGET }) },
+    ],
+    commands: [`msnap serve --db FILE --host 127.0.0.1 --port 0   # bench/figures/serve-soak.js drives the traffic`],
+    notes: [
+      describe('Honest alone', quiet),
+      describe('Honest under attack', soak),
+      `Hostile: ${hostile.failedKeys} failed-key requests, ${hostile.signIns} sign-ins, ${hostile.slowReaders} never-reading connections, ${hostile.garbage} garbage connections.`,
+    ],
+  };
+}
+
+function percentile(values, q) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+}
