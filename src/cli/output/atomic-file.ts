@@ -77,7 +77,8 @@ export async function openAtomicFile(
         });
       } catch (err) {
         removeTemp();
-        throw new OutputError(`cannot write ${shownAs}: ${describeFsError(err)}`);
+        // A write that failed earlier destroyed the stream: its own error is the reason, not end()'s.
+        throw new OutputError(`cannot write ${shownAs}: ${describeFsError(opened.errored ?? err)}`);
       }
       try {
         renameSync(tempPath, target);

@@ -85,7 +85,7 @@ export async function openOutputTarget(target: string, pid: number, onInterrupt?
       if (ended) return;
       ended = true;
       await new Promise<void>((done, reject) => {
-        const fail = (err: Error): void => reject(new OutputError(`cannot write ${target}: ${describeFsError(err)}`));
+        const fail = (err: Error): void => reject(new OutputError(`cannot write ${target}: ${describeFsError(stream.errored ?? err)}`));
         stream.once('error', fail);
         stream.end((err?: Error | null) => (err ? fail(err) : done()));
       });
