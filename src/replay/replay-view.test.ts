@@ -63,10 +63,10 @@ function lookAhead(value: unknown, now: number, where = '$'): string[] {
   return found;
 }
 
-async function ask(store: Store, url: string, now: number): Promise<AppResponse> {
+async function ask(store: Store, url: string, now: number, key = 'key-pro'): Promise<AppResponse> {
   const clock = replayClock({ from: now, until: now + 86_400_000, speed: 1, wall: () => T0 });
   const app = createApp({ store, clock, now: () => T0, version: '9.9.9', log: () => undefined });
-  return app.handle({ method: 'GET', url, headers: { 'x-api-key': 'key-pro' }, remoteAddress: '10.0.0.1' });
+  return app.handle({ method: 'GET', url, headers: { 'x-api-key': key }, remoteAddress: '10.0.0.1' });
 }
 
 const json = (r: AppResponse) => JSON.parse(r.body) as Record<string, unknown>;
@@ -113,6 +113,17 @@ describe.each(backends)('a replay at a fixed now over %s', (backend: Backend) =>
     for (const url of [`/api/v1/markets/${ETH_1H}`, `/v2/markets/${ETH_1H}?coin=eth`, `/v4/markets/${ETH_1H}?coin=eth`, `/v4/markets/${ETH_1H}/snapshots?coin=eth`]) {
       expect.soft((await ask(view, url, NOW)).status, url).toBe(404);
     }
+  });
+
+  it('the builder window counts only markets that have started', async () => {
+    // Before btc24(0) starts, the 14 newest BTC 24hr markets are btc24(1) .. btc24(14).
+    const before = NEWEST_24H - 1;
+    const view = new ReplayView(await openBackendStore(backend), () => before);
+    const list = json(await ask(view, '/api/v1/markets?coin=btc&market_type=24hr&limit=100', before, 'key-builder'));
+    expect((list.markets as { market_id: string }[]).map((m) => m.market_id)).toEqual(Array.from({ length: 14 }, (_, i) => btc24(i + 1)));
+    expect((await ask(view, `/api/v1/markets/${btc24(14)}`, before, 'key-builder')).status).toBe(200);
+    expect((await ask(view, `/api/v1/markets/${btc24(15)}`, before, 'key-builder')).status).toBe(403);
+    expect((await ask(view, '/api/v1/markets?limit=100', before, 'key-builder')).status).toBe(200);
   });
 
   it('GET /v1/clock reports the replay', async () => {
