@@ -83,11 +83,11 @@ export class ReplayView implements Store {
    * type: the smallest growth, so a coin with more future markets sees fewer, never one too many.
    */
   private async startedWindow(window: Exclude<DataWindow, null>, now: number, coin: MarketQuery['coin']): Promise<DataWindow> {
+    const types = Object.keys(window) as (keyof typeof window)[];
+    const coins = coin ? [coin] : COINS;
+    const counts = await Promise.all(types.map((type) => Promise.all(coins.map((c) => this.notStarted({ coin: c, market_type: type }, now)))));
     const grown = { ...window };
-    for (const type of Object.keys(window) as (keyof typeof window)[]) {
-      const counts = await Promise.all((coin ? [coin] : COINS).map((c) => this.notStarted({ coin: c, market_type: type }, now)));
-      grown[type] = window[type] + Math.min(...counts);
-    }
+    types.forEach((type, i) => (grown[type] = window[type] + Math.min(...counts[i]!)));
     return grown;
   }
 
