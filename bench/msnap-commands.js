@@ -8,9 +8,13 @@ import { MSNAP_BIN, runMsnap, startServer } from './child-process.js';
 // names the same file too, so a bench database never lands in ./msnap.db whatever the parser does.
 const dbEnv = (db) => ({ MSNAP_DB: db });
 
-/** The `serve seed` flags for `{ days, full: { type: newest markets with full snapshots } }`. */
-export function seedFlags({ days, full }) {
-  return ['--days', String(days), '--full', Object.entries(full).map(([type, n]) => `${type}=${n}`).join(',')];
+/** The `serve seed` flags for `{ days, full: { type: newest markets with full snapshots }, orderbookMinutes?, orderbookDays? }`. */
+export function seedFlags({ days, full, orderbookMinutes, orderbookDays }) {
+  return [
+    '--days', String(days), '--full', Object.entries(full).map(([type, n]) => `${type}=${n}`).join(','),
+    ...(orderbookMinutes !== undefined ? ['--orderbook-minutes', String(orderbookMinutes)] : []),
+    ...(orderbookDays !== undefined ? ['--orderbook-days', String(orderbookDays)] : []),
+  ];
 }
 
 /** Seed `db` with `msnap serve seed`; returns `{ wallMs, snapshots, orderbooks, markets, command }`. */

@@ -47,6 +47,13 @@ const FULL = {
   live: { count: 4000, db: { days: 2, full: { '5m': 72, '15m': 24, '1hr': 6, '4hr': 3, '24hr': 1 } } },
   // Figure 12: every snapshot with books (~2.4M).
   depth: { days: 2, full: { '5m': 144, '15m': 48, '1hr': 12, '4hr': 3, '24hr': 0 } },
+  // Figure 15: 4,200 BTC 5m markets (10.1M snapshots) without books; 287 5m markets (689k
+  // snapshots) with books on every snapshot; a sweep over a day of 5m markets.
+  backtest: {
+    plain: { db: { days: 16, full: { '5m': 4300, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } }, coin: 'BTC', type: '5m', last: 4200 },
+    books: { db: { days: 1, full: { '5m': 288, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 }, orderbookDays: 1 }, coin: 'BTC', type: '5m', last: 287 },
+    sweep: { coin: 'BTC', type: '5m', last: 288 },
+  },
 };
 
 // Quick mode: the same steps on ~1.5M-row databases. Pacing on an enterprise key with custom
@@ -71,4 +78,9 @@ const QUICK = {
   },
   live: { count: 1500, db: { days: 1, full: { '5m': 12, '15m': 4, '1hr': 1, '4hr': 0, '24hr': 0 } } },
   depth: { days: 1, full: { '5m': 72, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } },
+  backtest: {
+    plain: { db: { days: 2, full: { '5m': 150, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } }, coin: 'BTC', type: '5m', last: 144 },
+    books: { db: { days: 1, full: { '5m': 48, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 }, orderbookDays: 1 }, coin: 'BTC', type: '5m', last: 47 },
+    sweep: { coin: 'BTC', type: '5m', last: 48 },
+  },
 };

@@ -27,6 +27,7 @@ import { scaleOutFigure } from './figures/scale-out.js';
 import { depthFigure } from './figures/depth-storage.js';
 import { libraryIteratorFigure } from './figures/library-iterator.js';
 import { serveSoakFigure } from './figures/serve-soak.js';
+import { backtestFigure } from './figures/backtest.js';
 
 const opts = benchOptions(process.argv.slice(2));
 const started = performance.now();
@@ -118,6 +119,7 @@ try {
   await measure(12, 'Depth: packed orderbooks', () => depthFigure(ctx));
   await measure(13, 'Library iterator', () => libraryIteratorFigure(ctx));
   await measure(14, 'Serve soak: honest and hostile traffic together', () => serveSoakFigure(ctx));
+  await measure(15, 'Backtest', () => backtestFigure(ctx));
 
   figures.sort((a, b) => a.id - b.id);
   const totalSeconds = (performance.now() - started) / 1000;

@@ -61,6 +61,8 @@ export function shapeOf(lines) {
       .replace(/ {2,}/g, ' ')
       // A count with thousands separators (2,247) is one number.
       .replace(/(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d.])/g, 'N')
+      // A signed value (delta_ms -58 or 6) is one number too; a hyphen inside a word (an id) is not a sign.
+      .replace(/(?<![\w-])-?\d+(\.\d+)?/g, 'N')
       .replace(/\d+(\.\d+)?/g, 'N')
       .trimEnd(),
   );
@@ -79,7 +81,8 @@ export function runStep(command, env, cwd) {
   } finally {
     closeSync(fd);
   }
-  let lines = readFileSync(file, 'utf8').replace(/\n$/, '').split('\n');
+  // The scratch directory reads as /tmp/demo, so a path in the output is the same in every run.
+  let lines = readFileSync(file, 'utf8').replace(/\n$/, '').split(cwd).join('/tmp/demo').split('\n');
   if (m[2] !== undefined) {
     // `| head -N` keeps N lines of stdout; msnap's own lines (stderr) stay.
     let kept = 0;

@@ -67,6 +67,8 @@ let source: Served;
 let proxy: LoggingProxy;
 let hosted: LoggingProxy;
 let key: string;
+/** A complete ETH 1hr market (the active one may hold only minutes of rows early in an hour). */
+let fullHour: string;
 
 beforeAll(async () => {
   await buildIfStale();
@@ -75,6 +77,12 @@ beforeAll(async () => {
   // Two full 5m markets and one full 1hr market per coin (29 v4 pages of up to 1,000 rows).
   await seed(db, ['--days', '1', '--full', '5m=2,15m=0,1hr=2,4hr=0,24hr=0']);
   key = await createKey(db, 'mirror-v4', 'pro');
+  const seeded = new Database(db, { readonly: true });
+  fullHour = seeded
+    .prepare("SELECT market_id FROM markets WHERE coin = 'ETH' AND market_type = '1hr' AND snapshot_count = 28800 ORDER BY start_time DESC LIMIT 1")
+    .pluck()
+    .get() as string;
+  seeded.close();
   source = await startServe(db);
   proxy = await startProxy(source.url, false);
   hosted = await startProxy(source.url, true);
@@ -119,13 +127,13 @@ describe('msnap pull --api v4', () => {
     const v1 = path.join(dir, 'v1.db');
     const v4 = path.join(dir, 'v4.db');
     // The dry run plans in v4's pages (at most 1,000 rows), as the pull then asks.
-    const dry = await msnap(['pull', 'ETH', '1hr', '--last', '1', '--db', v4, '--dry-run'], { env: env('v4'), cwd: dir });
+    const dry = await msnap(['pull', fullHour, '--db', v4, '--dry-run'], { env: env('v4'), cwd: dir });
     const [, rows, requests] = /: ([\d,]+) rows, (\d+) requests\n/.exec(dry.stderr)!.map((v) => Number(v.replace(/,/g, '')));
     expect(rows).toBeGreaterThan(2000);
     expect(requests).toBe(Math.ceil(rows! / 1000));
     expect(dry.stderr).toContain(`snapshot requests of up to 1,000 rows`);
     for (const [file, api] of [[v1, 'v1'], [v4, 'v4']] as const) {
-      for (const args of [['ETH', '5m', '--last', '2', '--orderbook'], ['ETH', '1hr', '--last', '1']]) {
+      for (const args of [['ETH', '5m', '--last', '2', '--orderbook'], [fullHour]]) {
         const r = await msnap(['pull', ...args, '--db', file], { env: env(api), cwd: dir, timeout: 120_000 });
         expect(r.exitCode, r.stderr).toBe(0);
         expect(r.stderr).toMatch(/new, 0 updated, 0 already complete; [\d,]+ snapshots added/);

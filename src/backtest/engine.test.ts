@@ -1,4 +1,4 @@
-// Each rule of BACKTEST.md on hand-made markets; expected numbers are worked out by hand in the
+// Each rule of docs/backtest-model.md on hand-made markets; expected numbers are worked out by hand in the
 // comments (prices × shares, Polymarket's fee shares × 0.07 × p × (1 − p), rounded to 5).
 import { describe, expect, it } from 'vitest';
 import { runBacktest } from './engine.js';
@@ -187,5 +187,44 @@ describe('statistics', () => {
     const r = await runBacktest(cheapUp(), sourceOf(seriesOf(m, [snap(m, 0, 0.9)])));
     expect(r.summary).toMatchObject({ markets_traded: 0, win_rate: null, avg_pnl_per_market: null, sharpe: null, brier: null, max_drawdown: 0 });
     expect(Object.keys(r)).toEqual(['strategy', 'params', 'data', 'summary', 'markets', 'trades', 'equity']);
+  });
+});
+
+describe('module strategies', () => {
+  it('see the market without its outcome until it ends, and place one order per snapshot', async () => {
+    const m = testMarket(0, 'Up');
+    const s = seriesOf(m, [snap(m, 0, 0.3, { up: book([], [[0.3, 100]]) }), snap(m, 1000, 0.3, { up: book([], [[0.3, 100]]) })]);
+    const seen: unknown[] = [];
+    const r = await runBacktest(
+      {
+        name: 'peek',
+        onSnapshot(snapshot, ctx) {
+          seen.push(ctx.market.winner, ctx.market.price_end);
+          // The second order of a call is refused while the first is pending.
+          if (snapshot.elapsed_ms === 0) seen.push(ctx.buy('up', 1), ctx.buy('up', 1));
+        },
+        onMarketEnd(market) {
+          seen.push(market.winner);
+        },
+      },
+      sourceOf(s),
+    );
+    expect(seen).toEqual([null, null, true, false, null, null, 'Up']);
+    expect(r.summary.orders).toBe(1);
+  });
+
+  it('turn a throwing hook into one usage line naming the hook and the snapshot', async () => {
+    const m = testMarket(0, 'Up');
+    const run = runBacktest({ onSnapshot() { throw new TypeError('x is undefined'); } }, sourceOf(seriesOf(m, [snap(m, 0, 0.3)])));
+    await expect(run).rejects.toThrow(`strategy: onSnapshot threw at ${m.market_id} ${new Date(m.start_time).toISOString()}: x is undefined`);
+  });
+});
+
+describe('sources', () => {
+  it('must give markets oldest first', async () => {
+    const a = testMarket(0, 'Up');
+    const b = testMarket(1, 'Up');
+    const run = runBacktest(cheapUp(), sourceOf(seriesOf(b, [snap(b, 0, 0.9)]), seriesOf(a, [snap(a, 0, 0.9)])));
+    await expect(run).rejects.toThrow(/oldest first/);
   });
 });

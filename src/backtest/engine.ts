@@ -33,7 +33,7 @@ export function prepareStrategy(strategy: Strategy): PreparedStrategy {
 }
 
 /**
- * Use to test a strategy on markets (BACKTEST.md, the model): the result object of its Output
+ * Use to test a strategy on markets (docs/backtest-model.md, the model): the result object of its Output
  * section, the same bytes (as JSON) for the same inputs. A bad strategy or parameter is a
  * UsageError before the source is read.
  */
@@ -51,7 +51,13 @@ export async function runBacktest(
   let snapshots = 0;
   let from: number | null = null;
   let to: number | null = null;
+  let lastStart = -Infinity;
   for await (const series of source) {
+    // The model runs markets oldest first (cash carries over): a source that does not is a bug.
+    if (series.market.start_time < lastStart) {
+      throw new Error(`backtest: markets must come oldest first (${series.market.market_id} came after a later one)`);
+    }
+    lastStart = series.market.start_time;
     markets += 1;
     snapshots += series.length;
     from = from === null ? series.market.start_time : Math.min(from, series.market.start_time);

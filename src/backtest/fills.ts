@@ -1,4 +1,4 @@
-// Fills against a book (BACKTEST.md "Orders and fills"): walk the levels best first, take what the
+// Fills against a book (docs/backtest-model.md "Orders and fills"): walk the levels best first, take what the
 // order, the level, the limit and (for buys) the cash allow, drop the rest (fill-and-kill).
 import type { BookLevels } from '../domain/market-series.js';
 import { floorHundredths } from './rounding.js';

@@ -7,7 +7,7 @@ export const HTML_TRADES = 2000;
 
 const W = 720;
 const H = 240;
-const PAD = 48;
+const PAD = 64;
 
 function esc(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');

@@ -1,4 +1,4 @@
-// One market's simulation (BACKTEST.md "Orders and fills", "Settlement"): positions, the pending
+// One market's simulation (docs/backtest-model.md "Orders and fills", "Settlement"): positions, the pending
 // order, execution against the book at the execution snapshot, and settlement after the last one.
 import type { MarketSeries, OutcomeSide } from '../domain/market-series.js';
 import type { Account } from './account.js';

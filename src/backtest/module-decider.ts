@@ -2,7 +2,7 @@
 // API) and place orders through ctx; the engine executes them exactly as it does a rule's.
 import type { Market } from '../domain/market.js';
 import type { BookLevels, MarketSeries, OutcomeSide } from '../domain/market-series.js';
-import { UsageError } from '../errors.js';
+import { MsnapError, UsageError } from '../errors.js';
 import type { Decider } from './decider.js';
 import type { MarketRun } from './market-run.js';
 import type { MarketLine } from './result.js';
@@ -54,6 +54,12 @@ class SnapshotView implements StrategySnapshot {
   }
 }
 
+/** A hook that throws is a broken strategy: one line naming the hook and where, never a stack trace. */
+function hookFailed(hook: string, where: string, err: unknown): MsnapError {
+  if (err instanceof MsnapError) return err;
+  return new UsageError(`strategy: ${hook} threw at ${where}: ${err instanceof Error ? err.message : String(err)}`);
+}
+
 function checkOrder(what: string, side: unknown, shares: unknown, limit: unknown): void {
   if (side !== 'up' && side !== 'down') throw new UsageError(`strategy: ${what}: side must be 'up' or 'down', got ${JSON.stringify(side)}`);
   if (typeof shares !== 'number' || !Number.isFinite(shares) || shares <= 0) {
@@ -68,6 +74,8 @@ function checkOrder(what: string, side: unknown, shares: unknown, limit: unknown
 export class ModuleDecider implements Decider {
   private run!: MarketRun;
   private series!: MarketSeries;
+  /** The market as known before it ends: no winner, no end price (a decision sees nothing after its snapshot). */
+  private blind!: Market;
   private base = Number.NaN;
   /** The snapshot being decided on, -1 outside onSnapshot (orders are refused there). */
   private at = -1;
@@ -92,7 +100,7 @@ export class ModuleDecider implements Decider {
         return self.run.pending;
       },
       get market(): Market {
-        return self.series.market;
+        return self.blind;
       },
       params,
     };
@@ -102,13 +110,20 @@ export class ModuleDecider implements Decider {
     this.series = series;
     this.run = run;
     this.base = changeBase(series);
-    this.strategy.onMarketStart?.(series.market, this.ctx);
+    this.blind = { ...series.market, status: 'active', price_end: null, winner: null };
+    try {
+      this.strategy.onMarketStart?.(this.blind, this.ctx);
+    } catch (err) {
+      throw hookFailed('onMarketStart', series.market.market_id, err);
+    }
   }
 
   decide(i: number): void {
     this.at = i;
     try {
       this.strategy.onSnapshot(new SnapshotView(this.series, i, this.base), this.ctx);
+    } catch (err) {
+      throw hookFailed('onSnapshot', `${this.series.market.market_id} ${new Date(this.series.time[i]!).toISOString()}`, err);
     } finally {
       this.at = -1;
     }
@@ -119,7 +134,11 @@ export class ModuleDecider implements Decider {
   }
 
   end(line: MarketLine | undefined): void {
-    this.strategy.onMarketEnd?.(this.series.market, line, this.ctx);
+    try {
+      this.strategy.onMarketEnd?.(this.series.market, line, this.ctx);
+    } catch (err) {
+      throw hookFailed('onMarketEnd', this.series.market.market_id, err);
+    }
   }
 
   private place(action: 'buy' | 'sell', side: OutcomeSide, shares: number, limit: number): boolean {

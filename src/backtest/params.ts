@@ -1,4 +1,4 @@
-// The run's parameters (BACKTEST.md's bracketed flags), their defaults and their checks.
+// The run's parameters (docs/backtest-model.md's bracketed flags), their defaults and their checks.
 import { UsageError } from '../errors.js';
 
 /** What a run is told besides the strategy: starting cash, latency, fees and the no-book rule. */

@@ -1,4 +1,4 @@
-// The engine against BACKTEST.md: each rule of the model on hand-made markets with figures worked
+// The engine against docs/backtest-model.md: each rule of the model on hand-made markets with figures worked
 // out by hand in the comments, then the engine against a plain reference implementation
 // (test-support/reference-backtest.ts, written from the spec alone) on random markets.
 import { describe, expect, it } from 'vitest';

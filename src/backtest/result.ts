@@ -1,4 +1,4 @@
-// The shape of a run's result: BACKTEST.md's Output section, keys in its order.
+// The shape of a run's result: docs/backtest-model.md's Output section, keys in its order.
 
 /** One line of the trade list: a buy, a sell or a settlement. */
 export interface Trade {

@@ -1,4 +1,4 @@
-// The model's decimal rounding (BACKTEST.md: numbers to 6 decimals, fees to 5), written once so
+// The model's decimal rounding (docs/backtest-model.md: numbers to 6 decimals, fees to 5), written once so
 // the engine, the report and the tests agree to the last digit.
 
 // Binary doubles put a decimal half (0.144125) a hair below or above its true value; this much of

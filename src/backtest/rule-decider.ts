@@ -13,7 +13,7 @@ export class RuleDecider implements Decider {
   private readonly bindExit: BindTest | undefined;
   private entry: SnapshotTest = NEVER;
   private exit: SnapshotTest = NEVER;
-  private run!: MarketRun;
+  private run: MarketRun | undefined;
 
   constructor(private readonly rule: CheckedRule) {
     this.bindEntry = compileConditions(rule.entry, rule.side, true);
@@ -27,7 +27,8 @@ export class RuleDecider implements Decider {
   }
 
   decide(i: number): void {
-    const { run, rule } = this;
+    const run = this.run!;
+    const rule = this.rule;
     const held = run.position(rule.side);
     if (held === 0) {
       if (run.buysDecided < rule.max_entries && this.entry(i)) run.place(i, 'buy', rule.side, rule.size, rule.max_price);
@@ -37,11 +38,17 @@ export class RuleDecider implements Decider {
   }
 
   idle(): boolean {
-    const { run, rule } = this;
+    const run = this.run!;
+    const rule = this.rule;
     if (run.pending) return false;
     const held = run.position(rule.side);
     return held === 0 ? run.buysDecided >= rule.max_entries : this.bindExit === undefined;
   }
 
-  end(): void {}
+  /** Let go of the market's columns, so the next market's read may reuse their memory. */
+  end(): void {
+    this.entry = NEVER;
+    this.exit = NEVER;
+    this.run = undefined;
+  }
 }

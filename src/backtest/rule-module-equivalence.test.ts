@@ -1,4 +1,4 @@
-// A module that reproduces a rule strategy gives byte-identical output (BACKTEST.md "Module
+// A module that reproduces a rule strategy gives byte-identical output (docs/backtest-model.md "Module
 // strategies"), over generated markets with books, gaps in the books, latency and both outcomes.
 import { describe, expect, it } from 'vitest';
 import type { Snapshot } from '../domain/market.js';

@@ -1,4 +1,4 @@
-// The summary statistics (BACKTEST.md "Output"), computed from what the run reports: each
+// The summary statistics (docs/backtest-model.md "Output"), computed from what the run reports: each
 // market's pnl and each equity point as rounded there, so anyone can recompute them from the
 // output itself.
 import type { Account } from './account.js';

@@ -1,15 +1,17 @@
-// What a strategy is: a rule file (BACKTEST.md "Rule strategies") or a module with hooks. The
+// What a strategy is: a rule file (docs/backtest-model.md "Rule strategies") or a module with hooks. The
 // strategy decides; the engine owns orders, fills, fees and statistics.
 import type { Market } from '../domain/market.js';
 import type { OutcomeSide } from '../domain/market-series.js';
 import { UsageError } from '../errors.js';
 
-/** Fields a rule condition can read (BACKTEST.md "Fields"). */
+/** Fields a rule condition can read (docs/backtest-model.md "Fields"). */
 export const RULE_FIELDS = ['price', 'price_up', 'price_down', 'side_price', 'elapsed_ms', 'remaining_ms', 'change', 'bid', 'ask'] as const;
 /** Comparison operators of a rule condition. */
 export const RULE_OPS = ['<', '<=', '>', '>=', '=='] as const;
 
+/** A field a condition reads. */
 export type RuleField = (typeof RULE_FIELDS)[number];
+/** A condition's comparison. */
 export type RuleOp = (typeof RULE_OPS)[number];
 
 /** One condition: `field op value`. */

@@ -1,4 +1,4 @@
-// A sweep's combinations (BACKTEST.md "Sweeps"): `--sweep PATH=V1,V2,…` flags, repeatable, their
+// A sweep's combinations (docs/backtest-model.md "Sweeps"): `--sweep PATH=V1,V2,…` flags, repeatable, their
 // cartesian product in a stable order (the first flag's values vary slowest).
 import { UsageError } from '../errors.js';
 import { parseValue } from './load-strategy.js';

@@ -1,12 +1,13 @@
-// Sweep combinations run on worker threads, one per core at a time: each combination gets a fresh
-// worker (a module strategy's own state starts as in a single run) that loads the strategy and
-// opens the data itself; rows come back in the combinations' order whatever order they finish in.
+// Sweep combinations run on worker threads, one per core: each worker loads the strategy and opens
+// the data itself (a module strategy's runs each get a fresh worker, so its own state starts as in
+// a single run); rows come back in the combinations' order whatever order they finish in.
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { EXIT, MsnapError, UsageError } from '../errors.js';
 import type { Market } from '../domain/market.js';
 import type { BacktestParams } from './params.js';
 import type { BacktestSummary } from './result.js';
+import type { PackedSeries } from './series-builder.js';
 import type { SnapshotRange } from './snapshot-series.js';
 import type { RuleStrategy } from './strategy.js';
 
@@ -16,16 +17,14 @@ export interface SweepJob {
   strategy: string | RuleStrategy;
   sets: string[];
   params: Partial<BacktestParams>;
-  /** The local store to read, and the markets (oldest first) and range the run takes. */
-  db: string;
-  markets: Market[];
-  range: SnapshotRange;
+  /** The data: a local store to read (the markets, oldest first, and the range), or markets already read. */
+  data: { db: string; markets: Market[]; range: SnapshotRange } | { packed: PackedSeries[] };
 }
 
 /** A worker's answer. */
 export type SweepAnswer = { ok: true; summary: BacktestSummary } | { ok: false; message: string; exitCode: number };
 
-/** Use for sweeps over a local store: the summaries of `jobs`, in order, on up to `threads` workers. */
+/** Use for sweeps: the summaries of `jobs`, in order, on up to `threads` workers. */
 export async function runOnWorkers(
   jobs: readonly SweepJob[],
   onDone: (done: number) => void = () => {},
@@ -36,24 +35,35 @@ export async function runOnWorkers(
   let done = 0;
   const url = new URL('./sweep-worker.js', import.meta.url);
   const one = async (): Promise<void> => {
-    while (next < jobs.length) {
-      const index = next++;
-      const worker = new Worker(url);
-      let answer: SweepAnswer;
-      try {
-        answer = await ask(worker, jobs[index]!);
-      } finally {
-        await worker.terminate();
+    let worker: Worker | undefined;
+    try {
+      while (next < jobs.length) {
+        const index = next++;
+        const job = jobs[index]!;
+        // A rule holds no state between runs: its worker takes the next combination. A module
+        // may keep state in its own scope, so each of its runs starts in a fresh worker.
+        if (worker && isModulePath(job.strategy)) {
+          await worker.terminate();
+          worker = undefined;
+        }
+        worker ??= new Worker(url);
+        const answer = await ask(worker, job);
+        if (!answer.ok) {
+          throw answer.exitCode === EXIT.usage ? new UsageError(answer.message) : new MsnapError(answer.message);
+        }
+        results[index] = answer.summary;
+        onDone(++done);
       }
-      if (!answer.ok) {
-        throw answer.exitCode === EXIT.usage ? new UsageError(answer.message) : new MsnapError(answer.message);
-      }
-      results[index] = answer.summary;
-      onDone(++done);
+    } finally {
+      await worker?.terminate();
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(threads, jobs.length)) }, one));
   return results;
+}
+
+function isModulePath(strategy: SweepJob['strategy']): boolean {
+  return typeof strategy === 'string' && /\.m?js$/i.test(strategy);
 }
 
 function ask(worker: Worker, job: SweepJob): Promise<SweepAnswer> {

@@ -1,26 +1,33 @@
 // The sweep worker thread: for each job, load the strategy with its --set values, read the local
-// store, run, and answer with the summary (or the error's message and exit code).
+// store (or take the markets the job carries), run, and answer with the summary (or the error's
+// message and exit code).
 import { parentPort } from 'node:worker_threads';
-import { openLocalApi } from '../local/local-api.js';
 import { MsnapError } from '../errors.js';
 import { runBacktest } from './engine.js';
 import { loadStrategy } from './load-strategy.js';
-import { apiMarketSource } from './snapshot-series.js';
+import { openLocalSource } from './local-source.js';
+import { unpack, type PackedSeries } from './series-builder.js';
+import type { MarketSeries } from '../domain/market-series.js';
 import type { SweepAnswer, SweepJob } from './sweep-pool.js';
 
 parentPort?.on('message', (job: SweepJob) => {
   void run(job).then((answer) => parentPort!.postMessage(answer));
 });
 
+async function* replay(packed: PackedSeries[]): AsyncGenerator<MarketSeries> {
+  for (const p of packed) yield unpack(p);
+}
+
 async function run(job: SweepJob): Promise<SweepAnswer> {
   try {
     const strategy = await loadStrategy(job.strategy, job.sets);
-    const client = await openLocalApi(job.db, Date.now);
+    const data = job.data;
+    const opened = 'packed' in data ? { source: replay(data.packed), close: async () => {} } : await openLocalSource(data.db, data.markets, data.range, Date.now);
     try {
-      const result = await runBacktest(strategy, apiMarketSource(client, job.markets, job.range), job.params);
+      const result = await runBacktest(strategy, opened.source, job.params);
       return { ok: true, summary: result.summary };
     } finally {
-      await client.close();
+      await opened.close();
     }
   } catch (err) {
     const e = err as Error;

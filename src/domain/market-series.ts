@@ -33,7 +33,10 @@ export interface MarketSeries {
   readonly price: ArrayLike<number>;
   readonly priceUp: ArrayLike<number>;
   readonly priceDown: ArrayLike<number>;
-  /** The outcome's book at snapshot i, or undefined when that snapshot holds none. */
+  /**
+   * The outcome's book at snapshot i, or undefined when that snapshot holds none. A source may
+   * hand out the same object for every call of an outcome: read it before the next call.
+   */
   book(i: number, side: OutcomeSide): SideBook | undefined;
 }
 

@@ -1,4 +1,4 @@
-// A plain, slow reference implementation of ../shared/BACKTEST.md for rule strategies, written
+// A plain, slow reference implementation of docs/backtest-model.md for rule strategies, written
 // from the spec alone (not from the engine), over contract records. Tests run the engine and this
 // on hand-made markets and compare: two readings of the spec that agree are the check that the
 // engine's fast column code says what the model says.
@@ -133,7 +133,7 @@ function walk(levels: OrderbookLevel[], n: number, buy: boolean, limit: number, 
   return fill;
 }
 
-/** Runs a rule strategy over the markets (oldest first) exactly as BACKTEST.md describes. */
+/** Runs a rule strategy over the markets (oldest first) exactly as docs/backtest-model.md describes. */
 export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: RefParams) {
   const rate = params.fees === 'none' ? 0 : params.fee_rate;
   const maxEntries = rule.max_entries ?? 1;

@@ -1,13 +1,14 @@
 // The body of `msnap backtest`: load and check the strategy (and every sweep combination) before
 // any data, choose the markets as `msnap snapshots` does, run, and write the result.
 import type { Market } from '../../domain/market.js';
-import type { MarketSeries, MarketSource } from '../../domain/market-series.js';
+import type { MarketSource } from '../../domain/market-series.js';
 import type { MsnapApi } from '../../client/types.js';
 import { runBacktest } from '../../backtest/engine.js';
 import { loadStrategy } from '../../backtest/load-strategy.js';
 import { resolveParams, type BacktestParams } from '../../backtest/params.js';
 import type { BacktestSummary } from '../../backtest/result.js';
-import { apiMarketSource, type SnapshotRange } from '../../backtest/snapshot-series.js';
+import { apiMarketSource, readPackedMarkets, type SnapshotRange } from '../../backtest/snapshot-series.js';
+import type { OpenedSource } from '../../backtest/local-source.js';
 import { combinations, type SweepAxis } from '../../backtest/sweep-plan.js';
 import type { CliDeps } from '../deps.js';
 import { RESULT_SCHEMA, sweepSchema, TRADE_SCHEMA, type SweepRow } from '../output/backtest-schemas.js';
@@ -32,7 +33,7 @@ export interface BacktestOptions extends Pick<SnapshotsOptions, 'target' | 'last
   db?: string;
 }
 
-/** Where the terminal extras go (the equity chart and first trades after the summary table). */
+/** Where a table for the terminal goes (the summary, the equity chart, the first trades). */
 export interface BacktestView {
   tableOnTerminal: boolean;
   write(text: string): void;
@@ -50,9 +51,13 @@ async function chosenMarkets(client: MsnapApi, opts: BacktestOptions, deps: CliD
   return chooseMarkets(client, opts.target, opts, deps.note);
 }
 
-/** The data path: every market read through the client (the service, or the local store with --db). */
-function sourceFor(client: MsnapApi, markets: readonly Market[], range: SnapshotRange): MarketSource {
-  return apiMarketSource(client, markets, range);
+/** The data path: a local store file with --db, else every market read through the service's client. */
+async function sourceFor(opts: BacktestOptions, client: MsnapApi, markets: readonly Market[], range: SnapshotRange, now: () => number): Promise<OpenedSource> {
+  if (opts.db !== undefined) {
+    const { openLocalSource } = await import('../../backtest/local-source.js');
+    return openLocalSource(opts.db, markets, range, now);
+  }
+  return { source: apiMarketSource(client, markets, range), close: async () => {} };
 }
 
 /** The source, giving the event loop a turn now and then, and telling progress after each market. */
@@ -90,7 +95,7 @@ export async function runBacktestCommand(opts: BacktestOptions, deps: CliDeps, v
   if (opts.sweeps.length > 0) {
     let summaries: BacktestSummary[];
     try {
-      summaries = await runSweep(opts, combos.map((c) => c.sets), client, markets, range, progress, deps);
+      summaries = await runSweep(opts, combos.map((c) => c.sets), client, markets, range, progress, total, deps);
     } finally {
       progress.stop();
     }
@@ -102,13 +107,16 @@ export async function runBacktestCommand(opts: BacktestOptions, deps: CliDeps, v
     return;
   }
   let result;
+  const opened = await sourceFor(opts, client, markets, range, deps.now);
   try {
-    result = await runBacktest(strategy, paced(sourceFor(client, markets, range), progress, total, deps.now), params);
+    result = await runBacktest(strategy, paced(opened.source, progress, total, deps.now), params);
   } finally {
     progress.stop();
+    await opened.close();
   }
-  await exporter.record(RESULT_SCHEMA, result);
+  // A terminal gets the summary, the equity chart and the first trades; any other output the result itself.
   if (view.tableOnTerminal) view.write(renderBacktestText(result, view.width, view.color));
+  else await exporter.record(RESULT_SCHEMA, result);
   if (opts.trades !== undefined) await writeListFile(opts.trades, TRADE_SCHEMA, result.trades);
   if (opts.html !== undefined) {
     const { renderHtmlReport } = await import('../../backtest/html-report.js');
@@ -118,8 +126,8 @@ export async function runBacktestCommand(opts: BacktestOptions, deps: CliDeps, v
 }
 
 /**
- * Sweeps over a local store run on worker threads, each opening the store itself; over the
- * service the markets are read once, kept, and every combination runs on that copy here.
+ * Sweeps run on worker threads, one combination each: over a local store every worker opens the
+ * store itself; over the service the markets are read once and a copy goes to every worker.
  */
 async function runSweep(
   opts: BacktestOptions,
@@ -128,28 +136,17 @@ async function runSweep(
   markets: Market[],
   range: SnapshotRange,
   progress: Progress,
+  snapshots: number | undefined,
   deps: CliDeps,
 ): Promise<BacktestSummary[]> {
   const started = deps.now();
+  // Progress counts combinations as pages and the snapshots they have read as rows.
+  const perRun = snapshots ?? 1;
   const onDone = (done: number): void => {
-    if (deps.now() - started >= QUIET_FIRST_MS) progress.update({ pages: done, rows: done, total: sets.length });
+    if (deps.now() - started >= QUIET_FIRST_MS) progress.update({ pages: done, rows: done * perRun, total: sets.length * perRun });
   };
-  if (opts.db !== undefined) {
-    const { runOnWorkers } = await import('../../backtest/sweep-pool.js');
-    const db = opts.db;
-    return runOnWorkers(sets.map((s) => ({ strategy: opts.strategy, sets: [...opts.sets, ...s], params: opts.params, db, markets, range })), onDone);
-  }
-  const kept: MarketSeries[] = [];
-  for await (const s of sourceFor(client, markets, range)) kept.push(s);
-  const out: BacktestSummary[] = [];
-  for (const s of sets) {
-    const strategy = await loadStrategy(opts.strategy, [...opts.sets, ...s]);
-    out.push((await runBacktest(strategy, replay(kept), opts.params)).summary);
-    onDone(out.length);
-  }
-  return out;
-}
-
-async function* replay(series: readonly MarketSeries[]): MarketSource {
-  for (const s of series) yield s;
+  const { runOnWorkers } = await import('../../backtest/sweep-pool.js');
+  // Over the service the markets are read once (paced) and handed to every worker.
+  const data = opts.db !== undefined ? { db: opts.db, markets, range } : { packed: await readPackedMarkets(client, markets, range) };
+  return runOnWorkers(sets.map((s) => ({ strategy: opts.strategy, sets: [...opts.sets, ...s], params: opts.params, data })), onDone);
 }

@@ -1,5 +1,5 @@
 // `msnap backtest STRATEGY <market-id> | COIN TYPE`: test a rule file or a JavaScript strategy on
-// the markets `msnap snapshots` would select (BACKTEST.md), from a local store or the service.
+// the markets `msnap snapshots` would select (docs/backtest-model.md), from a local store or the service.
 import { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { BacktestParams } from '../../backtest/params.js';

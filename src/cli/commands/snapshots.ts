@@ -2,7 +2,7 @@
 // type, or of those overlapping a time range, oldest first, in constant memory.
 import { Command } from 'commander';
 import { addLocalDbOption } from '../global-options.js';
-import type { Coin, MarketType, Snapshot } from '../../domain/market.js';
+import type { Coin, MarketType } from '../../domain/market.js';
 import { UsageError } from '../../errors.js';
 import { chooseMarkets } from '../../client/market-selection.js';
 import { coinArg, countArg, marketIdArg, checkMarketOrCoinType, marketTypeArg, timeRangeFlags } from '../arguments.js';

@@ -1,5 +1,5 @@
-// What a backtest shows on a terminal after its summary table: the equity curve (one point per
-// traded market) and the first trades. Pure: the result in, text out.
+// What a backtest shows on a terminal: the summary as aligned pairs, the equity curve (one point
+// per traded market) and the first trades. Pure: the result in, text out.
 import asciichart from 'asciichart';
 import type { BacktestResult } from '../../backtest/result.js';
 import { labelWidthFor, plotColumns } from './chart.js';
@@ -9,6 +9,37 @@ import { renderTable } from './table.js';
 /** Trades a terminal shows; the rest go to --trades FILE or --format json. */
 export const TERMINAL_TRADES = 10;
 
+function iso(ms: number | null): string {
+  return ms === null ? '–' : new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
+}
+
+/** The summary as aligned `key value` pairs, as many pairs a line as `width` allows. */
+function summaryText(r: BacktestResult, width: number): string {
+  const pairs = Object.entries(r.summary).map(([k, v]) => [k, v === null ? '–' : String(v)] as const);
+  const keyWidth = Math.max(...pairs.map(([k]) => k.length));
+  const cell = keyWidth + 1 + Math.max(...pairs.map(([, v]) => v.length)) + 3;
+  const perLine = Math.max(1, Math.min(3, Math.floor(width / cell)));
+  const rows = Math.ceil(pairs.length / perLine);
+  const lines: string[] = [];
+  for (let row = 0; row < rows; row++) {
+    let line = '';
+    for (let col = 0; col < perLine; col++) {
+      const p = pairs[col * rows + row];
+      if (p) line += `${p[0].padEnd(keyWidth)} ${p[1]}`.padEnd(cell);
+    }
+    lines.push(line.trimEnd());
+  }
+  const d = r.data;
+  const p = r.params;
+  return [
+    `${r.strategy}: ${d.markets} market${d.markets === 1 ? '' : 's'}, ${d.snapshots.toLocaleString('en-US')} snapshots, ${iso(d.from)} to ${iso(d.to)} UTC`,
+    `cash ${p.cash}, latency ${p.latency_ms} ms, fee rate ${p.fee_rate}, no book: ${p.no_book}`,
+    '',
+    ...lines,
+    '',
+  ].join('\n');
+}
+
 /** Equity values fitted to `columns`: each column keeps the last point that falls in it. */
 function fitted(values: readonly number[], columns: number): number[] {
   if (values.length <= columns) return [...values];
@@ -17,9 +48,9 @@ function fitted(values: readonly number[], columns: number): number[] {
   return out;
 }
 
-/** The equity chart and the first trades, fitted to `width` characters. */
+/** The summary, the equity chart and the first trades, fitted to `width` characters. */
 export function renderBacktestText(r: BacktestResult, width: number, color: boolean): string {
-  const parts: string[] = [];
+  const parts: string[] = [summaryText(r, width)];
   const equity = [r.summary.start_cash, ...r.equity.map((e) => e.equity)];
   if (r.equity.length > 0) {
     const labelWidth = labelWidthFor(equity);

@@ -1,6 +1,6 @@
-// Market reads over PostgreSQL: the same filters, order, totals and builder window as the SQLite
-// store (sqlite/market-reads.ts), computed per call: several instances share the database, so a
-// cache here could not know another one's writes.
+// Market reads over PostgreSQL: the filters, order and builder window of core/market-filter.ts
+// rendered with $n parameters, computed per call (SQLite caches them): several instances share
+// the database, so a cache here could not know another one's writes.
 import { MARKET_DETAIL_FIELDS, type Market, type ServedMarket } from '../../domain/market.js';
 import type { DataWindow } from '../../domain/plans.js';
 import { CLOSED_SERIES, marketWhere, ORDER_NEWEST, windowSeries, type WindowCutoffs } from '../core/market-filter.js';

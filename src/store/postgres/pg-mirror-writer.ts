@@ -1,7 +1,7 @@
-// The write side of `msnap pull --db postgres://…`: the same calls as the SQLite MirrorWriter
-// (store/mirror/mirror-writer.ts), asynchronous. Each page is its own transaction, so an
-// interrupted pull keeps every page it finished and nothing half; the source's snapshot ids are
-// kept as a pattern plus exceptions, decided exactly as SourceIds does.
+// The write side of `msnap pull --db postgres://…`: the MirrorWriterPort (store/mirror-store.ts)
+// the SQLite MirrorWriter implements too. Each page is its own transaction, so an interrupted
+// pull keeps every page it finished and nothing half; the source's snapshot ids are kept as a
+// pattern plus exceptions, decided exactly as SourceIds does.
 import type { Market, Snapshot } from '../../domain/market.js';
 import type { LocalMarketState, Origin, OriginSummary } from '../core/mirror-state.js';
 import { heldByState, toLocalState, type MarketStateRow } from '../core/mirror-state.js';

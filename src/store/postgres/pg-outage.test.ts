@@ -43,8 +43,16 @@ describe.skipIf(skipWithoutPostgres('PostgreSQL outage and open'))('PostgreSQL o
   it('rejects every kind of call with StoreUnavailableError while the server is down, then answers again', async () => {
     // A query in flight when the server shuts down is cut (57P01), not left hanging.
     const inFlight = rejection(store.transaction(async (tx) => (tx as PgStore).sql`SELECT pg_sleep(30)`));
-    // Stop the server once the query runs there (not before it was sent).
-    await until(async () => (await store.sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%pg_sleep(30)%' AND pid <> pg_backend_pid()`)[0]!.n > 0, 'the query to run');
+    // Stop the server once the query runs there (not before it was sent), watched over a
+    // connection of its own: one left idle in the store's pool would be cut by the stop too.
+    const watcher = await openPgStore(server.url);
+    try {
+      const running = async () =>
+        (await watcher.sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%pg_sleep(30)%' AND pid <> pg_backend_pid()`)[0]!.n > 0;
+      await until(running, 'the query to run');
+    } finally {
+      await watcher.close();
+    }
     await server.stop();
     const cut = await inFlight;
     expect(cut.err).toBeInstanceOf(StoreUnavailableError);

@@ -6,6 +6,7 @@ import type { Market, ServedMarket, Snapshot } from '../../domain/market.js';
 import { MsnapError, UnreachableError, UsageError } from '../../errors.js';
 import type { AccountAuthStore } from '../account-auth-store.js';
 import type { Origin, OriginSummary } from '../core/mirror-state.js';
+import type { TableCounts } from '../core/write-records.js';
 import type { MirrorStore, StoreCapabilities } from '../mirror-store.js';
 import { V1_SNAPSHOT_FORMAT, type Account, type ApiKeyRecord, type MarketQuery, type SnapshotQuery, type Store } from '../store.js';
 import { PgAccountAuth } from './pg-account-auth.js';
@@ -19,14 +20,8 @@ import { inTransaction, type ConnectionState } from './pg-transaction.js';
 
 export type { PgStoreOptions } from './pg-connection.js';
 
-/** Row counts of the data tables, for reports and tests. */
-export interface PgTableCounts {
-  markets: number;
-  snapshots: number;
-  orderbooks: number;
-  accounts: number;
-  keys: number;
-}
+/** Row counts of the data tables, for reports and tests (the same as SQLite's). */
+export type PgTableCounts = TableCounts;
 
 /** A health check's ping gives up sooner than a request's call: a load balancer wants an answer. */
 const PING_DEADLINE_MS = 2000;

@@ -2,7 +2,8 @@
 // was made of, alone and against a reference, and stored text comes back byte for byte.
 import { describe, expect, it } from 'vitest';
 import { mulberry32, type Random } from '../../random/prng.js';
-import { decodePair, emptyPair, encodePair, parsePair, refDt, sideText, type BookPair, type LevelList } from './book-codec.js';
+import { decodePair, emptyPair, encodePair, refDt, type BookPair, type LevelList } from './book-codec.js';
+import { parsePair, sideText } from './book-text.js';
 
 function randomList(random: Random, n: number, dp: number, ds: number, descending: boolean): LevelList {
   const prices: number[] = [];

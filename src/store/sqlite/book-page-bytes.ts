@@ -2,7 +2,7 @@
 // writer's buffer (dense-page-writer.ts RowExtra): the same text sideText and the row layout make,
 // without a string per number. Text rows (older stores) are copied as they are.
 import { ascii, copy, integer } from './row-bytes.js';
-import { copyPair, emptyPair } from './book-codec.js';
+import { copyPair, emptyPair, type LevelList } from './book-codec.js';
 import type { RowExtra } from './dense-page-writer.js';
 import { BookReader, isPacked, type StoredBook } from './book-reader.js';
 import { SNAPSHOT_INTERVAL_MS } from '../../domain/market.js';
@@ -20,10 +20,14 @@ const END = ascii(']}')!;
 const PRICE = ascii('{"price":')!;
 const SIZE = ascii(',"size":')!;
 
-/** A book row of the page: t, and the stored up and down columns. */
-export type PageBookRow = [number, StoredBook, StoredBook];
+/** A page's stored books as columns, in t order (no array per row): t, up, and down where up is text. */
+export interface PageBookColumns {
+  t: number[];
+  up: StoredBook[];
+  down: (string | null)[];
+}
 
-/** Use for a dense page served with orderbooks: `rows` are the page's stored books in t order. */
+/** Use for a dense page served with orderbooks: `rows` are the page's stored books. */
 export class PageBooks implements RowExtra {
   readonly maxBytes = ROW_BOOK_BYTES;
   private next = 0;
@@ -38,21 +42,20 @@ export class PageBooks implements RowExtra {
     private readonly reader: BookReader,
     private readonly market: number,
     private readonly firstT: number,
-    private readonly rows: PageBookRow[],
+    private readonly rows: PageBookColumns,
   ) {
     reader.reset();
   }
 
   write(buf: Buffer, pos: number, i: number): number {
     const t = this.firstT + i * SNAPSHOT_INTERVAL_MS;
-    const rows = this.rows;
-    while (this.next < rows.length && rows[this.next]![0] < t) this.next++;
-    const row = rows[this.next];
-    if (row === undefined || row[0] !== t) return pos;
-    const [, up, down] = row;
+    const times = this.rows.t;
+    while (this.next < times.length && times[this.next]! < t) this.next++;
+    if (this.next >= times.length || times[this.next] !== t) return pos;
+    const up = this.rows.up[this.next]!;
     if (!isPacked(up)) {
       const a = ascii(up);
-      const b = ascii(down as string);
+      const b = ascii(this.rows.down[this.next] ?? '');
       if (!a || !b || a.length + b.length + UP.length + DOWN.length > ROW_BOOK_BYTES) return -1;
       return copy(buf, copy(buf, copy(buf, copy(buf, pos, UP), a), DOWN), b);
     }
@@ -69,6 +72,18 @@ export class PageBooks implements RowExtra {
       const p = this.prev.lists[k]!;
       const starts = k * MAX_LIST;
       const ends = MAX_LIST * 4 + k * MAX_LIST;
+      if (reuse && l.n > 0 && sameLevels(l, p)) {
+        // The whole list as the previous row wrote it (most lists, between two 125 ms snapshots).
+        const from = prev[starts]!;
+        const shift = pos - from;
+        pos += buf.copy(buf, pos, from, prev[ends + l.n - 1]!);
+        for (let i = 0; i < l.n; i++) {
+          cur[starts + i] = prev[starts + i]! + shift;
+          cur[ends + i] = prev[ends + i]! + shift;
+        }
+        if (k % 2 === 1) pos = copy(buf, pos, END);
+        continue;
+      }
       let j = 0;
       // A run of levels the previous row wrote one after another is copied at once, commas included.
       let runFrom = -1;
@@ -128,6 +143,12 @@ const FRACTIONS: Uint8Array[][] = [0, 1, 2, 3, 4].map((d) =>
 );
 
 /** v / 10^d as book-codec's scaledText prints it: whole digits, then the fraction without trailing zeros. */
+function sameLevels(a: LevelList, b: LevelList): boolean {
+  if (a.n !== b.n) return false;
+  for (let i = 0; i < a.n; i++) if (a.prices[i] !== b.prices[i] || a.sizes[i] !== b.sizes[i]) return false;
+  return true;
+}
+
 function scaledDigits(buf: Buffer, pos: number, v: number, d: number): number {
   if (d === 0) return integer(buf, pos, v);
   const unit = 10 ** d;

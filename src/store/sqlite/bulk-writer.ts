@@ -2,8 +2,9 @@
 // transaction, then the summaries and dense blocks that derive from the rows.
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
-import { MARKET_DETAIL_FIELDS, SNAPSHOT_INTERVAL_MS, type Coin, type MarketDetails, type MarketType } from '../../domain/market.js';
-import { parsePair, type BookPair } from './book-codec.js';
+import { MARKET_DETAIL_FIELDS, SNAPSHOT_INTERVAL_MS } from '../../domain/market.js';
+import { type BookPair } from './book-codec.js';
+import { parsePair } from './book-text.js';
 import { compactBooks, type CompactOptions, type CompactProgress } from './book-compaction.js';
 import { BookPacker, PACKED_DOWN } from './book-packer.js';
 import { BookReader } from './book-reader.js';
@@ -17,35 +18,15 @@ import { SourceIds } from './source-ids.js';
 import type { RawSnapshotRow } from '../core/snapshot-json.js';
 import { prepareDenseColumns, type DenseColumns } from './snapshot-reads.js';
 import { SyntheticWorldRecords } from './synthetic-world.js';
+import type { MarketWrite, TableCounts } from '../core/write-records.js';
 
-/** Market metadata as seed and import write it. */
-export interface MarketWrite {
-  marketId: string;
-  coin: Coin;
-  marketType: MarketType;
-  startTime: number;
-  endTime: number;
-  priceStart: number | null;
-  priceEnd: number | null;
-  winner: 'Up' | 'Down' | null;
-  /** The hosted service's descriptive fields, when known; null (or absent) ones keep what is stored. */
-  details?: Partial<MarketDetails>;
-}
+export type { MarketWrite, TableCounts };
 
 /** Where a market lives in the snapshot table, for writers converting times to offsets. */
 export interface MarketRef {
   rowid: number;
   startTime: number;
   endTime: number;
-}
-
-/** Row counts of every table, for reports and tests. */
-export interface TableCounts {
-  markets: number;
-  snapshots: number;
-  orderbooks: number;
-  accounts: number;
-  keys: number;
 }
 
 // Prepared on first write: a read-only connection to a database from before the details

@@ -9,7 +9,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { MarketSeries, OutcomeSide } from '../../domain/market-series.js';
 import { seedDatabase } from '../seed/seed.js';
 import { openSqliteStore } from './open.js';
-import { sqliteSeriesSource } from './series-source.js';
+import { sqliteFileSeriesSource, sqliteSeriesSource } from './series-source.js';
 import type { SqliteStore } from './sqlite-store.js';
 import { openSql } from './test-support/sql.js';
 
@@ -102,6 +102,10 @@ describe('sqliteSeriesSource', () => {
       }
       expect(books > 0).toBe(withBooks);
     }
+    // The same through the file, read-only.
+    const viaFile: MarketSeries[] = [];
+    for await (const s of sqliteFileSeriesSource(path.join(dir, 's.db'), ids, { orderbooks: true, now: NOW })) viaFile.push(s);
+    expect(viaFile.map((s) => [s.market.market_id, s.length, s.price[s.length - 1]])).toEqual((await seriesOf(ids, true)).map((s) => [s.market.market_id, s.length, s.price[s.length - 1]]));
   });
 
   it('reads a dense market from its rows when its blocks are gone, and books in any order', async () => {

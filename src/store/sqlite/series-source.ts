@@ -13,6 +13,7 @@ import { DenseBlocks } from './dense-blocks.js';
 import { SIDE_BITS } from './dense-page-writer.js';
 import { toMarket, type MarketRow } from '../core/market-row.js';
 import { fromScaled } from '../core/price-scale.js';
+import { openDatabase } from './open.js';
 import { marketColumns } from './market-columns.js';
 
 /** Options of sqliteSeriesSource. */
@@ -41,24 +42,42 @@ export function sqliteSeriesSource(db: Database.Database, marketIds: readonly st
   };
 }
 
+/** Use with a store file (msnap backtest --db FILE): as sqliteSeriesSource over a read-only connection open while iterating. */
+export function sqliteFileSeriesSource(file: string, marketIds: readonly string[], opts: SeriesSourceOptions): MarketSource {
+  return {
+    async *[Symbol.asyncIterator]() {
+      const { db } = openDatabase(file, { readonly: true });
+      try {
+        yield* sqliteSeriesSource(db, marketIds, opts);
+      } finally {
+        db.close();
+      }
+    },
+  };
+}
+
 class SeriesReads {
   private readonly marketById: Statement;
   private readonly blocks: DenseBlocks;
   private readonly columns: Statement[];
   private readonly books: Statement;
+  private readonly bookBytes: Statement;
 
   constructor(db: Database.Database) {
     this.marketById = db.prepare(`SELECT ${marketColumns(db)} FROM markets WHERE market_id = ?`);
     this.blocks = new DenseBlocks(db);
     this.columns = ['t', 'price', 'price_up', 'price_down'].map((c) => db.prepare(`SELECT ${c} FROM snapshots WHERE market = ? ORDER BY t`).pluck());
     this.books = db.prepare('SELECT t, up, down FROM orderbooks WHERE market = ? ORDER BY t').raw(true);
+    this.bookBytes = db.prepare("SELECT sum(length(up)) FROM orderbooks WHERE market = ? AND typeof(up) = 'blob'").pluck();
   }
 
   market(id: string, opts: SeriesSourceOptions): MarketSeries | undefined {
     const m = this.marketById.get(id) as MarketRow | undefined;
     if (!m) return undefined;
     const values = this.fromBlocks(m) ?? this.fromRows(m);
-    const books = opts.orderbooks ? new MarketBooks(values.offsets, this.books.all(m.id) as [number, StoredBook, StoredBook][]) : undefined;
+    const books = opts.orderbooks
+      ? new MarketBooks(values.offsets, this.bookBytes.get(m.id) as number | null, this.books.iterate(m.id) as Iterable<[number, StoredBook, StoredBook]>)
+      : undefined;
     const time = values.offsets;
     for (let i = 0; i < time.length; i++) time[i] = m.start_time + time[i]!;
     return {
@@ -141,35 +160,55 @@ class SideView implements SideBook {
 
 /** One market's stored books, packed, by snapshot index; decoded on demand. */
 class MarketBooks {
-  private readonly rows: (StoredBook | undefined)[];
-  private readonly downs: (StoredBook | undefined)[];
+  /** Packed pairs one after another in one buffer (no object per book): snapshot i's is pool[start[i], end[i]). */
+  private pool: Uint8Array;
+  private readonly start: Int32Array;
+  private readonly end: Int32Array;
+  /** Books stored as text (older stores), by snapshot index. */
+  private readonly texts = new Map<number, [string, string]>();
   private readonly views = { up: new SideView(), down: new SideView() };
   private decodedAt = -1;
   private pair = emptyPair();
   private spare = emptyPair();
 
+  /** `bytes`: the market's packed books' total size, so the pool is allocated once. */
   constructor(
     private readonly offsets: Float64Array,
-    stored: [number, StoredBook, StoredBook][],
+    bytes: number | null,
+    stored: Iterable<[number, StoredBook, StoredBook]>,
   ) {
-    this.rows = new Array<StoredBook | undefined>(offsets.length);
-    this.downs = new Array<StoredBook | undefined>(offsets.length);
+    this.pool = new Uint8Array(Math.max(1024, bytes ?? 0));
+    this.start = new Int32Array(offsets.length).fill(-1);
+    this.end = new Int32Array(offsets.length);
+    let used = 0;
     let i = 0;
-    // Both lists are ordered by t: one merge walk.
+    // Both are ordered by t: one merge walk.
     for (const [t, up, down] of stored) {
       while (i < offsets.length && offsets[i]! < t) i++;
-      if (i < offsets.length && offsets[i] === t) {
-        this.rows[i] = up;
-        this.downs[i] = down;
+      if (i >= offsets.length || offsets[i] !== t) continue;
+      if (!isPacked(up)) {
+        this.texts.set(i, [up, down as string]);
+        continue;
       }
+      if (used + up.length > this.pool.length) {
+        const grown = new Uint8Array(Math.max(this.pool.length * 2, used + up.length));
+        grown.set(this.pool.subarray(0, used));
+        this.pool = grown;
+      }
+      this.pool.set(up, used);
+      this.start[i] = used;
+      used += up.length;
+      this.end[i] = used;
     }
   }
 
   book(i: number, side: OutcomeSide): SideBook | undefined {
-    const up = this.rows[i];
-    if (up === undefined) return undefined;
+    if (!(i >= 0 && i < this.start.length)) return undefined;
     const view = this.views[side];
-    if (!isPacked(up)) return textSide(side === 'up' ? up : (this.downs[i] as string), view);
+    if (this.start[i]! < 0) {
+      const text = this.texts.get(i);
+      return text && textSide(side === 'up' ? text[0] : text[1], view);
+    }
     const pair = this.decode(i);
     const [bids, asks] = side === 'up' ? [pair.lists[0], pair.lists[1]] : [pair.lists[2], pair.lists[3]];
     const pd = 10 ** pair.dp;
@@ -182,7 +221,7 @@ class MarketBooks {
   /** The pair of snapshot i; the one before it in time is usually its reference, else its chain is walked back. */
   private decode(i: number): BookPair {
     if (this.decodedAt === i) return this.pair;
-    const blob = this.rows[i] as Uint8Array;
+    const blob = this.pool.subarray(this.start[i], this.end[i]);
     const dt = refDt(blob);
     let ref: BookPair | undefined;
     if (dt > 0) {
@@ -205,7 +244,7 @@ class MarketBooks {
       if (this.offsets[mid]! < t) lo = mid + 1;
       else hi = mid;
     }
-    if (this.offsets[lo] !== t || !isPacked(this.rows[lo])) throw new RangeError(`a packed orderbook at ${t} ms is missing: its successor refers to it`);
+    if (this.offsets[lo] !== t || this.start[lo]! < 0) throw new RangeError(`a packed orderbook at ${t} ms is missing: its successor refers to it`);
     return lo;
   }
 }

@@ -5,7 +5,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Snapshot } from '../../domain/market.js';
 import type { SnapshotQuery } from '../store.js';
 import { BookReader, type StoredBook } from './book-reader.js';
-import { PageBooks, type PageBookRow } from './book-page-bytes.js';
+import { PageBooks, type PageBookColumns } from './book-page-bytes.js';
 import type { DenseBlocks } from './dense-blocks.js';
 import { SIDE_BITS, writeDensePage, writeDenseRows } from './dense-page-writer.js';
 import { type MarketRow } from '../core/market-row.js';
@@ -21,7 +21,7 @@ import { denseToSnapshots, packable, rowsToSnapshots } from './snapshot-objects.
 interface DensePage {
   kind: 'dense';
   /** The page's stored orderbooks in t order, when it was read with them (served JSON only). */
-  books?: PageBookRow[];
+  books?: PageBookColumns;
   m: MarketRow;
   ids: PageIds;
   total: number;
@@ -74,7 +74,7 @@ export class SnapshotReads {
   private exceptionStmts: { range: Statement; at: Statement } | undefined;
   private readonly orderbookAt: Statement;
   private readonly books: BookReader;
-  private readonly bookRange: Statement;
+  private readonly bookRange: { t: Statement; up: Statement; down: Statement };
 
   constructor(
     private readonly db: Database.Database,
@@ -91,9 +91,9 @@ export class SnapshotReads {
     this.orderbookAt = db.prepare('SELECT up, down FROM orderbooks WHERE market = ? AND t = ?').raw(true);
     this.books = new BookReader(db);
     // A packed row's down is empty: not read, so no Buffer is made for it.
-    this.bookRange = db
-      .prepare("SELECT t, up, CASE WHEN typeof(up) = 'text' THEN down END FROM orderbooks WHERE market = ? AND t >= ? AND t < ? ORDER BY t")
-      .raw(true);
+    // Three plucked columns: no array per row, and no Buffer for a packed row's empty down.
+    const bookColumn = (c: string) => db.prepare(`SELECT ${c} FROM orderbooks WHERE market = ? AND t >= ? AND t < ? ORDER BY t`).pluck();
+    this.bookRange = { t: bookColumn('t'), up: bookColumn('up'), down: bookColumn("CASE WHEN typeof(up) = 'text' THEN down END") };
     this.pageRange = db.prepare(pageSql(false)).raw(true);
     this.pageRangeOb = db.prepare(pageSql(true)).raw(true);
     this.dense = prepareDenseColumns(db);
@@ -170,14 +170,14 @@ export class SnapshotReads {
         // The market's blocks hold the same values one or two BLOBs per page; without them (not
         // built yet, or a value they cannot pack), two plucked columns.
         const n = last - first;
-        const books = q.includeOrderbook ? (this.bookRange.all(m.id, from, to) as PageBookRow[]) : undefined;
-        const packed = this.blocks.read(m.id, first, last);
+        const books = q.includeOrderbook ? this.pageBooks(m.id, from, to) : undefined;
+        const packed = q.includeOrderbook && !books ? undefined : this.blocks.read(m.id, first, last);
         if (packed && packable(packed.prices, packed.sides)) {
           return { kind: 'dense', m, ids, total, firstT: from, prices: packed.prices, sides: packed.sides, range: [from, to], books };
         }
         const prices = this.dense.prices.all(m.id, from, to) as number[];
         const sides = this.dense.sides.all(m.id, from, to) as number[];
-        if (prices.length === n && sides.length === n && packable(prices, sides)) {
+        if ((books || !q.includeOrderbook) && prices.length === n && sides.length === n && packable(prices, sides)) {
           return { kind: 'dense', m, ids, total, firstT: from, prices, sides, range: [from, to], books };
         }
       }
@@ -192,6 +192,19 @@ export class SnapshotReads {
   private rowsOf(page: DensePage, q: SnapshotQuery): RawSnapshotRow[] {
     const stmt = q.includeOrderbook ? this.pageRangeOb : this.pageRange;
     return this.bookTexts(page.m.id, q, stmt.all(page.m.id, page.range[0], page.range[1], page.prices.length, 0) as RawSnapshotRow[]);
+  }
+
+  /** A dense page's stored books as columns; undefined when a writer changed them between the reads. */
+  private pageBooks(market: number, from: number, to: number): PageBookColumns | undefined {
+    // One read transaction: the three columns are of the same rows.
+    return this.db.transaction(() => this.pageBookColumns(market, from, to))();
+  }
+
+  private pageBookColumns(market: number, from: number, to: number): PageBookColumns | undefined {
+    const t = this.bookRange.t.all(market, from, to) as number[];
+    const up = this.bookRange.up.all(market, from, to) as StoredBook[];
+    const down = t.length === 0 || up.every((b) => typeof b !== 'string') ? [] : (this.bookRange.down.all(market, from, to) as (string | null)[]);
+    return up.length === t.length && (down.length === 0 || down.length === t.length) ? { t, up, down } : undefined;
   }
 
   /** Rows read with orderbooks get both sides' JSON text in place of packed pairs. */

@@ -1,0 +1,41 @@
+// `msnap backtest` flags: every bad value is a one-line UsageError before anything is read.
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../errors.js';
+import { parseBacktestArgs } from './backtest.js';
+
+const NOW = Date.UTC(2026, 0, 1);
+const parse = (flags: Record<string, unknown>, first = 'BTC', second: string | undefined = '5m') =>
+  parseBacktestArgs('s.json', first, second, flags as never, NOW);
+
+describe('parseBacktestArgs', () => {
+  it('reads the market choice as snapshots does, and the run parameters', () => {
+    const o = parse({ last: '12', cash: '250.5', latencyMs: '300', feeRate: '0.02', fees: 'none', book: 'reject', set: ['size=5'], sweep: ['size=1,2'] });
+    expect(o).toMatchObject({ target: { coin: 'BTC', marketType: '5m' }, last: 12, sets: ['size=5'] });
+    expect(o.params).toEqual({ cash: 250.5, latency_ms: 300, fee_rate: 0.02, fees: 'none', no_book: 'reject' });
+    expect(o.sweeps).toEqual([{ path: 'size', values: [1, 2], texts: ['1', '2'] }]);
+    // Commander gives `book: true` when --no-book is absent: the default stays.
+    expect(parse({ book: true }).params).toEqual({});
+  });
+
+  it.each([
+    [{ cash: '0' }, /--cash must be a number > 0/],
+    [{ cash: 'lots' }, /--cash must be a number > 0/],
+    [{ latencyMs: '-5' }, /--latency-ms must be a whole number/],
+    [{ feeRate: '1.5' }, /--fee-rate must be a number in \[0, 1\)/],
+    [{ fees: 'maker' }, /--fees takes 'none'/],
+    [{ book: 'skip' }, /--no-book takes 'reject'/],
+    [{ sweep: ['size'] }, /--sweep takes PATH=V1,V2/],
+    [{ sweep: ['size=1,,2'] }, /an empty value/],
+    [{ sweep: ['size=1', 'size=2'] }, /given twice/],
+    [{ sweep: ['size=1,2'], trades: 't.csv' }, /drop --trades\/--html/],
+    [{ trades: 'trades.txt' }, /cannot tell the output format from '.txt'/],
+    [{ from: '2026-01-02', to: '2026-01-01' }, /--from .* must be before --to/],
+  ])('refuses %o', (flags, message) => {
+    expect(() => parse(flags)).toThrow(UsageError);
+    expect(() => parse(flags)).toThrow(message);
+  });
+
+  it('refuses --last with a market id', () => {
+    expect(() => parseBacktestArgs('s.json', 'btc-updown-5m-1763769600', undefined, { last: '2' }, NOW)).toThrow(/--last needs COIN TYPE/);
+  });
+});
