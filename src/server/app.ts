@@ -7,6 +7,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Decision } from '../ratelimit/key-limiter.js';
 import type { Account, Store } from '../store/store.js';
 import { hashApiKey } from '../accounts/api-key.js';
+import { wallClock, type ServerClock } from '../replay/server-clock.js';
 import { authenticate, type Caller, type KeyHasher } from './auth.js';
 import { selectDialect } from './dialects/select.js';
 import { errorBody, HttpException } from './http-error.js';
@@ -40,6 +41,8 @@ export interface AppOptions {
   limiter?: SharedLimiter;
   /** Epoch ms; tests move it by hand. */
   now?: () => number;
+  /** The data clock /v1/clock reports (`serve --replay` also bounds the store by it); default: the wall clock, static. */
+  clock?: ServerClock;
   version: string;
   /** Longer request targets get 414 (Node itself answers 431 past its header limit). */
   maxUrlLength?: number;
@@ -69,6 +72,7 @@ const BUSY_RETRY_SEC = 2;
 export function createApp(options: AppOptions): App {
   const { store, version } = options;
   const now = options.now ?? Date.now;
+  const clock = options.clock ?? wallClock('static', now);
   const maxUrlLength = options.maxUrlLength ?? MAX_URL_LENGTH;
   const hashKey = options.hashKey ?? hashApiKey;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
@@ -141,7 +145,7 @@ export function createApp(options: AppOptions): App {
       const reader = new QueryReader(new URLSearchParams(queryAt < 0 ? '' : req.url.slice(queryAt + 1)), dialect.rules);
       const run = found.route.prepare(reader, found.params);
       const shown = decision ?? unknownDecision(ANONYMOUS_CONFIG, at);
-      const body = await run({ store, now: at, version, caller, decision: shown, unavailable });
+      const body = await run({ store, now: at, clock, version, caller, decision: shown, unavailable });
       outage.recovered();
       return respond(unavailable.length ? 503 : 200, body, shown, at, unavailable.length ? { ...scope.headers, 'Retry-After': '1' } : scope.headers);
     } catch (err) {

@@ -2,6 +2,7 @@
 // (result -> body). Parameters are read and checked before the handler runs, so every 400 precedes
 // every 404 for a market and every data-window refusal, in every dialect.
 import type { Decision } from '../ratelimit/key-limiter.js';
+import type { ServerClock } from '../replay/server-clock.js';
 import type { Store } from '../store/store.js';
 import type { Caller } from './auth.js';
 import type { QueryReader } from './query.js';
@@ -9,7 +10,10 @@ import type { QueryReader } from './query.js';
 /** What a handler may use; nothing global. */
 export interface RouteContext {
   store: Store;
+  /** Wall-clock epoch ms (keys, trials); what the data shows follows the store, which a replay bounds. */
   now: number;
+  /** The data clock (GET /v1/clock). */
+  clock: ServerClock;
   version: string;
   /** Undefined on the public routes (`/health`), which take no key. */
   caller: Caller | undefined;

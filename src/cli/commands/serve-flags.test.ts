@@ -33,3 +33,34 @@ describe('serve flags: abuse and proxy settings', () => {
     expect(() => parseServeFlags({ ...BASE, ...extra }, { MSNAP_DB: 'x.db' })).toThrow(message);
   });
 });
+
+describe('serve flags: --replay, --speed, --until', () => {
+  const NOW = Date.UTC(2026, 0, 10, 12);
+  const env = { MSNAP_DB: 'x.db' };
+
+  it('reads FROM and TO as any TIME, the speed as a number > 0 (default 1), and leaves --live off', () => {
+    expect(parseServeFlags({ ...BASE, replay: '2h', speed: '60', until: '2026-01-10T11:30:00Z' }, env, NOW).replay).toEqual({
+      from: NOW - 7_200_000,
+      until: Date.UTC(2026, 0, 10, 11, 30),
+      speed: 60,
+    });
+    const demo = parseServeFlags({ ...BASE, demo: true, replay: '1768046400' }, env, NOW);
+    expect(demo.replay).toEqual({ from: 1_768_046_400_000, until: undefined, speed: 1 });
+    expect(demo.live).toBe(false);
+    expect(parseServeFlags({ ...BASE, replay: 'now', speed: '0.5' }, env, NOW).replay?.speed).toBe(0.5);
+    expect(parseServeFlags(BASE, env, NOW).replay).toBeUndefined();
+  });
+
+  it.each([
+    [{ replay: '1h', live: true }, /cannot run with --live/],
+    [{ replay: '1h', speed: '0' }, /--speed must be a number > 0/],
+    [{ replay: '1h', speed: '-2' }, /--speed must be a number > 0/],
+    [{ replay: '1h', speed: 'fast' }, /--speed must be a number > 0/],
+    [{ replay: '1h', until: '2h' }, /--until must not be before --replay FROM/],
+    [{ replay: 'yesterday' }, /--replay: .* accepted:/],
+    [{ speed: '60' }, /--speed and --until go with --replay FROM/],
+  ])('refuses %o in one line', (extra, message) => {
+    expect(() => parseServeFlags({ ...BASE, ...extra }, env, NOW)).toThrow(UsageError);
+    expect(() => parseServeFlags({ ...BASE, ...extra }, env, NOW)).toThrow(message);
+  });
+});

@@ -7,6 +7,7 @@ import { isPostgresUrl, resolveDbPath } from '../../store/db-path.js';
 import type { ProxySettings } from '../../server/proxy.js';
 import type { ResponseLimits } from '../../server/response-writer.js';
 import { DEFAULT_SIGNUPS_PER_DAY } from '../../dashboard/dashboard-limits.js';
+import { parseReplayFlags, type RawReplayFlags, type ReplayFlags } from './serve-replay.js';
 
 /** Flag values of `msnap serve`, checked. */
 export interface ServeOptions {
@@ -21,6 +22,8 @@ export interface ServeOptions {
   signup: boolean;
   /** Keep the seeded synthetic world running (serve --live; on with --demo unless --no-live). */
   live: boolean;
+  /** serve --replay FROM [--speed N] [--until TO]: answer at a replay clock over stored history. */
+  replay?: ReplayFlags;
   /** Node's header and whole-request timeouts; undefined keeps the listener's defaults (10 s, 30 s). */
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
@@ -48,7 +51,7 @@ export function parseHost(value: string): string {
 }
 
 /** Raw flag values of `msnap serve` as commander hands them over. */
-export interface ServeFlags {
+export interface ServeFlags extends RawReplayFlags {
   db?: string;
   store?: string;
   limiter?: string;
@@ -63,8 +66,8 @@ export interface ServeFlags {
   allowedHosts?: string;
 }
 
-/** Use to check the flags of `msnap serve`; the timeouts come from MSNAP_HEADERS_TIMEOUT_MS / MSNAP_REQUEST_TIMEOUT_MS. */
-export function parseServeFlags(raw: ServeFlags, env: NodeJS.ProcessEnv): ServeOptions {
+/** Use to check the flags of `msnap serve` (`now` reads --replay's TIMEs); the timeouts come from MSNAP_HEADERS_TIMEOUT_MS / MSNAP_REQUEST_TIMEOUT_MS. */
+export function parseServeFlags(raw: ServeFlags, env: NodeJS.ProcessEnv, now = Date.now()): ServeOptions {
   if (raw.db !== undefined && raw.store !== undefined) throw new UsageError('give --db or --store, not both (--store is --db for a postgres:// URL)');
   if (raw.store !== undefined && !isPostgresUrl(raw.store)) {
     throw new UsageError(`--store takes a PostgreSQL URL such as postgres://user@host:5432/msnap; got "${raw.store.slice(0, 40)}" (an SQLite file goes to --db)`);
@@ -74,6 +77,7 @@ export function parseServeFlags(raw: ServeFlags, env: NodeJS.ProcessEnv): ServeO
   if (isPostgresUrl(db) && raw.live === true) {
     throw new UsageError('--live runs the synthetic world in one process over an SQLite file; it is not available with a PostgreSQL store');
   }
+  const replay = parseReplayFlags(raw, now);
   const host = parseHost(raw.host);
   return {
     db,
@@ -83,7 +87,8 @@ export function parseServeFlags(raw: ServeFlags, env: NodeJS.ProcessEnv): ServeO
     port: parsePort(raw.port),
     demo: raw.demo,
     signup: raw.signup,
-    live: raw.live ?? (raw.demo && !isPostgresUrl(db)),
+    live: raw.live ?? (raw.demo && !isPostgresUrl(db) && !replay),
+    replay,
     signupsPerDay: raw.signupsPerDay === undefined ? DEFAULT_SIGNUPS_PER_DAY : parseSignupsPerDay(raw.signupsPerDay),
     responseLimits: { totalBytes: mib(envMs(env, 'MSNAP_RESPONSE_BUDGET_MB')), stallMs: envMs(env, 'MSNAP_WRITE_STALL_MS') },
     headersTimeoutMs: envMs(env, 'MSNAP_HEADERS_TIMEOUT_MS'),

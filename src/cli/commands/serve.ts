@@ -17,6 +17,10 @@ import { serveImportCommand } from './serve-import.js';
 import { serveAccountsCommand } from './serve-accounts.js';
 import { serveKeysCommand } from './serve-keys.js';
 import { prepareLive, type LiveRun } from './serve-live.js';
+import { startReplayClock } from './serve-replay.js';
+import { wallClock, type ServerClock } from '../../replay/server-clock.js';
+import { ReplayView } from '../../replay/replay-view.js';
+import type { Store } from '../../store/store.js';
 import { serveCompactBooksCommand } from './serve-compact-books.js';
 import { serveSeedCommand } from './serve-seed.js';
 import { explainStoreError, isSqlite, openAnyStore, throughStaging, type ServeStore } from './serve-store.js';
@@ -50,6 +54,9 @@ export function serveCommand(ctx: CliContext): Command {
     .option('--signups-per-day <n>', 'dashboard sign-ups one client address may make per day', String(DEFAULT_SIGNUPS_PER_DAY))
     .option('--live', 'keep the seeded markets running: new markets open, active ones get 8 snapshots a second, ended ones resolve (default with --demo)')
     .option('--no-live', 'serve the database as stored, also with --demo')
+    .option('--replay <from>', 'replay stored history as if it were now: the clock starts at FROM (a TIME) and nothing after it is visible; excludes --live')
+    .option('--speed <n>', 'with --replay: how many times wall speed the clock runs (default 1; 60 = a minute a second)')
+    .option('--until <to>', 'with --replay: where the clock stops (a TIME; default the newest snapshot in the store)')
     .addHelpText(
       'after',
       `
@@ -61,12 +68,16 @@ SIGINT/SIGTERM finish in-flight requests, close the database and exit 0.
 With --live the synthetic markets of a seeded database go on in real time, continuing the same
 seeded paths (a restart fills the pause, at most its last 2 hours of snapshots); imported markets
 are never changed.
+With --replay FROM the server answers, in every API version and the dashboard, as the store stood
+at a clock that starts at FROM and runs --speed times wall speed up to --until; GET /v1/clock
+reports it. Date headers and rate limits stay on the wall clock.
 A store filled by msnap pull says on stderr where its markets came from.
 
 Examples:
   $ msnap serve --demo                     # seed ./msnap.db if empty, print demo keys, serve live on :8787
   $ msnap serve --db data.db --live        # a seeded database, kept running
   $ msnap serve --demo --no-live           # the demo data frozen as stored
+  $ msnap serve --db data.db --replay 2d --speed 60   # replay from two days ago, a minute a second
   $ msnap serve --db data.db --port 0      # any free port; the URL is printed
   $ msnap serve --no-signup                # dashboard for accounts the operator made only
   $ msnap serve accounts password alice --plan pro   # an account that can sign in
@@ -77,7 +88,7 @@ Examples:
   $ curl -H "X-API-Key: $KEY" "http://127.0.0.1:8787/v4/markets?coin=btc&limit=5"`,
     )
     .action(async (raw: ServeFlags) => {
-      await runServe(parseServeFlags(raw, ctx.env), { ctx, waitForStop: processSignals });
+      await runServe(parseServeFlags(raw, ctx.env, ctx.now()), { ctx, waitForStop: processSignals });
     });
   cmd.addCommand(serveSeedCommand(ctx));
   cmd.addCommand(serveImportCommand(ctx));
@@ -146,8 +157,9 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
     if (options.live && isSqlite(store)) live = await prepareLive(store, ctx, options.db);
     // One limiter for the API and the dashboard's throttles: shared through Redis when given.
     const limits = limiter ?? new LocalLimiter();
-    const app = createApp({ store, limiter: limits, now: ctx.now, version: VERSION, log });
-    const dashboard = serveDashboard(store, app, { now: ctx.now, signupOpen: options.signup, signupsPerDay: options.signupsPerDay, limiter: limits, log });
+    const { clock, view } = await dataClock(options, store, ctx, live !== undefined);
+    const app = createApp({ store: view, limiter: limits, now: ctx.now, clock, version: VERSION, log });
+    const dashboard = serveDashboard(view, app, { now: ctx.now, signupOpen: options.signup, signupsPerDay: options.signupsPerDay, limiter: limits, log });
     running = await startServer({
       app,
       dashboard,
@@ -190,6 +202,15 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
     await store.close();
     await limiter?.close();
   }
+}
+
+/** The clock answers are computed at, and the store as seen at it: a replay's view, or the store itself. */
+async function dataClock(options: ServeOptions, store: ServeStore, ctx: CliContext, live: boolean): Promise<{ clock: ServerClock; view: Store }> {
+  if (!options.replay) return { clock: wallClock(live ? 'live' : 'static', ctx.now), view: store };
+  const clock = await startReplayClock(options.replay, store, ctx.now);
+  const { until, speed } = clock.read();
+  ctx.stderr.write(`msnap serve: replaying from ${new Date(options.replay.from).toISOString()} at ${speed}x until ${new Date(until!).toISOString()}\n`);
+  return { clock, view: new ReplayView(store, clock.now) };
 }
 
 /** The Redis limiter behind --limiter; its outages and recoveries are logged (never the password). */

@@ -3,6 +3,7 @@
 import { dialectMarket, dialectSnapshot } from '../../domain/dialect-records.js';
 import { V1_SNAPSHOT_FORMAT } from '../../store/store.js';
 import { atTimestampCore } from '../handlers/at-timestamp.js';
+import { clockCore } from '../handlers/clock.js';
 import { healthCore } from '../handlers/health.js';
 import { limitsCore } from '../handlers/limits.js';
 import { marketCore } from '../handlers/market.js';
@@ -37,6 +38,7 @@ const routes = [
   ),
   defineRoute('snapshots/at-timestamp', atTimestampCore, (r) => JSON.stringify(r)),
   defineRoute('limits', limitsCore, (r) => JSON.stringify(r)),
+  defineRoute('clock', clockCore, (r) => JSON.stringify(r)),
 ];
 
 /** v1, the dialect of every path not under /v2/ or /v4/. */

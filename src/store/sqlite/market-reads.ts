@@ -10,6 +10,9 @@ import { CLOSED_SERIES, marketWhere, ORDER_NEWEST, windowSeries } from '../core/
 import { toMarket, type MarketRow } from '../core/market-row.js';
 import { marketColumns } from './market-columns.js';
 
+/** How many market counts are kept between data changes. */
+const MAX_CACHED_COUNTS = 4096;
+
 /** A market query's WHERE clause as a cached pair of prepared statements and its parameters. */
 interface MarketFilter {
   shape: string;
@@ -71,7 +74,9 @@ export class MarketReads {
   private cachedCount(q: MarketQuery): number {
     const filter = this.marketFilter(q, undefined);
     const version = this.version.current();
-    if (this.countCache.version !== version) this.countCache = { version, counts: new Map() };
+    // A replay (or a client walking start_time bounds) asks new bounds on every request: start over
+    // past a bound rather than hold every count ever asked until the data changes.
+    if (this.countCache.version !== version || this.countCache.counts.size >= MAX_CACHED_COUNTS) this.countCache = { version, counts: new Map() };
     const key = `${filter.shape}|${JSON.stringify(filter.params)}`;
     let n = this.countCache.counts.get(key);
     if (n === undefined) {

@@ -1,0 +1,61 @@
+// `serve --replay FROM [--speed N] [--until TO]`: the flags, checked, and the clock they make. The
+// store the server and the dashboard read is then the store as it stood at the clock's `now`.
+import { COINS, MARKET_TYPES } from '../../domain/market.js';
+import { UsageError } from '../../errors.js';
+import { replayClock, type ServerClock } from '../../replay/server-clock.js';
+import type { Store } from '../../store/store.js';
+import { parseTime } from '../time.js';
+
+/** --replay, --speed and --until, checked; `until` undefined = the newest snapshot in the store. */
+export interface ReplayFlags {
+  from: number;
+  until?: number;
+  speed: number;
+}
+
+/** Raw values of the replay flags as commander hands them over. */
+export interface RawReplayFlags {
+  replay?: string;
+  speed?: string;
+  until?: string;
+  live?: boolean;
+}
+
+/** The fastest replay: a week of history a second. */
+export const MAX_SPEED = 604_800;
+
+/** Use in parseServeFlags: undefined without --replay; a UsageError for a bad TIME, speed, or --live alongside. */
+export function parseReplayFlags(raw: RawReplayFlags, now: number): ReplayFlags | undefined {
+  if (raw.replay === undefined) {
+    if (raw.speed !== undefined || raw.until !== undefined) throw new UsageError('--speed and --until go with --replay FROM');
+    return undefined;
+  }
+  if (raw.live === true) throw new UsageError('--replay plays stored history; it cannot run with --live (the synthetic present)');
+  const from = parseTime(raw.replay, now, '--replay');
+  const until = raw.until === undefined ? undefined : parseTime(raw.until, now, '--until');
+  if (until !== undefined && until < from) throw new UsageError('--until must not be before --replay FROM');
+  const speedText = raw.speed ?? '1';
+  const speed = /^\d+(\.\d+)?$/.test(speedText) ? Number(speedText) : NaN;
+  if (!(speed > 0 && speed <= MAX_SPEED)) throw new UsageError(`--speed must be a number > 0 and at most ${MAX_SPEED} (60 = a minute of history a second); got "${speedText.slice(0, 40)}"`);
+  return { from, until, speed };
+}
+
+/** Use in runServe: the replay's clock, started now; TO defaults to the newest snapshot of `store`. */
+export async function startReplayClock(flags: ReplayFlags, store: Store, wall: () => number): Promise<ServerClock> {
+  const until = flags.until ?? (await newestSnapshotTime(store, wall())) ?? flags.from;
+  return replayClock({ from: flags.from, until: Math.max(until, flags.from), speed: flags.speed, wall });
+}
+
+/** The newest snapshot's time: the last one of each series' newest market (markets of a series do not overlap). */
+async function newestSnapshotTime(store: Store, now: number): Promise<number | undefined> {
+  let newest: number | undefined;
+  for (const coin of COINS) {
+    for (const marketType of MARKET_TYPES) {
+      const [m] = (await store.listMarkets({ coin, marketType, limit: 1, offset: 0, window: null, now })).markets;
+      if (!m || m.snapshot_count === 0) continue;
+      const last = await store.nearestSnapshot(m.market_id, Number.MAX_SAFE_INTEGER);
+      if (last && (newest === undefined || last.time > newest)) newest = last.time;
+    }
+  }
+  return newest;
+}
