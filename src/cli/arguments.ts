@@ -76,11 +76,11 @@ export function checkMarketOrCoinType(first: string, second: string | undefined,
 export function timeRangeFlags(flags: { from?: string; to?: string }, now: number): { from?: number; to?: number } {
   const from = flags.from === undefined ? undefined : parseTime(flags.from, now, '--from');
   const to = flags.to === undefined ? undefined : parseTime(flags.to, now, '--to');
+  checkRange(from, to);
   // Nothing starts after now: a range there is a mistake to name, not a market "not found".
   if (from !== undefined && from > now) {
     throw new UsageError(`--from ${new Date(from).toISOString()} is in the future (now is ${new Date(now).toISOString()}): nothing has been recorded there yet`);
   }
-  checkRange(from, to);
   return { ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) };
 }
 

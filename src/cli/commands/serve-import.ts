@@ -2,7 +2,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
-import { SQLITE_MAGIC, startsWith } from '../../store/import/file-magic.js';
 import type { ImportFormat, ImportSummary } from '../../store/import/import-file.js';
 import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/db-path.js';
 import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
@@ -24,6 +23,7 @@ export async function runImport(opts: ImportCommandOptions, ctx: CliContext): Pr
   if (opts.file !== '-' && existsSync(opts.file) && statSync(opts.file).isDirectory()) {
     throw new UsageError(`${opts.file} is a directory; give a .ndjson, .csv, .json or .parquet file`);
   }
+  const { SQLITE_MAGIC, startsWith } = await import('../../store/import/file-magic.js');
   if (opts.file !== '-' && startsWith(opts.file, SQLITE_MAGIC)) {
     await importStore(opts, ctx);
     return undefined;
