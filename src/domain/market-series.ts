@@ -40,5 +40,9 @@ export interface MarketSeries {
   book(i: number, side: OutcomeSide): SideBook | undefined;
 }
 
-/** Markets one at a time, oldest start_time first, so a consumer's memory stays flat. */
+/**
+ * Markets one at a time, oldest start_time first, so a consumer's memory stays flat. A source may
+ * reuse one market's columns for the next: finish with a series before asking for the next one
+ * (copy what must outlive it).
+ */
 export type MarketSource = AsyncIterable<MarketSeries>;

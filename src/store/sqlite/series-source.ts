@@ -62,12 +62,16 @@ class SeriesReads {
   private readonly columns: Statement[];
   private readonly books: Statement;
   private readonly bookBytes: Statement;
+  private readonly anyBook: Statement;
+  /** Column buffers reused market after market (a source holds one market at a time): no allocation or GC per market. */
+  private buffers = columns(0);
 
   constructor(db: Database.Database) {
     this.marketById = db.prepare(`SELECT ${marketColumns(db)} FROM markets WHERE market_id = ?`);
     this.blocks = new DenseBlocks(db);
     this.columns = ['t', 'price', 'price_up', 'price_down'].map((c) => db.prepare(`SELECT ${c} FROM snapshots WHERE market = ? ORDER BY t`).pluck());
     this.books = db.prepare('SELECT t, up, down FROM orderbooks WHERE market = ? ORDER BY t').raw(true);
+    this.anyBook = db.prepare('SELECT 1 FROM orderbooks WHERE market = ? LIMIT 1').pluck();
     this.bookBytes = db.prepare("SELECT sum(length(up)) FROM orderbooks WHERE market = ? AND typeof(up) = 'blob'").pluck();
   }
 
@@ -75,7 +79,8 @@ class SeriesReads {
     const m = this.marketById.get(id) as MarketRow | undefined;
     if (!m) return undefined;
     const values = this.fromBlocks(m) ?? this.fromRows(m);
-    const books = opts.orderbooks
+    // Most markets of a long history hold no book: one indexed probe spares them the book buffers.
+    const books = opts.orderbooks && this.anyBook.get(m.id) !== undefined
       ? new MarketBooks(values.offsets, this.bookBytes.get(m.id) as number | null, this.books.iterate(m.id) as Iterable<[number, StoredBook, StoredBook]>)
       : undefined;
     const time = values.offsets;
@@ -97,20 +102,28 @@ class SeriesReads {
     if (m.dense !== 1 || n === 0) return undefined;
     const packed = this.blocks.read(m.id, 0, n);
     if (!packed) return undefined;
-    const c = columns(n);
+    const c = this.buffer(n);
+    const sides = packed.sides;
+    const prices = packed.prices;
     for (let i = 0; i < n; i++) {
-      const ud = packed.sides[i]!;
+      const ud = sides[i]!;
       c.offsets[i] = i * SNAPSHOT_INTERVAL_MS;
-      c.price[i] = fromScaled(packed.prices[i]!);
+      c.price[i] = fromScaled(prices[i]!);
       c.priceUp[i] = fromScaled(Math.floor(ud / 2 ** SIDE_BITS));
       c.priceDown[i] = fromScaled(ud & SIDE_MASK);
     }
     return c;
   }
 
+  private buffer(n: number): Columns {
+    const { buffers, view } = reuse(this.buffers, n);
+    this.buffers = buffers;
+    return view;
+  }
+
   private fromRows(m: MarketRow): Columns {
     const [t, price, up, down] = this.columns.map((s) => s.all(m.id) as number[]) as [number[], number[], number[], number[]];
-    const c = columns(t.length);
+    const c = this.buffer(t.length);
     for (let i = 0; i < t.length; i++) {
       c.offsets[i] = t[i]!;
       c.price[i] = fromScaled(price[i]!);
@@ -119,6 +132,13 @@ class SeriesReads {
     }
     return c;
   }
+}
+
+/** SeriesReads' buffers cut to n values, grown (doubling) when a market needs more. */
+function reuse(buffers: Columns, n: number): { buffers: Columns; view: Columns } {
+  if (buffers.offsets.length < n) buffers = columns(Math.max(n, 2 * buffers.offsets.length));
+  const cut = (a: Float64Array) => a.subarray(0, n);
+  return { buffers, view: { offsets: cut(buffers.offsets), price: cut(buffers.price), priceUp: cut(buffers.priceUp), priceDown: cut(buffers.priceDown) } };
 }
 
 interface Columns {
