@@ -242,8 +242,24 @@ describe('dashboard forms and keys', () => {
     for (const url of ['/', '/signin', '/signup?x=1', '/signout', '/keys', '/keys/revoke', '/markets', '/markets/btc-updown-5m-1', '/markets/x/series', '/assets/dashboard.css', '/assets/page/main.js']) {
       expect(d.claims(url), url).toBe(true);
     }
-    for (const url of ['/api/v1/markets', '/v1/markets', '/api/health', '/health', '/v2/markets', '/v4/health', '/favicon.ico', '//', '/markets/', '/keys/revoke/x', '/api/v1/limits']) {
+    for (const url of ['/api/v1/markets', '/v1/markets', '/api/health', '/health', '/v2/markets', '/v4/health', '/api/v1/limits', '/api', '/v9/x', '/api/nope']) {
       expect(d.claims(url), url).toBe(false);
+    }
+  });
+
+  it('answers an unknown page outside the API with an HTML 404 page, whatever the method', async () => {
+    const d = dashboard();
+    const b = await signedIn(d, 'alice');
+    for (const url of ['/favicon.ico', '//', '/markets/', '/keys/revoke/x', '/nope?x=1', '/apix', '/healthz']) {
+      expect(d.claims(url), url).toBe(true);
+      for (const method of ['GET', 'POST']) {
+        const res = await b.request(method, url);
+        expect(res.status, `${method} ${url}`).toBe(404);
+        expect(res.headers['Content-Type'], url).toBe('text/html; charset=utf-8');
+        expect(res.body).toContain('There is no such page on this dashboard.');
+        // The signed-in frame: the navigation is there to find the way back.
+        expect(res.body).toContain('href="/markets"');
+      }
     }
   });
 

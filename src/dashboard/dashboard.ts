@@ -1,6 +1,7 @@
 // The dashboard's socket-less core, beside the API's: `claims` says whether a path is one of its
-// pages (everything else stays the API's, answered exactly as before), `handle` answers one
-// request. Order: route and method (404 is never ours; 405) -> visitor -> CSRF on every POST ->
+// pages (every path but the API's: `/api/…`, `/v<n>/…` and `/health` stay the API's, answered
+// exactly as before, JSON included), `handle` answers one request. Order: route (an unknown page
+// is an HTML 404) and method (405) -> visitor -> CSRF on every POST ->
 // session where one is needed -> the handler; an HttpException from a shared check (bad query 400,
 // data window 403, unknown market 404) becomes a page with that status.
 import { HashSlots } from '../accounts/hash-slots.js';
@@ -48,6 +49,9 @@ export interface DashboardOptions {
 export interface Dashboard extends Site {
   handle(req: DashboardRequest): Promise<PageResponse>;
 }
+
+/** The API's paths (every dialect's prefix and the bare health checks): their answers stay JSON. */
+const API_PATH = /^\/(?:api|v\d+|health)(?:\/|$)/;
 
 interface Compiled {
   route: PageRoute;
@@ -106,7 +110,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
   const compiled = routes.map(compile);
 
   function claims(url: string): boolean {
-    return matchRoutes(compiled, pathOf(url)).length > 0;
+    const path = pathOf(url);
+    return matchRoutes(compiled, path).length > 0 || !API_PATH.test(path);
   }
 
   async function handle(req: DashboardRequest): Promise<PageResponse> {
@@ -124,6 +129,7 @@ export function createDashboard(options: DashboardOptions): Dashboard {
     };
     try {
       visitor = await visitorOf(req, options.store, options.auth, now);
+      if (!found.length) return withCookies(htmlAnswer(404, messagePage(visitor, 'Not found', 'There is no such page on this dashboard.')));
       if (!hit) {
         const allow = [...new Set(found.map((f) => f.route.method))].map((m) => (m === 'GET' ? 'GET, HEAD' : m)).join(', ');
         return htmlAnswer(405, messagePage(visitor, 'Method not allowed', `This page answers ${allow} only.`), { headers: { Allow: allow } });

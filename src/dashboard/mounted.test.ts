@@ -54,8 +54,8 @@ describe('the dashboard beside the API', () => {
       ['HEAD', '/api/health', { 'x-api-key': key }],
       ['GET', '/api/v1/markets', {}],
       ['POST', '/api/v1/markets', {}],
-      ['GET', '/favicon.ico', { 'x-api-key': key }],
-      ['GET', '/markets/', { 'x-api-key': key }],
+      ['GET', '/api/v1/nope', { 'x-api-key': key }],
+      ['GET', '/v1/markets/', { 'x-api-key': key }],
       ['GET', '/api/v1/markets/btc-updown-5m-1/snapshots', { authorization: 'Bearer nope' }],
     ];
     for (const [method, url, headers] of cases) {
@@ -70,7 +70,7 @@ describe('the dashboard beside the API', () => {
     }
   });
 
-  it('serves the page script and uPlot from the package, and refuses an oversized form with 413', async () => {
+  it('serves the page script and uPlot from the package, an HTML 404 outside the API (JSON on it), and refuses an oversized form with 413', async () => {
     const server = await serve(path.join(dir, 'e.db'), true);
     const uplot = await request(`${server.url}/assets/uPlot.iife.min.js`);
     expect(uplot.statusCode).toBe(200);
@@ -79,6 +79,14 @@ describe('the dashboard beside the API', () => {
     const big = await request(`${server.url}/signin`, { method: 'POST', body: 'a='.padEnd(MAX_FORM_BYTES + 10, 'x'), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(big.statusCode).toBe(413);
     await big.body.text();
+    const missing = await request(`${server.url}/favicon.ico`);
+    expect(missing.statusCode).toBe(404);
+    expect(missing.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(await missing.body.text()).toContain('<h1>Not found</h1>');
+    const apiMissing = await request(`${server.url}/api/v1/nope`);
+    expect(apiMissing.statusCode).toBe(401);
+    expect(apiMissing.headers['content-type']).toMatch(/^application\/json/);
+    await apiMissing.body.text();
     const page = await request(`${server.url}/signin`);
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
