@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildIfStale, createKey, msnap, ROOT, seed, startServe, type Served } from './support/msnap-process.js';
 
@@ -28,7 +28,8 @@ beforeAll(async () => {
   db = path.join(dir, 'dash.db');
   await seed(db, ['--days', '15', '--full', '5m=2,15m=0,1hr=0,4hr=0,24hr=0']);
   proKey = await createKey(db, 'ops-pro', 'pro');
-  served = await startServe(db);
+  // One address signs up every test's account (the default allows 5 a day).
+  served = await startServe(db, { args: ['--signups-per-day', '20'] });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 }, 120_000);
 
@@ -38,13 +39,13 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+async function newPage(options: BrowserContextOptions = {}): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, ...options });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: served.url });
   const page = await context.newPage();
   page.on('console', (m) => {
-    // The refused sign-in (401) and the market outside the window (403) are meant to fail.
-    if (m.type() === 'error' && !/^Failed to load resource: .* status of 40[13] /.test(m.text())) problems.push(`${page.url()}: ${m.text()}`);
+    // The refused sign-in (401), the market outside the window (403) and the unknown page (404) are meant to fail.
+    if (m.type() === 'error' && !/^Failed to load resource: .* status of 40[134] /.test(m.text())) problems.push(`${page.url()}: ${m.text()}`);
   });
   page.on('pageerror', (e) => problems.push(`${page.url()}: ${e.message}`));
   return { context, page };
@@ -80,6 +81,7 @@ describe('the dashboard in a browser', { timeout: 60_000 }, () => {
     expect(ends).toBeLessThanOrEqual(Date.now() + TRIAL_MS);
 
     await page.click('text=Create a key');
+    await page.waitForURL(`${served.url}/`);
     const key = (await page.textContent('#new-key'))!.trim();
     expect(key).toMatch(/^msk_[0-9A-Za-z]{40}$/);
     await page.click('button[data-copy="new-key"]');
@@ -91,7 +93,11 @@ describe('the dashboard in a browser', { timeout: 60_000 }, () => {
     expect(ok.exitCode, ok.stderr).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ plan: 'builder', trial: { active: true }, api_keys: { active: 1, max: 3 } });
 
-    // Shown once: a fresh load has the prefix only, and the usage of the CLI's request.
+    // Shown once: a reload (of the page the post redirected to) shows no key and makes none;
+    // a fresh load has the prefix only, and the usage of the CLI's request.
+    await page.reload();
+    expect(await page.content()).not.toContain(key);
+    expect(await page.locator('tr[data-key-id]').count()).toBe(1);
     await page.goto(served.url);
     expect(await page.content()).not.toContain(key);
     const row = page.locator('tr[data-key-id]');
@@ -99,7 +105,15 @@ describe('the dashboard in a browser', { timeout: 60_000 }, () => {
     expect(await row.locator('td').nth(5).textContent()).toMatch(/^[1-9]\d* \/ 250$/);
     await shot(page, 'account');
 
+    // Revoking asks first: Cancel keeps the key, the confirmation page's button revokes it.
     await row.locator('button', { hasText: 'Revoke' }).click();
+    await page.waitForURL(/\/keys\/revoke\?id=\d+$/);
+    expect(await page.textContent('.confirm-revoke')).toContain(`${key.slice(0, 8)}…`);
+    await page.click('text=Cancel');
+    await page.waitForURL(`${served.url}/`);
+    expect(await page.locator('tr[data-key-id] .key-status').textContent()).toBe('active');
+    await row.locator('button', { hasText: 'Revoke' }).click();
+    await page.click('button:has-text("Revoke the key")');
     await page.waitForURL(`${served.url}/`);
     expect(await page.locator('tr[data-key-id] .key-status').textContent()).toMatch(/^revoked /);
     const refused = await msnap(['limits', '--api-key', key, '--base-url', served.url]);
@@ -199,6 +213,67 @@ describe('the dashboard in a browser', { timeout: 60_000 }, () => {
     expect((await page.goto(`${served.url}/markets/${ids[13]}`))!.status()).toBe(200);
     await page.goto(`${served.url}/markets?coin=BTC&market_type=24hr`);
     expect(await page.textContent('.count')).toBe('1-14 of 14 markets');
+    await context.close();
+  });
+
+  it('labels chart times in UTC in a browser whose zone is not UTC', async () => {
+    const { context, page } = await newPage({ timezoneId: 'America/New_York' });
+    expect(await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone)).toBe('America/New_York');
+    await signUp(page, 'new-yorker');
+    await page.goto(`${served.url}/markets?coin=BTC&market_type=5m`);
+    await page.locator('table.markets tbody tr').nth(1).locator('a').click();
+    await page.waitForSelector('#charts[data-state="ready"]', { timeout: 15_000 });
+    const start = Number(/-(\d+)$/.exec(new URL(page.url()).pathname)![1]) * 1000;
+    // The cursor over the middle of the price chart: the legend tells its time.
+    const over = (await page.locator('#chart-price .u-over').boundingBox())!;
+    await page.mouse.move(over.x + over.width / 2, over.y + over.height / 2);
+    const legend = page.locator('#chart-price .u-legend .u-series').first();
+    expect(await legend.locator('.u-label').textContent()).toBe('time (UTC)');
+    await expect.poll(() => legend.locator('.u-value').textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC$/);
+    const shown = Date.parse((await legend.locator('.u-value').textContent())!.replace(' UTC', 'Z').replace(' ', 'T'));
+    // Within the 5-minute market: a label in New York time would be 5 hours off.
+    expect(shown).toBeGreaterThanOrEqual(start);
+    expect(shown).toBeLessThanOrEqual(start + 5 * 60_000);
+    await context.close();
+  });
+
+  it('fits a 390 px phone: no page scrolls sideways (wide tables scroll inside themselves)', async () => {
+    const { context, page } = await newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const pageWidth = () => page.evaluate(() => document.scrollingElement!.scrollWidth);
+    await page.goto(`${served.url}/signup`);
+    expect(await pageWidth()).toBeLessThanOrEqual(390);
+    await signUp(page, 'phone-user');
+    await page.click('text=Create a key');
+    await page.waitForSelector('#new-key');
+    expect(await pageWidth(), 'account page with a new key').toBeLessThanOrEqual(390);
+    const keys = page.locator('table.keys');
+    // The key table is wider than the phone: it scrolls inside its own box.
+    expect(await keys.evaluate((t) => t.scrollWidth > t.clientWidth && getComputedStyle(t).overflowX === 'auto')).toBe(true);
+    await page.locator('tr[data-key-id] button', { hasText: 'Revoke' }).click();
+    await page.waitForURL(/\/keys\/revoke/);
+    expect(await pageWidth(), 'revoke confirmation').toBeLessThanOrEqual(390);
+    await page.goto(`${served.url}/markets?coin=BTC&market_type=5m`);
+    expect(await pageWidth(), 'markets').toBeLessThanOrEqual(390);
+    await page.locator('table.markets tbody tr').nth(1).locator('a').click();
+    await page.waitForSelector('#charts[data-state="ready"]', { timeout: 15_000 });
+    expect(await pageWidth(), 'market').toBeLessThanOrEqual(390);
+    await page.goto(`${served.url}/no/such/page`);
+    expect(await pageWidth(), '404').toBeLessThanOrEqual(390);
+    await context.close();
+  });
+
+  it('shows an HTML 404 page for an unknown dashboard path, and JSON on an API path', async () => {
+    const { context, page } = await newPage();
+    await signUp(page, 'lost-visitor');
+    const res = await page.goto(`${served.url}/no/such/page`);
+    expect(res!.status()).toBe(404);
+    expect(res!.headers()['content-type']).toBe('text/html; charset=utf-8');
+    expect(await page.textContent('h1')).toBe('Not found');
+    await page.click('text=Back to the dashboard');
+    await page.waitForURL(`${served.url}/`);
+    const api = await context.request.get(`${served.url}/api/v1/no-such-endpoint`, { headers: { 'X-API-Key': proKey } });
+    expect(api.status()).toBe(404);
+    expect(api.headers()['content-type']).toMatch(/^application\/json/);
     await context.close();
   });
 

@@ -190,28 +190,72 @@ describe('dashboard forms and keys', () => {
     expect((await a.request('POST', '/keys', `csrf=${tokenOfA}`, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
     expect((await a.request('POST', '/keys', `csrf=${tokenOfA}`, { origin: 'http://evil.example' })).status).toBe(403);
     expect((await auth.keysOf((await store.getAccount('alice'))!.id))).toEqual([]);
-    expect((await a.request('POST', '/keys', `csrf=${tokenOfA}`, { origin: 'http://h' })).status).toBe(200);
+    expect((await a.request('POST', '/keys', `csrf=${tokenOfA}`, { origin: 'http://h' })).status).toBe(303);
     expect((await auth.keysOf((await store.getAccount('alice'))!.id))).toHaveLength(1);
   });
 
   it("refuses a key past the plan's active-key count with the plan's message; revoking one makes room", async () => {
     const b = await signedIn(dashboard(), 'alice');
-    for (let i = 0; i < 3; i++) expect((await b.submit('/', '/keys', {})).body).toMatch(/<code id="new-key">msk_[0-9A-Za-z]{40}<\/code>/);
+    for (let i = 0; i < 3; i++) expect((await b.submit('/', '/keys', {})).status).toBe(303);
     const refused = await b.submit('/', '/keys', {});
     expect(refused.status).toBe(409);
     expect(refused.body).toContain('account &quot;alice&quot; already has 3 active keys, the most the builder plan allows (3); revoke one to create another.');
     expect(refused.body).not.toContain('new-key');
     const [first] = await auth.keysOf((await store.getAccount('alice'))!.id);
-    expect((await b.submit('/', '/keys/revoke', { id: String(first!.id) })).status).toBe(303);
-    expect((await b.submit('/', '/keys', {})).status).toBe(200);
+    expect((await b.submit('/', '/keys/revoke', { id: String(first!.id), confirm: 'yes' })).status).toBe(303);
+    expect((await b.submit('/', '/keys', {})).status).toBe(303);
+  });
+
+  it('creates a key by post/redirect/get: the page after the redirect shows it once, a reload shows and creates nothing', async () => {
+    const b = await signedIn(dashboard(), 'alice');
+    const accountId = (await store.getAccount('alice'))!.id;
+    const posted = await b.submit('/', '/keys', {});
+    expect(posted.status).toBe(303);
+    expect(posted.headers.Location).toBe('/');
+    expect(posted.body).not.toMatch(/msk_/);
+    const shown = await b.get('/');
+    const key = /<code id="new-key">(msk_[0-9A-Za-z]{40})<\/code>/.exec(shown.body)?.[1];
+    expect(key).toBeDefined();
+    expect((await store.findKeyByHash(sql.prepare('SELECT key_hash FROM api_keys WHERE account_id = ?').pluck().get(accountId) as string))!.prefix).toBe(key!.slice(0, 8));
+    const reload = await b.get('/');
+    expect(reload.body).not.toContain(key!);
+    expect(reload.body).not.toContain('id="new-key"');
+    expect(await auth.keysOf(accountId)).toHaveLength(1);
+    // The cookie is shown only to the account whose key it is.
+    const other = await signedIn(dashboard(), 'bobby', '10.0.0.2');
+    other.cookies.set('msnap_new_key', key!);
+    expect((await other.get('/')).body).not.toContain(key!);
+  });
+
+  it('revokes a key only from its confirmation page, which works without a script', async () => {
+    const b = await signedIn(dashboard(), 'alice');
+    await b.submit('/', '/keys', {});
+    const home = (await b.get('/')).body;
+    const [key] = await auth.keysOf((await store.getAccount('alice'))!.id);
+    expect(home).toContain(`<form method="get" action="/keys/revoke" class="inline"><input type="hidden" name="id" value="${key!.id}">`);
+    const confirm = await b.get(`/keys/revoke?id=${key!.id}`);
+    expect(confirm.status).toBe(200);
+    expect(confirm.body).toContain(`Key <code>${key!.prefix}…</code>`);
+    expect(confirm.body).toContain('<input type="hidden" name="confirm" value="yes">');
+    // A post without the confirmation is sent to the page that asks; nothing is revoked.
+    const unconfirmed = await b.submit('/', '/keys/revoke', { id: String(key!.id) });
+    expect(unconfirmed.status).toBe(303);
+    expect(unconfirmed.headers.Location).toBe(`/keys/revoke?id=${key!.id}`);
+    expect((await auth.keysOf(key!.accountId))[0]!.revokedAt).toBeNull();
+    expect((await b.submit(`/keys/revoke?id=${key!.id}`, '/keys/revoke', { id: String(key!.id), confirm: 'yes' })).status).toBe(303);
+    expect((await auth.keysOf(key!.accountId))[0]!.revokedAt).toBe(now);
+    expect((await b.get(`/keys/revoke?id=${key!.id}`)).status).toBe(409);
+    expect((await b.get('/keys/revoke?id=999')).status).toBe(404);
+    expect((await b.get('/keys/revoke?id=%3Cx')).status).toBe(404);
   });
 
   it("cannot revoke another account's key, and an ended trial creates no key", async () => {
     const d = dashboard();
     const a = await signedIn(d, 'alice');
     const other = await createApiKey(store, { account: 'ops', plan: 'pro', now });
-    const res = await a.submit('/', '/keys/revoke', { id: String(other.record.id) });
+    const res = await a.submit('/', '/keys/revoke', { id: String(other.record.id), confirm: 'yes' });
     expect(res.status).toBe(404);
+    expect((await a.get(`/keys/revoke?id=${other.record.id}`)).status).toBe(404);
     expect((await store.findKeyByHash(sql.prepare('SELECT key_hash FROM api_keys WHERE id = ?').pluck().get(other.record.id) as string))!.revokedAt).toBeNull();
     now = START + TRIAL_LENGTH_MS;
     // Sessions last 12 hours: sign in again on the day the trial ends.

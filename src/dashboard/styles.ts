@@ -50,6 +50,19 @@ td.bid { color: var(--good); }
 td.ask { color: var(--bad); }
 .chart { min-height: 10px; margin-bottom: 12px; }
 #charts[data-state="ready"] .chart-status { display: none; }
+#charts { overflow-x: auto; }
+code { overflow-wrap: anywhere; }
+/* A phone (390 px): the top bar wraps, and a wide table scrolls inside itself, never the page. */
+@media (max-width: 640px) {
+  header { flex-wrap: wrap; gap: 6px 16px; padding: 8px 12px; }
+  header nav { flex-wrap: wrap; gap: 6px 12px; }
+  main { padding: 12px 12px 32px; }
+  .card { padding: 12px; }
+  table, table.compact, .books table { display: block; max-width: 100%; overflow-x: auto; }
+  dl.summary { grid-template-columns: max-content 1fr; }
+  dd { min-width: 0; overflow-wrap: anywhere; }
+  .filters { flex-wrap: wrap; }
+}
 `;
 
 /** The tab icon (an up/down mark), so browsers do not ask the API for /favicon.ico. */

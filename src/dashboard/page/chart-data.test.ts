@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chartColumns, chartWidth, readSeries } from './chart-data.js';
+import { chartColumns, chartWidth, readSeries, utcLabel } from './chart-data.js';
 
 describe('chart data', () => {
   it('reads a well-formed series and turns times into seconds for uPlot', () => {
@@ -22,5 +22,10 @@ describe('chart data', () => {
   it('keeps charts at least 320 px wide', () => {
     expect(chartWidth(100)).toBe(320);
     expect(chartWidth(900.7)).toBe(900);
+  });
+
+  it('labels a time in UTC whatever the zone of the machine', () => {
+    expect(utcLabel(Date.UTC(2026, 10, 25, 23, 59, 58, 125) / 1000)).toBe('2026-11-25 23:59:58.125 UTC');
+    expect(utcLabel(0.001)).toBe('1970-01-01 00:00:00.001 UTC');
   });
 });

@@ -40,3 +40,8 @@ export function chartColumns(s: Series): ChartColumns {
 export function chartWidth(containerWidth: number): number {
   return Math.max(320, Math.floor(containerWidth));
 }
+
+/** Use for the time under the cursor (uPlot's x in epoch seconds): UTC to the millisecond, as the page says. */
+export function utcLabel(seconds: number): string {
+  return new Date(Math.round(seconds * 1000)).toISOString().replace('T', ' ').replace('Z', ' UTC');
+}

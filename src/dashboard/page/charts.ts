@@ -1,8 +1,13 @@
 // The market page's two charts (asset price; probabilities of up and down), drawn with uPlot
 // (loaded before this module from /assets, no CDN) from the series the server sends.
-import { chartColumns, chartWidth, readSeries } from './chart-data.js';
+import { chartColumns, chartWidth, readSeries, utcLabel } from './chart-data.js';
 
 const HEIGHT = 260;
+
+/** uPlot labels time in the browser's zone by default; the page says UTC, so its axes use UTC. */
+const tzDate = (seconds: number): Date => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC');
+/** The x series of both charts: the legend shows the cursor's time in UTC. */
+const TIME = { label: 'time (UTC)', value: (_u: uPlot, seconds: number | null) => (seconds == null ? '--' : utcLabel(seconds)) };
 
 function status(container: HTMLElement, text: string, state: 'ready' | 'error'): void {
   container.dataset.state = state;
@@ -31,7 +36,8 @@ export async function drawCharts(container: HTMLElement): Promise<void> {
       title: 'Asset price',
       width,
       height: HEIGHT,
-      series: [{}, { label: 'price', stroke: '#2557d6', width: 1.5 }],
+      tzDate,
+      series: [TIME, { label: 'price', stroke: '#2557d6', width: 1.5 }],
       axes: [{}, { size: 70 }],
     },
     columns.price,
@@ -43,7 +49,8 @@ export async function drawCharts(container: HTMLElement): Promise<void> {
       width,
       height: HEIGHT,
       scales: { y: { range: [0, 1] } },
-      series: [{}, { label: 'up', stroke: '#1e7b34', width: 1.5 }, { label: 'down', stroke: '#b3261e', width: 1.5 }],
+      tzDate,
+      series: [TIME, { label: 'up', stroke: '#1e7b34', width: 1.5 }, { label: 'down', stroke: '#b3261e', width: 1.5 }],
       axes: [{}, { size: 70 }],
     },
     columns.probability,

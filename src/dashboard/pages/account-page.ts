@@ -1,5 +1,5 @@
 // The signed-in home page: plan, trial, limits, data window, this minute's usage, and the
-// account's keys with create (the key shown once) and revoke.
+// account's keys with create (the key shown once) and revoke (confirmed on a page of its own).
 import { keyStatus, needsRotation } from '../../accounts/key-status.js';
 import { MARKET_TYPES } from '../../domain/market.js';
 import { KEY_ROTATION_MS, PLANS } from '../../domain/plans.js';
@@ -64,7 +64,7 @@ function keyRow(key: ApiKeyRecord, m: AccountModel): SafeHtml {
     <td>${status === 'active' && use ? `${use.used} / ${use.limit}` : ''}</td>
     <td>${
       status === 'active'
-        ? html`<form method="post" action="/keys/revoke" class="inline">${csrfField(m.visitor)}<input type="hidden" name="id" value="${key.id}"><button type="submit" class="danger">Revoke</button></form>`
+        ? html`<form method="get" action="/keys/revoke" class="inline"><input type="hidden" name="id" value="${key.id}"><button type="submit" class="danger">Revoke…</button></form>`
         : ''
     }</td>
   </tr>`;
