@@ -80,6 +80,7 @@ describe('the dashboard in a browser', { timeout: 60_000 }, () => {
     expect(ends).toBeGreaterThanOrEqual(Math.floor((before + TRIAL_MS) / 1000) * 1000);
     expect(ends).toBeLessThanOrEqual(Date.now() + TRIAL_MS);
 
+    await page.fill('form.create-key input[name=name]', 'laptop');
     await page.click('text=Create a key');
     await page.waitForURL(`${served.url}/`);
     const key = (await page.textContent('#new-key'))!.trim();
@@ -102,7 +103,12 @@ describe('the dashboard in a browser', { timeout: 60_000 }, () => {
     expect(await page.content()).not.toContain(key);
     const row = page.locator('tr[data-key-id]');
     await expect.poll(() => row.locator('code').textContent()).toBe(`${key.slice(0, 8)}…`);
-    expect(await row.locator('td').nth(5).textContent()).toMatch(/^[1-9]\d* \/ 250$/);
+    expect(await row.locator('td').nth(6).textContent()).toMatch(/^[1-9]\d* \/ 250$/);
+    // Its name, and the CLI's request as its last use (UTC, to the second).
+    expect(await row.locator('.key-name').textContent()).toBe('laptop');
+    const lastUsed = Date.parse((await row.locator('.last-used').textContent())!.replace(' UTC', 'Z').replace(' ', 'T'));
+    expect(lastUsed).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+    expect(lastUsed).toBeLessThanOrEqual(Date.now());
     await shot(page, 'account');
 
     // Revoking asks first: Cancel keeps the key, the confirmation page's button revokes it.

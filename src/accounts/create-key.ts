@@ -12,6 +12,8 @@ export interface CreateKeyOptions {
   trial?: boolean;
   rpm?: number;
   burst?: number;
+  /** The key's optional name, as parseKeyName returns it. */
+  name?: string | null;
   now: number;
 }
 
@@ -83,6 +85,6 @@ async function createInTransaction(store: Store, opts: CreateKeyOptions): Promis
     }
   }
   const key = generateApiKey();
-  const record = await store.createKey(account.id, hashApiKey(key), keyPrefix(key), opts.now);
+  const record = await store.createKey(account.id, hashApiKey(key), keyPrefix(key), opts.now, opts.name ?? null);
   return { key, record, account, accountCreated };
 }

@@ -209,7 +209,10 @@ describe('dashboard forms and keys', () => {
   it('creates a key by post/redirect/get: the page after the redirect shows it once, a reload shows and creates nothing', async () => {
     const b = await signedIn(dashboard(), 'alice');
     const accountId = (await store.getAccount('alice'))!.id;
-    const posted = await b.submit('/', '/keys', {});
+    const long = await b.submit('/', '/keys', { name: 'x'.repeat(61) });
+    expect(long.status).toBe(400);
+    expect(long.body).toContain('a key name has at most 60 characters.');
+    const posted = await b.submit('/', '/keys', { name: ' laptop ' });
     expect(posted.status).toBe(303);
     expect(posted.headers.Location).toBe('/');
     expect(posted.body).not.toMatch(/msk_/);
@@ -217,6 +220,8 @@ describe('dashboard forms and keys', () => {
     const key = /<code id="new-key">(msk_[0-9A-Za-z]{40})<\/code>/.exec(shown.body)?.[1];
     expect(key).toBeDefined();
     expect((await store.findKeyByHash(sql.prepare('SELECT key_hash FROM api_keys WHERE account_id = ?').pluck().get(accountId) as string))!.prefix).toBe(key!.slice(0, 8));
+    expect(shown.body).toContain('<td class="key-name">laptop</td>');
+    expect(shown.body).toContain('<td class="last-used">never</td>');
     const reload = await b.get('/');
     expect(reload.body).not.toContain(key!);
     expect(reload.body).not.toContain('id="new-key"');

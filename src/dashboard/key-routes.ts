@@ -3,6 +3,7 @@
 // shows nothing) and revoke one (after a confirmation page). The plan's rules are the CLI's:
 // createApiKey refuses past the active-key count.
 import { hashApiKey } from '../accounts/api-key.js';
+import { parseKeyName } from '../accounts/key-name.js';
 import { createApiKey, KeyLimitError } from '../accounts/create-key.js';
 import { keyStatus } from '../accounts/key-status.js';
 import { limitsFor } from '../server/rate-limit.js';
@@ -40,8 +41,14 @@ async function createKey(call: SignedInCall): Promise<PageResponse> {
   if (account.trialEndsAt !== null && account.trialEndsAt <= call.now) {
     return page(call, 403, { error: 'The trial of this account has ended: a new key would be refused. Ask the operator to set a plan.' });
   }
+  let name: string | null;
   try {
-    const created = await createApiKey(call.store, { account: account.name, now: call.now });
+    name = parseKeyName(call.form.get('name'));
+  } catch (err) {
+    return page(call, 400, { error: `${(err as Error).message}.` });
+  }
+  try {
+    const created = await createApiKey(call.store, { account: account.name, name, now: call.now });
     return redirect('/', { cookies: [cookie(NEW_KEY_COOKIE, created.key, NEW_KEY_COOKIE_SEC)] });
   } catch (err) {
     if (err instanceof KeyLimitError) return page(call, 409, { error: `${err.planMessage}; revoke one to create another.` });

@@ -20,6 +20,7 @@ h3 { font-size: 15px; margin: 14px 0 6px; }
 form.card { max-width: 380px; display: grid; gap: 12px; }
 form.card label { display: grid; gap: 4px; font-weight: 600; }
 form.inline { display: inline; }
+form.create-key { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin-top: 12px; }
 input, select, button { font: inherit; padding: 6px 10px; border: 1px solid var(--line); border-radius: 6px; }
 button { background: var(--accent); color: #fff; border-color: var(--accent); cursor: pointer; }
 button.danger { background: #fff; color: var(--bad); border-color: var(--bad); padding: 2px 8px; }

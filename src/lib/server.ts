@@ -2,6 +2,7 @@
 // run as the command (store, limiter, dashboard, draining close), plus the `serve seed` and
 // `serve keys create` steps a test needs to fill a store and get a key.
 import { Writable } from 'node:stream';
+import { parseKeyName } from '../accounts/key-name.js';
 import type { MarketType } from '../domain/market.js';
 import type { PlanName } from '../domain/plans.js';
 import { UsageError } from '../errors.js';
@@ -115,9 +116,9 @@ export async function seedStore(store: string, options: SeedOptions = {}): Promi
 }
 
 /** Use to make an API key in a store (`serve keys create`): the account is created on first use. */
-export async function createKey(store: string, options: { account: string; plan?: PlanName; trial?: boolean; now?: () => number }): Promise<string> {
+export async function createKey(store: string, options: { account: string; plan?: PlanName; trial?: boolean; name?: string; now?: () => number }): Promise<string> {
   const created = await runKeysCreate(
-    { db: store, account: options.account, ...(options.plan ? { plan: options.plan } : {}), trial: options.trial ?? false },
+    { db: store, account: options.account, ...(options.plan ? { plan: options.plan } : {}), trial: options.trial ?? false, name: parseKeyName(options.name) },
     libraryContext(undefined, options.now),
   );
   return created.key;

@@ -100,8 +100,12 @@ export class ReplayView implements Store {
   createAccount(a: Omit<Account, 'id'>): Promise<Account> {
     return this.inner.createAccount(a);
   }
-  createKey(accountId: number, keyHash: string, prefix: string, now: number): Promise<ApiKeyRecord> {
-    return this.inner.createKey(accountId, keyHash, prefix, now);
+  createKey(accountId: number, keyHash: string, prefix: string, now: number, name: string | null = null): Promise<ApiKeyRecord> {
+    return this.inner.createKey(accountId, keyHash, prefix, now, name);
+  }
+
+  touchKey(id: number, now: number, minIntervalMs: number): Promise<boolean> {
+    return this.inner.touchKey(id, now, minIntervalMs);
   }
   findKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
     return this.inner.findKeyByHash(keyHash);

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { marketStartCovering } from '../domain/market.js';
 import type { AppResponse } from './app.js';
+import { hashApiKey } from '../accounts/api-key.js';
 import { eachBackend } from '../../test/support/each-backend.js';
 import { btc24, inOrder, NEWEST_24H, T0, testApp, type TestAppOptions } from './test-support/test-app.js';
 
@@ -105,6 +106,23 @@ eachBackend('route conformance (app.test.ts)', (backend) => {
       expectError((await get('/api/v1/markets', 'key-ended')), 401, 'Unauthorized', /trial .*ended/);
       expectError((await get('/api/v1/markets', undefined, { Authorization: 'Basic a2V5' })), 401, 'Unauthorized', /Bearer/);
       expect((await get('/api/v1/markets', 'key-trial')).status).toBe(200);
+    });
+
+    it("records a key's last use at most once a minute, and nothing for a refused key", async () => {
+      const { get, clock, store } = await setup({ step: 1000 });
+      const lastUse = async (key: string) => (await store.findKeyByHash(hashApiKey(key)))!.lastUsedAt;
+      expect(await lastUse('key-pro')).toBeNull();
+      expect((await get('/api/v1/limits', 'key-pro')).status).toBe(200);
+      const first = clock.t;
+      // Written after the answer (never delaying it): wait for it rather than for a time.
+      await expect.poll(() => lastUse('key-pro')).toBe(first);
+      for (let i = 0; i < 5; i++) await get('/api/v1/limits', 'key-pro');
+      expect(await lastUse('key-pro')).toBe(first);
+      clock.t = first + 59_000;
+      await get('/api/v1/limits', 'key-pro');
+      await expect.poll(() => lastUse('key-pro')).toBe(first + 60_000);
+      expect((await get('/api/v1/markets', 'key-revoked')).status).toBe(401);
+      expect(await lastUse('key-revoked')).toBeNull();
     });
 
     it('a wrong key sharing a prefix with a real one gets the same answer as any wrong key', async () => {

@@ -8,6 +8,7 @@ import type { Decision } from '../ratelimit/key-limiter.js';
 import type { Account, Store } from '../store/store.js';
 import { hashApiKey } from '../accounts/api-key.js';
 import { wallClock, type ServerClock } from '../replay/server-clock.js';
+import { recordKeyUse } from './key-use.js';
 import { authenticate, type Caller, type KeyHasher } from './auth.js';
 import { selectDialect } from './dialects/select.js';
 import { errorBody, HttpException } from './http-error.js';
@@ -132,6 +133,7 @@ export function createApp(options: AppOptions): App {
         }
         decision = await limits.takeKey(caller.key.id, caller.account, at);
         if (!decision.admitted) throw tooManyRequests(decision, 'this API key');
+        recordKeyUse(store, caller.key, at, log);
         found = dialect.match(path);
       }
 

@@ -24,6 +24,10 @@ export interface ApiKeyRecord {
   createdAt: number;
   revokedAt: number | null;
   expiresAt: number | null;
+  /** What its owner called it (`serve keys create --name`, the dashboard); null when unnamed. */
+  name: string | null;
+  /** When it last authenticated a request (epoch ms), to the minute at best: written at most once a minute. */
+  lastUsedAt: number | null;
   /** sha256 hex of the key, when the backend returns it: the server re-checks it in constant time. */
   keyHash?: string;
 }

@@ -58,7 +58,9 @@ export interface Store {
   getAccount(name: string): Promise<Account | undefined>;
   getAccountById(id: number): Promise<Account | undefined>;
   createAccount(a: Omit<Account, 'id'>): Promise<Account>;
-  createKey(accountId: number, keyHash: string, prefix: string, now: number): Promise<ApiKeyRecord>;
+  createKey(accountId: number, keyHash: string, prefix: string, now: number, name?: string | null): Promise<ApiKeyRecord>;
+  /** Records a use of key `id` at `now` unless one was recorded less than `minIntervalMs` before; true when written. */
+  touchKey(id: number, now: number, minIntervalMs: number): Promise<boolean>;
   findKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
   listKeys(): Promise<(ApiKeyRecord & { account: Account })[]>;
   revokeKey(id: number, now: number): Promise<boolean>;

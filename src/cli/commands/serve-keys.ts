@@ -1,5 +1,6 @@
 // `msnap serve keys create|list|revoke`: accounts and API keys of the local service.
 import { MAX_ACCOUNT_NAME_LENGTH } from '../../accounts/sign-up.js';
+import { MAX_KEY_NAME_LENGTH, parseKeyName } from '../../accounts/key-name.js';
 import { Command } from 'commander';
 import type { CreatedKey } from '../../accounts/create-key.js';
 import { keyStatus, needsRotation, type KeyStatus } from '../../accounts/key-status.js';
@@ -22,8 +23,11 @@ export interface KeyListRecord {
   plan: PlanName;
   trial: boolean;
   prefix: string;
+  name: string | null;
   created_at: number;
   age_days: number;
+  /** Epoch ms of the last request it authenticated (written at most once a minute); null: never used. */
+  last_used_at: number | null;
   status: KeyStatus;
   rotate: boolean;
 }
@@ -39,8 +43,10 @@ export const KEY_LIST_SCHEMA: RecordSchema<KeyListRecord> = {
     { name: 'plan', value: (r) => r.plan, label: 'PLAN', table: (r) => (r.trial ? `${r.plan} (trial)` : r.plan) },
     { name: 'trial', value: (r) => r.trial, table: false },
     { name: 'prefix', value: (r) => r.prefix, label: 'KEY', table: (r) => `${r.prefix}...` },
+    { name: 'name', value: (r) => r.name, label: 'NAME', table: (r) => r.name ?? '-' },
     { name: 'created_at', value: (r) => r.created_at, table: false },
     { name: 'age_days', value: (r) => r.age_days, label: 'AGE', table: (r) => `${r.age_days}d` },
+    { name: 'last_used_at', value: (r) => r.last_used_at, label: 'LAST_USED', table: (r) => (r.last_used_at === null ? 'never' : utcMinute(r.last_used_at)) },
     { name: 'status', value: (r) => r.status, label: 'STATUS' },
     { name: 'rotate', value: (r) => r.rotate, label: 'ROTATE', table: (r) => (r.rotate ? 'rotate (>90d)' : '') },
   ],
@@ -54,6 +60,7 @@ export interface KeysCreateOptions {
   trial: boolean;
   rpm?: number;
   burst?: number;
+  name: string | null;
 }
 
 /** Use to check a count flag or an id: a positive integer up to 1e9; UsageError naming `name` otherwise. */
@@ -65,7 +72,7 @@ export function positiveInt(name: string, value: string): number {
 
 /** Use to check the flags of `serve keys create`; throws UsageError naming the first bad one. */
 export function parseKeysCreateFlags(
-  raw: { account: string; plan?: string; trial: boolean; rpm?: string; burst?: string; db?: string },
+  raw: { account: string; plan?: string; trial: boolean; rpm?: string; burst?: string; db?: string; name?: string },
   env: NodeJS.ProcessEnv,
 ): KeysCreateOptions {
   let plan: PlanName | undefined;
@@ -76,7 +83,13 @@ export function parseKeysCreateFlags(
   if (raw.account.trim().length > MAX_ACCOUNT_NAME_LENGTH) throw new UsageError(`--account must have at most ${MAX_ACCOUNT_NAME_LENGTH} characters`);
   const rpm = raw.rpm === undefined ? undefined : positiveInt('--rpm', raw.rpm);
   const burst = raw.burst === undefined ? undefined : positiveInt('--burst', raw.burst);
-  return { db: resolveDbPath(raw.db, env), account: raw.account, plan, trial: raw.trial, rpm, burst };
+  let name: string | null;
+  try {
+    name = parseKeyName(raw.name);
+  } catch (err) {
+    throw new UsageError(`--name: ${(err as Error).message}`);
+  }
+  return { db: resolveDbPath(raw.db, env), account: raw.account, plan, trial: raw.trial, rpm, burst, name };
 }
 
 /** Creates a key and prints it alone on stdout (details on stderr): it is never shown again. */
@@ -97,6 +110,11 @@ export async function runKeysCreate(opts: KeysCreateOptions, ctx: CliContext): P
   });
 }
 
+/** A time in keys list: UTC to the minute (a key's last use is recorded at most once a minute). */
+function utcMinute(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 16)}Z`;
+}
+
 /** The records `keys list` shows, at `now`. */
 export async function keyListRecords(store: Store, now: number): Promise<KeyListRecord[]> {
   return (await store.listKeys()).map((k) => ({
@@ -105,8 +123,10 @@ export async function keyListRecords(store: Store, now: number): Promise<KeyList
     plan: k.account.plan,
     trial: k.account.trialEndsAt !== null,
     prefix: k.prefix,
+    name: k.name,
     created_at: k.createdAt,
     age_days: Math.floor((now - k.createdAt) / DAY_MS),
+    last_used_at: k.lastUsedAt,
     status: keyStatus(k, k.account, now),
     rotate: needsRotation(k, now),
   }));
@@ -142,17 +162,18 @@ export function serveKeysCommand(ctx: CliContext): Command {
     .option('--trial', 'new account on a 3-day builder trial', false)
     .option('--rpm <n>', 'enterprise: requests per minute')
     .option('--burst <n>', 'enterprise: burst per second')
+    .option('--name <text>', `a name for the key, shown in keys list and the dashboard (at most ${MAX_KEY_NAME_LENGTH} characters)`)
     .option('--db <file|url>', dbHelp)
     .addHelpText(
       'after',
       `
 Examples:
   $ msnap serve keys create --account alice --plan pro
-  $ msnap serve keys create --account bob --trial
+  $ msnap serve keys create --account bob --trial --name laptop
   $ msnap serve keys create --account acme --plan enterprise --rpm 5000 --burst 200
   $ KEY=$(msnap serve keys create --account alice)          # a second key for alice`,
     )
-    .action(async (raw: { account: string; plan?: string; trial: boolean; rpm?: string; burst?: string; db?: string }) => {
+    .action(async (raw: { account: string; plan?: string; trial: boolean; rpm?: string; burst?: string; db?: string; name?: string }) => {
       await runKeysCreate(parseKeysCreateFlags(raw, ctx.env), ctx);
     });
 

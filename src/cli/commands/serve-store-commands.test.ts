@@ -63,10 +63,26 @@ describe('serve keys', () => {
     expect(records).toEqual([expect.objectContaining({ id: 1, account: 'alice', plan: 'pro', status: 'active', rotate: true, age_days: 90 })]);
     expect(list.out).not.toContain(c.out.trim());
     const table = await run(['keys', 'list', '--db', db]);
-    expect(table.out).toMatch(/ID\s+ACCOUNT\s+PLAN\s+KEY\s+AGE\s+STATUS\s+ROTATE\n1\s+alice\s+pro\s+msk_\w{4}\.\.\.\s+90d\s+active\s+rotate/);
+    expect(table.out).toMatch(/ID\s+ACCOUNT\s+PLAN\s+KEY\s+NAME\s+AGE\s+LAST_USED\s+STATUS\s+ROTATE\n1\s+alice\s+pro\s+msk_\w{4}\.\.\.\s+-\s+90d\s+never\s+active\s+rotate/);
     expect((await run(['keys', 'revoke', '1', '--db', db])).error).toBeUndefined();
     expect(JSON.parse((await run(['keys', 'list', '--json', '--db', db])).out)[0].status).toBe('revoked');
     expect((await run(['keys', 'revoke', '9', '--db', db])).error).toMatchObject({ exitCode: 6 });
+  });
+
+  it('names a key with --name, refuses a name too long, and lists the name and the last use', async () => {
+    const db = path.join(dir, 'n.db');
+    expect((await run(['keys', 'create', '--account', 'alice', '--plan', 'pro', '--name', '  laptop  ', '--db', db])).error).toBeUndefined();
+    const long = await run(['keys', 'create', '--account', 'alice', '--name', 'x'.repeat(61), '--db', db]);
+    expect(long.error).toMatchObject({ exitCode: 2, message: '--name: a key name has at most 60 characters' });
+    const store = openSqliteStore(db);
+    try {
+      expect(await store.touchKey(1, clock, 60_000)).toBe(true);
+    } finally {
+      store.close();
+    }
+    const [record] = JSON.parse((await run(['keys', 'list', '--json', '--db', db])).out);
+    expect(record).toMatchObject({ id: 1, name: 'laptop', last_used_at: clock });
+    expect((await run(['keys', 'list', '--db', db])).out).toContain(` laptop  `);
   });
 
   it('lists through the exporter in the exact bytes: aligned columns, an indented JSON array, a hint when empty', async () => {
@@ -86,15 +102,15 @@ describe('serve keys', () => {
     const created = Date.UTC(2025, 10, 22, 13, 7, 30);
     expect((await run(['keys', 'list', '--db', db])).out).toBe(
       [
-        'ID  ACCOUNT          PLAN             KEY          AGE  STATUS   ROTATE',
-        `1   alice            pro              ${alice.slice(0, 8)}...  92d  active   rotate (>90d)`,
-        `2   bob-the-builder  builder (trial)  ${bob.slice(0, 8)}...  89d  revoked`,
+        'ID  ACCOUNT          PLAN             KEY          NAME  AGE  LAST_USED  STATUS   ROTATE',
+        `1   alice            pro              ${alice.slice(0, 8)}...  -     92d  never      active   rotate (>90d)`,
+        `2   bob-the-builder  builder (trial)  ${bob.slice(0, 8)}...  -     89d  never      revoked`,
         '',
       ].join('\n'),
     );
     const records = [
-      { id: 1, account: 'alice', plan: 'pro', trial: false, prefix: alice.slice(0, 8), created_at: created, age_days: 92, status: 'active', rotate: true },
-      { id: 2, account: 'bob-the-builder', plan: 'builder', trial: true, prefix: bob.slice(0, 8), created_at: created + 3 * 24 * 3_600_000, age_days: 89, status: 'revoked', rotate: false },
+      { id: 1, account: 'alice', plan: 'pro', trial: false, prefix: alice.slice(0, 8), name: null, created_at: created, age_days: 92, last_used_at: null, status: 'active', rotate: true },
+      { id: 2, account: 'bob-the-builder', plan: 'builder', trial: true, prefix: bob.slice(0, 8), name: null, created_at: created + 3 * 24 * 3_600_000, age_days: 89, last_used_at: null, status: 'revoked', rotate: false },
     ];
     expect((await run(['keys', 'list', '--json', '--db', db])).out).toBe(`${JSON.stringify(records, null, 2)}\n`);
   });

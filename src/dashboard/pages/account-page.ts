@@ -1,5 +1,6 @@
 // The signed-in home page: plan, trial, limits, data window, this minute's usage, and the
 // account's keys with create (the key shown once) and revoke (confirmed on a page of its own).
+import { MAX_KEY_NAME_LENGTH } from '../../accounts/key-name.js';
 import { keyStatus, needsRotation } from '../../accounts/key-status.js';
 import { MARKET_TYPES } from '../../domain/market.js';
 import { KEY_ROTATION_MS, PLANS } from '../../domain/plans.js';
@@ -57,11 +58,13 @@ function keyRow(key: ApiKeyRecord, m: AccountModel): SafeHtml {
     status === 'revoked' ? `revoked ${utc(key.revokedAt!)}` : status === 'expired' ? `expired ${utc(key.expiresAt!)}` : status;
   return html`<tr data-key-id="${key.id}" class="status-${status.replace(' ', '-')}">
     <td><code>${key.prefix}…</code></td>
+    <td class="key-name">${key.name ?? ''}</td>
     <td>${utc(key.createdAt)}</td>
     <td>${ageDays} d</td>
     <td>${needsRotation(key, m.now) ? html`<span class="bad">due since ${utc(due)}</span>` : utc(due)}</td>
     <td class="key-status">${statusText}</td>
     <td>${status === 'active' && use ? `${use.used} / ${use.limit}` : ''}</td>
+    <td class="last-used">${key.lastUsedAt === null ? 'never' : utc(key.lastUsedAt)}</td>
     <td>${
       status === 'active'
         ? html`<form method="get" action="/keys/revoke" class="inline"><input type="hidden" name="id" value="${key.id}"><button type="submit" class="danger">Revoke…</button></form>`
@@ -103,10 +106,11 @@ export function accountPage(m: AccountModel) {
 <section class="card">
   <h2>API keys</h2>
   <table class="keys">
-    <thead><tr><th>Key</th><th>Created</th><th>Age</th><th>Rotate by (${KEY_ROTATION_MS / DAY_MS} d)</th><th>Status</th><th>This minute</th><th></th></tr></thead>
-    <tbody>${m.keys.length ? m.keys.map((k) => keyRow(k, m)) : html`<tr><td colspan="7">No keys yet.</td></tr>`}</tbody>
+    <thead><tr><th>Key</th><th>Name</th><th>Created</th><th>Age</th><th>Rotate by (${KEY_ROTATION_MS / DAY_MS} d)</th><th>Status</th><th>This minute</th><th>Last used</th><th></th></tr></thead>
+    <tbody>${m.keys.length ? m.keys.map((k) => keyRow(k, m)) : html`<tr><td colspan="9">No keys yet.</td></tr>`}</tbody>
   </table>
-  <form method="post" action="/keys" class="inline">${csrfField(m.visitor)}<button type="submit">Create a key</button></form>
+  <p class="hint">Last used: recorded at most once a minute per key.</p>
+  <form method="post" action="/keys" class="create-key">${csrfField(m.visitor)}<label>Name (optional) <input name="name" maxlength="${MAX_KEY_NAME_LENGTH}" placeholder="laptop, bot, ci"></label> <button type="submit">Create a key</button></form>
 </section>`,
   });
 }

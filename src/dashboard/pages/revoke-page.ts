@@ -11,7 +11,7 @@ export function revokePage(visitor: Visitor, key: ApiKeyRecord) {
     title: 'Revoke this key?',
     visitor,
     main: html`<section class="card confirm-revoke">
-  <p>Key <code>${key.prefix}…</code>, created ${utc(key.createdAt)}, stops working at once: every program that uses it gets 401. This cannot be undone.</p>
+  <p>Key <code>${key.prefix}…</code>${key.name ? html` (${key.name})` : ''}, created ${utc(key.createdAt)}, stops working at once: every program that uses it gets 401. This cannot be undone.</p>
   <form method="post" action="/keys/revoke" class="inline">${csrfField(visitor)}<input type="hidden" name="id" value="${key.id}"><input type="hidden" name="confirm" value="yes"><button type="submit" class="danger">Revoke the key</button></form>
   <a href="/">Cancel</a>
 </section>`,

@@ -229,12 +229,19 @@ export class MemoryStore implements Store {
     return account;
   }
 
-  async createKey(accountId: number, keyHash: string, prefix: string, now: number): Promise<ApiKeyRecord> {
-    return this.insertKey(accountId, keyHash, prefix, now);
+  async createKey(accountId: number, keyHash: string, prefix: string, now: number, name: string | null = null): Promise<ApiKeyRecord> {
+    return this.insertKey(accountId, keyHash, prefix, now, name);
   }
 
-  private insertKey(accountId: number, keyHash: string, prefix: string, now: number): ApiKeyRecord {
-    const record = { id: this.keys.length + 1, accountId, prefix, createdAt: now, revokedAt: null, expiresAt: null, keyHash };
+  async touchKey(id: number, now: number, minIntervalMs: number): Promise<boolean> {
+    const k = this.keys.find((x) => x.id === id);
+    if (!k || (k.lastUsedAt !== null && k.lastUsedAt > now - minIntervalMs)) return false;
+    k.lastUsedAt = now;
+    return true;
+  }
+
+  private insertKey(accountId: number, keyHash: string, prefix: string, now: number, name: string | null = null): ApiKeyRecord {
+    const record: ApiKeyRecord & { keyHash: string } = { id: this.keys.length + 1, accountId, prefix, createdAt: now, revokedAt: null, expiresAt: null, name, lastUsedAt: null, keyHash };
     this.keys.push(record);
     return { ...record };
   }

@@ -40,7 +40,7 @@ export async function copyIntoSqlite(memory: MemoryStore, file: string, ndjson: 
     const accountIds = new Map<number, number>();
     for (const { id, ...a } of accounts) accountIds.set(id, (await store.createAccount(a)).id);
     for (const k of keys) {
-      const record = await store.createKey(accountIds.get(k.accountId)!, k.keyHash, k.prefix, k.createdAt);
+      const record = await store.createKey(accountIds.get(k.accountId)!, k.keyHash, k.prefix, k.createdAt, k.name);
       if (k.revokedAt !== null) await store.revokeKey(record.id, k.revokedAt);
       if (k.expiresAt !== null) expiries.push([record.id, k.expiresAt]);
     }

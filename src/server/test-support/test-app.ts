@@ -38,7 +38,7 @@ export async function testApp(options: TestAppOptions = {}) {
   }
   const get = (url: string, key?: string, extra: Headers = {}, addr?: string) =>
     call('GET', url, key === undefined ? extra : { 'X-API-Key': key, ...extra }, addr);
-  return { clock, app, call, get, logs };
+  return { clock, app, call, get, logs, store };
 }
 
 /** The store with listMarkets rejecting: a wrapper, so the 500 path is tested over every backend. */

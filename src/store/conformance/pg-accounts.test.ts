@@ -44,10 +44,18 @@ async function script(s: Store, setExpiry: (keyId: number, at: number) => Promis
   note(await s.getAccountById(ids[3]!));
   note(await s.getAccountById(9999));
   const keys = [];
-  for (let i = 0; i < 5; i++) keys.push(await s.createKey(ids[i % 2]!, `hash-${i}`, `msk_${i}`, NOW + i * HOUR));
+  for (let i = 0; i < 5; i++) keys.push(await s.createKey(ids[i % 2]!, `hash-${i}`, `msk_${i}`, NOW + i * HOUR, i % 2 ? `bot ${i}` : null));
   note(keys);
   note(await s.findKeyByHash('hash-3'));
   note(await s.findKeyByHash('nope'));
+  // A key's last use: written, then not again within the interval, then again after it.
+  note(await s.touchKey(keys[1]!.id, NOW + 5 * HOUR, 60_000));
+  note(await s.touchKey(keys[1]!.id, NOW + 5 * HOUR + 59_999, 60_000));
+  note(await s.touchKey(keys[1]!.id, NOW + 5 * HOUR + 60_000, 60_000));
+  note(await s.touchKey(9999, NOW, 60_000));
+  const touched = await s.findKeyByHash('hash-1');
+  if (touched?.lastUsedAt !== NOW + 5 * HOUR + 60_000 || touched.name !== 'bot 1') throw new Error(`touchKey or the key name went wrong: ${JSON.stringify(touched)}`);
+  note(touched);
   note(await s.countActiveKeys(ids[0]!, NOW + 10 * HOUR));
   note(await s.revokeKey(keys[0]!.id, NOW + 11 * HOUR));
   note(await s.revokeKey(keys[0]!.id, NOW + 12 * HOUR));

@@ -15,7 +15,7 @@ export interface AccountRow {
   created_at: number;
 }
 
-/** A row of `api_keys` without its hash, as every store reads it. */
+/** A row of `api_keys` without its hash, as every store reads it (`name` read as `key_name`: accounts have a name too). */
 export interface KeyRow {
   id: number;
   account_id: number;
@@ -23,6 +23,8 @@ export interface KeyRow {
   created_at: number;
   revoked_at: number | null;
   expires_at: number | null;
+  key_name: string | null;
+  last_used_at: number | null;
 }
 
 /** Use to turn an `accounts` row into the Store's Account. */
@@ -47,6 +49,9 @@ export function toKeyWithAccount(r: KeyWithAccountRow): ApiKeyRecord & { account
   return { ...toKey(r), account };
 }
 
+/** The columns of a KeyRow, `k.` prefixed for a join. */
+export const KEY_SELECT = 'k.id, k.account_id, k.prefix, k.created_at, k.revoked_at, k.expires_at, k.name AS key_name, k.last_used_at';
+
 /** Use to turn an `api_keys` row into the Store's ApiKeyRecord. */
 export function toKey(r: KeyRow): ApiKeyRecord {
   return {
@@ -56,6 +61,8 @@ export function toKey(r: KeyRow): ApiKeyRecord {
     createdAt: r.created_at,
     revokedAt: r.revoked_at,
     expiresAt: r.expires_at,
+    name: r.key_name,
+    lastUsedAt: r.last_used_at,
   };
 }
 

@@ -1,7 +1,7 @@
 // The PostgreSQL side of AccountAuthStore: passwords, sessions, plan changes and key lists with the
 // SQLite store's semantics (sqlite/account-auth-sqlite.ts), so any instance sees one sign-in state.
 import type { AccountAuthStore, PlanChange, SessionRecord } from '../account-auth-store.js';
-import { toAccount, toKey, toSession, type AccountRow, type KeyRow, type SessionRow } from '../core/account-rows.js';
+import { KEY_SELECT, toAccount, toKey, toSession, type AccountRow, type KeyRow, type SessionRow } from '../core/account-rows.js';
 import type { Account, ApiKeyRecord } from '../store.js';
 import type { Pg } from './pg-connection.js';
 
@@ -59,8 +59,7 @@ export class PgAccountAuth implements AccountAuthStore {
   }
 
   async keysOf(accountId: number): Promise<ApiKeyRecord[]> {
-    const rows = await this.sql<KeyRow[]>`
-      SELECT id, account_id, prefix, created_at, revoked_at, expires_at FROM api_keys WHERE account_id = ${accountId} ORDER BY id`;
+    const rows = await this.sql.unsafe<KeyRow[]>(`SELECT ${KEY_SELECT} FROM api_keys k WHERE account_id = $1 ORDER BY id`, [accountId], { prepare: true });
     return rows.map(toKey);
   }
 

@@ -1,11 +1,10 @@
 // Accounts and API keys over PostgreSQL, with the SQLite store's semantics (sqlite/accounts.ts):
 // keys only as sha256 hashes, revoked or expired keys not counted, records built by the same
 // toAccount / toKey so every field and its order match.
-import { toAccount, toKey, toKeyWithAccount, type AccountRow, type KeyRow, type KeyWithAccountRow } from '../core/account-rows.js';
+import { KEY_SELECT, toAccount, toKey, toKeyWithAccount, type AccountRow, type KeyRow, type KeyWithAccountRow } from '../core/account-rows.js';
 import type { Account, ApiKeyRecord } from '../store.js';
 import type { Pg } from './pg-connection.js';
 
-const KEY_COLUMNS = 'id, account_id, prefix, created_at, revoked_at, expires_at';
 
 /** Use for the Store's account and key methods over a pool or a transaction. */
 export class PgAccounts {
@@ -32,24 +31,30 @@ export class PgAccounts {
   }
 
   /** See Store.createKey. */
-  async createKey(accountId: number, keyHash: string, prefix: string, now: number): Promise<ApiKeyRecord> {
+  async createKey(accountId: number, keyHash: string, prefix: string, now: number, name: string | null = null): Promise<ApiKeyRecord> {
     const [row] = await this.sql<{ id: number }[]>`
-      INSERT INTO api_keys (account_id, key_hash, prefix, created_at) VALUES (${accountId}, ${keyHash}, ${prefix}, ${now}) RETURNING id`;
-    return { id: row!.id, accountId, prefix, createdAt: now, revokedAt: null, expiresAt: null };
+      INSERT INTO api_keys (account_id, key_hash, prefix, created_at, name) VALUES (${accountId}, ${keyHash}, ${prefix}, ${now}, ${name}) RETURNING id`;
+    return { id: row!.id, accountId, prefix, createdAt: now, revokedAt: null, expiresAt: null, name, lastUsedAt: null };
+  }
+
+  /** See Store.touchKey. */
+  async touchKey(id: number, now: number, minIntervalMs: number): Promise<boolean> {
+    const done = await this.sql`UPDATE api_keys SET last_used_at = ${now} WHERE id = ${id} AND (last_used_at IS NULL OR last_used_at <= ${now - minIntervalMs})`;
+    return done.count > 0;
   }
 
   /** See Store.findKeyByHash. */
   async findKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
-    const [row] = await this.sql.unsafe<KeyRow[]>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE key_hash = $1`, [keyHash], { prepare: true });
+    const [row] = await this.sql.unsafe<KeyRow[]>(`SELECT ${KEY_SELECT} FROM api_keys k WHERE key_hash = $1`, [keyHash], { prepare: true });
     return row ? toKey(row) : undefined;
   }
 
   /** See Store.listKeys. */
   async listKeys(): Promise<(ApiKeyRecord & { account: Account })[]> {
-    const rows = await this.sql<KeyWithAccountRow[]>`
-      SELECT k.id, k.account_id, k.prefix, k.created_at, k.revoked_at, k.expires_at,
+    const rows = await this.sql.unsafe<KeyWithAccountRow[]>(`
+      SELECT ${KEY_SELECT},
              a.id AS a_id, a.name, a.plan, a.trial_ends_at, a.rpm, a.burst, a.created_at AS created_at_account
-      FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.id`;
+      FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.id`);
     return rows.map(toKeyWithAccount);
   }
 

@@ -135,6 +135,14 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX accounts_name_lower ON accounts (lower(name));
     `,
   },
+  {
+    version: 4,
+    description: 'api_keys: an optional name and when the key was last used (as SQLite migration 10)',
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN name text;
+      ALTER TABLE api_keys ADD COLUMN last_used_at bigint;
+    `,
+  },
 ];
 
 /** Use to check a schema name before it is written into SQL. */

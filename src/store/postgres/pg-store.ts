@@ -102,8 +102,12 @@ export class PgStore implements MirrorStore {
     return this.accounts.createAccount(a);
   }
 
-  createKey(accountId: number, keyHash: string, prefix: string, now: number): Promise<ApiKeyRecord> {
-    return this.accounts.createKey(accountId, keyHash, prefix, now);
+  createKey(accountId: number, keyHash: string, prefix: string, now: number, name: string | null = null): Promise<ApiKeyRecord> {
+    return this.accounts.createKey(accountId, keyHash, prefix, now, name);
+  }
+
+  touchKey(id: number, now: number, minIntervalMs: number): Promise<boolean> {
+    return this.accounts.touchKey(id, now, minIntervalMs);
   }
 
   findKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {

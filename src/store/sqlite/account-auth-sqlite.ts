@@ -3,7 +3,7 @@
 import type Database from 'better-sqlite3';
 import type { AccountAuthStore, PlanChange, SessionRecord } from '../account-auth-store.js';
 import type { Account, ApiKeyRecord } from '../store.js';
-import { toAccount, toKey, toSession, type AccountRow, type KeyRow, type SessionRow } from '../core/account-rows.js';
+import { KEY_SELECT, toAccount, toKey, toSession, type AccountRow, type KeyRow, type SessionRow } from '../core/account-rows.js';
 
 /** Use with the `db` of an open SqliteStore (its migrations have created the tables). */
 export class SqliteAccountAuthStore implements AccountAuthStore {
@@ -80,7 +80,7 @@ function prepare(db: Database.Database) {
     setPlan: db.prepare('UPDATE accounts SET plan = ?, trial_ends_at = ?, rpm = ?, burst = ? WHERE id = ?'),
     account: db.prepare(`${ACCOUNT_SELECT} WHERE a.id = ?`),
     accounts: db.prepare(`${ACCOUNT_SELECT} ORDER BY a.name`),
-    keysOf: db.prepare('SELECT id, account_id, prefix, created_at, revoked_at, expires_at FROM api_keys WHERE account_id = ? ORDER BY id'),
+    keysOf: db.prepare(`SELECT ${KEY_SELECT} FROM api_keys k WHERE account_id = ? ORDER BY id`),
   };
 }
 

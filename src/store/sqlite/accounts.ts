@@ -2,7 +2,7 @@
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import type { Account, ApiKeyRecord } from '../store.js';
-import { toAccount, toKey, toKeyWithAccount, type AccountRow, type KeyRow, type KeyWithAccountRow } from '../core/account-rows.js';
+import { KEY_SELECT, toAccount, toKey, toKeyWithAccount, type AccountRow, type KeyRow, type KeyWithAccountRow } from '../core/account-rows.js';
 import type { DataVersion } from './data-version.js';
 
 /** Use for the Store's account and key methods over one SQLite connection. */
@@ -12,6 +12,7 @@ export class AccountRecords {
   private readonly insertAccount: Statement;
   private readonly insertKey: Statement;
   private readonly keyByHash: Statement;
+  private readonly touch: Statement;
   private readonly allKeys: Statement;
   private readonly revoke: Statement;
   private readonly activeKeys: Statement;
@@ -25,12 +26,11 @@ export class AccountRecords {
     this.insertAccount = db.prepare(
       'INSERT INTO accounts (name, plan, trial_ends_at, rpm, burst, created_at) VALUES (?, ?, ?, ?, ?, ?)',
     );
-    this.insertKey = db.prepare('INSERT INTO api_keys (account_id, key_hash, prefix, created_at) VALUES (?, ?, ?, ?)');
-    this.keyByHash = db.prepare(
-      'SELECT id, account_id, prefix, created_at, revoked_at, expires_at FROM api_keys WHERE key_hash = ?',
-    );
+    this.insertKey = db.prepare('INSERT INTO api_keys (account_id, key_hash, prefix, created_at, name) VALUES (?, ?, ?, ?, ?)');
+    this.keyByHash = db.prepare(`SELECT ${KEY_SELECT} FROM api_keys k WHERE key_hash = ?`);
+    this.touch = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)');
     this.allKeys = db.prepare(
-      `SELECT k.id, k.account_id, k.prefix, k.created_at, k.revoked_at, k.expires_at,
+      `SELECT ${KEY_SELECT},
               a.id AS a_id, a.name, a.plan, a.trial_ends_at, a.rpm, a.burst, a.created_at AS created_at_account
        FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.id`,
     );
@@ -63,10 +63,15 @@ export class AccountRecords {
   }
 
   /** See Store.createKey. */
-  createKey(accountId: number, keyHash: string, prefix: string, now: number): ApiKeyRecord {
-    const info = this.insertKey.run(accountId, keyHash, prefix, now);
+  createKey(accountId: number, keyHash: string, prefix: string, now: number, name: string | null = null): ApiKeyRecord {
+    const info = this.insertKey.run(accountId, keyHash, prefix, now, name);
     this.version.bump();
-    return { id: Number(info.lastInsertRowid), accountId, prefix, createdAt: now, revokedAt: null, expiresAt: null };
+    return { id: Number(info.lastInsertRowid), accountId, prefix, createdAt: now, revokedAt: null, expiresAt: null, name, lastUsedAt: null };
+  }
+
+  /** See Store.touchKey. No data-version bump: a use changes no answer of the API. */
+  touchKey(id: number, now: number, minIntervalMs: number): boolean {
+    return this.touch.run(now, id, now - minIntervalMs).changes > 0;
   }
 
   /** See Store.findKeyByHash. */

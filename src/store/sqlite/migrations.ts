@@ -210,6 +210,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX accounts_name_nocase ON accounts (name COLLATE NOCASE);
     `,
   },
+  {
+    version: 10,
+    description: 'api_keys: an optional name and when the key was last used',
+    sql: `
+      -- last_used_at is written at most once a minute per key (Store.touchKey), not on every request.
+      ALTER TABLE api_keys ADD COLUMN name TEXT;
+      ALTER TABLE api_keys ADD COLUMN last_used_at INTEGER;
+    `,
+  },
 ];
 
 /** SQL turning one orderbook column's [price, size] levels into {price, size} objects, best first as stored. */

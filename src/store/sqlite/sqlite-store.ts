@@ -81,8 +81,12 @@ export class SqliteStore implements MirrorStore {
     return this.accounts.createAccount(a);
   }
 
-  async createKey(accountId: number, keyHash: string, prefix: string, now: number): Promise<ApiKeyRecord> {
-    return this.accounts.createKey(accountId, keyHash, prefix, now);
+  async createKey(accountId: number, keyHash: string, prefix: string, now: number, name: string | null = null): Promise<ApiKeyRecord> {
+    return this.accounts.createKey(accountId, keyHash, prefix, now, name);
+  }
+
+  async touchKey(id: number, now: number, minIntervalMs: number): Promise<boolean> {
+    return this.accounts.touchKey(id, now, minIntervalMs);
   }
 
   async findKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {

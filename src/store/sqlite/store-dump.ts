@@ -39,7 +39,7 @@ export class StoreDump implements StoreDumpSource {
     this.snapshotIds = this.marketTable('snapshot_ids', ['market', 't', 'id']);
     this.origins = this.table('market_origin', ['market', 'origin_base_url', 'origin_dialect', 'origin_pulled_at']);
     this.accounts = this.table('accounts', ['id', 'name', 'plan', 'trial_ends_at', 'rpm', 'burst', 'created_at']);
-    this.keys = this.table('api_keys', ['id', 'account_id', 'key_hash', 'prefix', 'created_at', 'revoked_at', 'expires_at']);
+    this.keys = this.table('api_keys', ['id', 'account_id', 'key_hash', 'prefix', 'created_at', 'revoked_at', 'expires_at', 'name', 'last_used_at']);
     this.passwords = this.table('account_passwords', ['account_id', 'hash', 'updated_at']);
     this.sessions = this.table('sessions', ['token_hash', 'account_id', 'csrf', 'created_at', 'expires_at']);
   }
