@@ -12,7 +12,7 @@ header .brand { font-weight: 700; font-size: 18px; }
 header nav { display: flex; align-items: center; gap: 16px; flex: 1; }
 header nav .who { margin-left: auto; color: #c9cfdb; }
 header button { background: transparent; color: #fff; border: 1px solid #6b7487; }
-main { max-width: 1100px; margin: 0 auto; padding: 16px 24px 48px; }
+main { max-width: 1240px; margin: 0 auto; padding: 16px 24px 48px; }
 h1 { font-size: 22px; margin: 8px 0 16px; word-break: break-all; }
 h2 { font-size: 17px; margin: 0 0 10px; }
 h3 { font-size: 15px; margin: 14px 0 6px; }
@@ -51,7 +51,7 @@ td.bid { color: var(--good); }
 td.ask { color: var(--bad); }
 .chart { min-height: 10px; margin-bottom: 12px; }
 #charts[data-state="ready"] .chart-status { display: none; }
-#charts { overflow-x: auto; }
+#charts, .scroll-x { overflow-x: auto; }
 code { overflow-wrap: anywhere; }
 /* A phone (390 px): the top bar wraps, and a wide table scrolls inside itself, never the page. */
 @media (max-width: 640px) {

@@ -49,6 +49,11 @@ function windowTable(account: Account): SafeHtml {
   <p class="hint">The most recent markets of each type, per coin.</p>`;
 }
 
+/** A rotation date: the day is enough (keys are due after 90 days), and the table stays narrow. */
+function utcDay(ms: number): string {
+  return utc(ms).slice(0, 10);
+}
+
 function keyRow(key: ApiKeyRecord, m: AccountModel): SafeHtml {
   const status = keyStatus(key, m.visitor.account, m.now);
   const ageDays = Math.floor((m.now - key.createdAt) / DAY_MS);
@@ -61,7 +66,7 @@ function keyRow(key: ApiKeyRecord, m: AccountModel): SafeHtml {
     <td class="key-name">${key.name ?? ''}</td>
     <td>${utc(key.createdAt)}</td>
     <td>${ageDays} d</td>
-    <td>${needsRotation(key, m.now) ? html`<span class="bad">due since ${utc(due)}</span>` : utc(due)}</td>
+    <td>${needsRotation(key, m.now) ? html`<span class="bad">due since ${utcDay(due)}</span>` : utcDay(due)}</td>
     <td class="key-status">${statusText}</td>
     <td>${status === 'active' && use ? `${use.used} / ${use.limit}` : ''}</td>
     <td class="last-used">${key.lastUsedAt === null ? 'never' : utc(key.lastUsedAt)}</td>
@@ -105,10 +110,10 @@ export function accountPage(m: AccountModel) {
 </section>
 <section class="card">
   <h2>API keys</h2>
-  <table class="keys">
+  <div class="scroll-x"><table class="keys">
     <thead><tr><th>Key</th><th>Name</th><th>Created</th><th>Age</th><th>Rotate by (${KEY_ROTATION_MS / DAY_MS} d)</th><th>Status</th><th>This minute</th><th>Last used</th><th></th></tr></thead>
     <tbody>${m.keys.length ? m.keys.map((k) => keyRow(k, m)) : html`<tr><td colspan="9">No keys yet.</td></tr>`}</tbody>
-  </table>
+  </table></div>
   <p class="hint">Last used: recorded at most once a minute per key.</p>
   <form method="post" action="/keys" class="create-key">${csrfField(m.visitor)}<label>Name (optional) <input name="name" maxlength="${MAX_KEY_NAME_LENGTH}" placeholder="laptop, bot, ci"></label> <button type="submit">Create a key</button></form>
 </section>`,
