@@ -5,9 +5,10 @@ import { MARKET_TYPES, parseMarketType, type MarketType } from '../../domain/mar
 // Only the defaults (for --help) at load time; the seeder itself is imported by runSeed.
 import { DEFAULT_FULL_MARKETS, type SeedSummary } from '../../store/seed/seed.js';
 import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/db-path.js';
-import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
-import { isSqlite, throughStaging, withAnyStore, withStore } from './serve-store.js';
+import type { BulkLoadStore } from '../../store/bulk-store.js';
+import { isSqlite, throughStaging, usingStore } from './serve-store.js';
 import type { CliContext } from '../context.js';
+import { runAdminWithDeps, type CliDeps } from '../deps.js';
 
 /** Checked flags of `serve seed`. */
 export interface SeedCommandOptions {
@@ -41,37 +42,37 @@ export function parseFullSpec(value: string): Partial<Record<MarketType, number>
 }
 
 /** Seeds `opts.db` (which must hold no markets yet) and writes a summary to stdout. */
-export async function runSeed(opts: SeedCommandOptions, ctx: CliContext): Promise<SeedSummary> {
+export async function runSeed(opts: SeedCommandOptions, deps: CliDeps): Promise<SeedSummary> {
   const { seedDatabase } = await import('../../store/seed/seed.js');
-  const seedInto = (store: SqliteStore): SeedSummary => {
+  const seedInto = (store: BulkLoadStore): SeedSummary => {
     const existing = store.bulk.counts().markets;
     if (existing > 0) {
       throw new UsageError(`${opts.db} already holds ${existing} markets; seed a new file (or delete this one)`);
     }
     return seedDatabase(store.bulk, {
-      now: ctx.now(),
+      now: deps.now(),
       days: opts.days,
       seed: opts.seed,
       fullMarkets: opts.full,
       orderbookMs: opts.orderbookMs,
-      onProgress: (m) => ctx.stderr.write(`seed: ${m}\n`),
+      onProgress: (m) => deps.writeErr(`seed: ${m}\n`),
     });
   };
   const started = performance.now();
   let summary: SeedSummary;
   if (isPostgresUrl(opts.db)) {
     // PostgreSQL: seeded into a temporary SQLite store by the same code, then copied in one transaction.
-    const held = await withAnyStore(opts.db, {}, async (store) => (isSqlite(store) ? 0 : (await store.counts()).markets));
+    const held = await usingStore(deps.openStore(opts.db), opts.db, async (store) => (isSqlite(store) ? 0 : (await store.counts()).markets));
     if (held > 0) throw new UsageError(`${storeName(opts.db)} already holds ${held} markets; seed an empty database`);
-    summary = (await throughStaging(opts.db, ctx, seedInto)).result;
+    summary = (await throughStaging(opts.db, deps, seedInto)).result;
   } else {
-    summary = await withStore(opts.db, { cacheMiB: 256 }, seedInto);
+    summary = await usingStore(deps.openBulkStore(opts.db, { cacheMiB: 256 }), opts.db, seedInto);
   }
   const fmt = (n: number) => n.toLocaleString('en-US');
   // Into PostgreSQL the time includes the copy; rows/s is then end to end.
   const ms = isPostgresUrl(opts.db) ? performance.now() - started : summary.ms;
   const rowsPerSec = isPostgresUrl(opts.db) ? Math.round((summary.snapshots + summary.orderbooks) / (ms / 1000)) : summary.rowsPerSec;
-  ctx.stdout.write(
+  deps.writeOut(
     `seeded ${storeName(opts.db)}: ${fmt(summary.markets)} markets (${fmt(summary.fullMarkets)} with full snapshots), ` +
       `${fmt(summary.snapshots)} snapshots, ${fmt(summary.orderbooks)} orderbooks in ${(ms / 1000).toFixed(1)} s ` +
       `(${fmt(rowsPerSec)} rows/s)\n`,
@@ -134,7 +135,8 @@ Examples:
   $ msnap serve seed --db depth.db --days 2 --orderbook-days 2  # every snapshot with 8-level books
   $ msnap serve seed --db postgres://msnap@db.internal/msnap    # a PostgreSQL store (COPY, one transaction)`,
     )
-    .action(async (raw: SeedFlags) => {
-      await runSeed(parseSeedFlags(raw, ctx.env), ctx);
+    .action(async (raw: SeedFlags, cmd: Command) => {
+      const opts = parseSeedFlags(raw, ctx.env);
+      await runAdminWithDeps(ctx, cmd, async (deps) => void (await runSeed(opts, deps)));
     });
 }
