@@ -8,9 +8,9 @@ import { PLAN_NAMES, parsePlanName, TRIAL_LENGTH_MS, type PlanName } from '../..
 import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/db-path.js';
 import type { Store } from '../../store/store.js';
 import type { CliContext } from '../context.js';
+import { positiveInt } from '../arguments.js';
 import { runAdminWithDeps, type CliDeps } from '../deps.js';
 import type { RecordSchema } from '../output/schema.js';
-import { positiveInt } from './serve-keys.js';
 import { usingStore } from './serve-store.js';
 
 /** One row of `accounts list` (and its --json record). */

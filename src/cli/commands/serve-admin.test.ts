@@ -112,6 +112,8 @@ describe('serve seed, import and compact-books run functions', () => {
 
   it('compact-books runs on an existing SQLite file only', async () => {
     expect(() => parseCompactBooksFlags({ db: 'postgres://x@h/db', batch: '10' }, {})).toThrow(/works on an SQLite store/);
+    expect(() => parseCompactBooksFlags({ db, batch: '0' }, {})).toThrow('--batch must be an integer from 1 to 10000000; got "0"');
+    expect(() => parseCompactBooksFlags({ db, batch: '1e3' }, {})).toThrow('--batch must be an integer from 1 to 10000000; got "1e3"');
     await runSeed({ db, ...TINY }, admin().deps);
     const compact = admin();
     const done = await runCompactBooks(parseCompactBooksFlags({ db, batch: '1000' }, {}), compact.deps);

@@ -5,6 +5,7 @@ import { COMPACT_BATCH_ROWS, type CompactProgress } from '../../store/bulk-store
 import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath } from '../../store/db-path.js';
 import { usingStore } from './serve-store.js';
 import type { CliContext } from '../context.js';
+import { boundedIntArg } from '../arguments.js';
 import { runAdminWithDeps, type CliDeps } from '../deps.js';
 
 /** Checked flags of `serve compact-books`. */
@@ -18,9 +19,7 @@ export interface CompactBooksOptions {
 export function parseCompactBooksFlags(raw: { db?: string; batch: string; vacuum?: boolean }, env: NodeJS.ProcessEnv): CompactBooksOptions {
   const db = resolveDbPath(raw.db, env);
   if (isPostgresUrl(db)) throw new UsageError('serve compact-books works on an SQLite store; PostgreSQL stores keep books as text');
-  const batch = /^\d+$/.test(raw.batch.trim()) ? Number(raw.batch) : NaN;
-  if (!(batch >= 1 && batch <= 10_000_000)) throw new UsageError(`--batch must be an integer from 1 to 10000000; got "${raw.batch.slice(0, 40)}"`);
-  return { db, batchRows: batch, vacuum: raw.vacuum ?? false };
+  return { db, batchRows: boundedIntArg('--batch', raw.batch, 1, 10_000_000), vacuum: raw.vacuum ?? false };
 }
 
 /** Packs the store's text orderbooks, progress on stderr, a summary on stdout. */

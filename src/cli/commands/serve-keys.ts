@@ -8,6 +8,7 @@ import { PLAN_NAMES, parsePlanName, type PlanName } from '../../domain/plans.js'
 import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/db-path.js';
 import type { Store } from '../../store/store.js';
 import type { CliContext } from '../context.js';
+import { positiveInt } from '../arguments.js';
 import { runAdminWithDeps, type CliDeps } from '../deps.js';
 import type { RecordSchema } from '../output/schema.js';
 import { usingStore } from './serve-store.js';
@@ -53,13 +54,6 @@ export interface KeysCreateOptions {
   trial: boolean;
   rpm?: number;
   burst?: number;
-}
-
-/** Use to check a count flag or an id: a positive integer up to 1e9; UsageError naming `name` otherwise. */
-export function positiveInt(name: string, value: string): number {
-  const n = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
-  if (!(n >= 1 && n <= 1_000_000_000)) throw new UsageError(`${name} must be a positive integer; got "${value.slice(0, 40)}"`);
-  return n;
 }
 
 /** Use to check the flags of `serve keys create`; throws UsageError naming the first bad one. */

@@ -8,6 +8,7 @@ import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '.
 import type { BulkLoadStore } from '../../store/bulk-store.js';
 import { isSqlite, throughStaging, usingStore } from './serve-store.js';
 import type { CliContext } from '../context.js';
+import { boundedIntArg } from '../arguments.js';
 import { runAdminWithDeps, type CliDeps } from '../deps.js';
 
 /** Checked flags of `serve seed`. */
@@ -20,13 +21,6 @@ export interface SeedCommandOptions {
   orderbookMs: number;
 }
 
-/** Use to check an integer flag within bounds, with one clear line when it is not. */
-function intFlag(name: string, value: string, min: number, max: number): number {
-  const n = /^-?\d+$/.test(value.trim()) ? Number(value) : NaN;
-  if (!(n >= min && n <= max)) throw new UsageError(`${name} must be an integer from ${min} to ${max}; got "${value.slice(0, 40)}"`);
-  return n;
-}
-
 /** Use to parse --full: `5m=72,24hr=2` (types not named keep their default). */
 export function parseFullSpec(value: string): Partial<Record<MarketType, number>> {
   const out: Partial<Record<MarketType, number>> = {};
@@ -36,7 +30,7 @@ export function parseFullSpec(value: string): Partial<Record<MarketType, number>
     if (!type || rawCount === undefined) {
       throw new UsageError(`--full takes TYPE=N pairs such as 5m=72,24hr=2 (types: ${MARKET_TYPES.join(', ')}); got "${value.slice(0, 40)}"`);
     }
-    out[type] = intFlag(`--full ${type}`, rawCount, 0, 100_000);
+    out[type] = boundedIntArg(`--full ${type}`, rawCount, 0, 100_000);
   }
   return out;
 }
@@ -94,8 +88,8 @@ interface SeedFlags {
 export function parseSeedFlags(raw: SeedFlags, env: NodeJS.ProcessEnv): SeedCommandOptions {
   return {
     db: resolveDbPath(raw.db, env),
-    days: intFlag('--days', raw.days, 1, 3650),
-    seed: intFlag('--seed', raw.seed, 0, 2 ** 32 - 1),
+    days: boundedIntArg('--days', raw.days, 1, 3650),
+    seed: boundedIntArg('--seed', raw.seed, 0, 2 ** 32 - 1),
     full: raw.full === undefined ? {} : parseFullSpec(raw.full),
     orderbookMs: orderbookWindowMs(raw),
   };
@@ -106,8 +100,8 @@ function orderbookWindowMs(raw: SeedFlags): number {
   if (raw.orderbookDays !== undefined && raw.orderbookMinutes !== undefined) {
     throw new UsageError('--orderbook-days and --orderbook-minutes both set the orderbook window; give one');
   }
-  if (raw.orderbookDays !== undefined) return intFlag('--orderbook-days', raw.orderbookDays, 0, 3650) * 86_400_000;
-  return intFlag('--orderbook-minutes', raw.orderbookMinutes ?? '10', 0, 7 * 24 * 60) * 60_000;
+  if (raw.orderbookDays !== undefined) return boundedIntArg('--orderbook-days', raw.orderbookDays, 0, 3650) * 86_400_000;
+  return boundedIntArg('--orderbook-minutes', raw.orderbookMinutes ?? '10', 0, 7 * 24 * 60) * 60_000;
 }
 
 /** The `serve seed` subcommand. */
