@@ -39,6 +39,13 @@ module.exports = {
       to: { path: '^src/store/' },
     },
     {
+      name: 'cli-and-client-never-import-a-backend',
+      severity: 'error',
+      comment: 'Commands speak to stores through the ports of src/store (store.ts, bulk-store.ts, open-store.ts, capabilities()); open-store.ts loads the backends.',
+      from: { path: '^src/(cli|client)/' },
+      to: { path: '^src/store/(sqlite|postgres)/' },
+    },
+    {
       name: 'postgres-never-imports-sqlite',
       severity: 'error',
       comment: 'Both backends implement the ports of src/store and share src/store/core; a copy between them lives in src/store/copy.',

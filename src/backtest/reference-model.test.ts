@@ -6,6 +6,7 @@ import type { Market, Snapshot } from '../domain/market.js';
 import { loadStrategy, runBacktest, seriesFromSnapshots } from './index.js';
 import { handMarket, type HandSnapshot } from './test-support/hand-market.js';
 import { referenceBacktest, type RefParams, type RefRule } from './test-support/reference-backtest.js';
+import { mulberry32 as prng } from '../random/prng.js';
 
 const T0 = 1_795_300_000_000;
 const DEFAULTS: RefParams = { cash: 1000, latency_ms: 0, fee_rate: 0.07, fees: 'taker', no_book: 'quote' };
@@ -155,18 +156,6 @@ describe('backtest model, rule by rule (hand-worked figures)', () => {
     expect(r.summary.brier).toBe(0.416667);
   });
 });
-
-/** Deterministic PRNG (mulberry32) for the random cases. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function randomCase(seed: number): { rule: RefRule; markets: Hand[]; params: Partial<RefParams> } {
   const rnd = prng(seed);

@@ -6,18 +6,7 @@ import { runBacktest } from './engine.js';
 import type { BacktestParams } from './params.js';
 import type { ModuleStrategy, RuleCondition, RuleStrategy, StrategySnapshot } from './strategy.js';
 import { book, seriesOf, snap, sourceOf, testMarket } from './test-support/markets.js';
-
-/** A small deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 as prng } from '../random/prng.js';
 
 function markets(seed: number, count: number) {
   const rnd = prng(seed);

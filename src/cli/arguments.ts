@@ -47,6 +47,20 @@ export function countArg(value: string, flag: string, min: number): number {
   return n;
 }
 
+/** Use for an integer flag within bounds (`serve seed --days`, `compact-books --batch`); a UsageError names it otherwise. */
+export function boundedIntArg(name: string, value: string, min: number, max: number): number {
+  const n = /^-?\d+$/.test(value.trim()) ? Number(value) : NaN;
+  if (!(n >= min && n <= max)) throw new UsageError(`${name} must be an integer from ${min} to ${max}; got "${value.slice(0, 40)}"`);
+  return n;
+}
+
+/** Use to check a count flag or an id of the admin commands (--rpm, a key id): a positive integer up to 1e9; UsageError naming `name` otherwise. */
+export function positiveInt(name: string, value: string): number {
+  const n = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
+  if (!(n >= 1 && n <= 1_000_000_000)) throw new UsageError(`${name} must be a positive integer; got "${value.slice(0, 40)}"`);
+  return n;
+}
+
 /** Use where a market id is expected; the message shows the expected shape. */
 export function marketIdArg(value: string): string {
   // Case-insensitive, as coins and types are: BTC-UPDOWN-5M-… is the market btc-updown-5m-….

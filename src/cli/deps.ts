@@ -18,6 +18,7 @@ import type { ParquetCodec } from './output/parquet-codecs.js';
 import type { Progress } from './output/progress.js';
 import { OutputSink } from './output/sink.js';
 import { readSecret } from './secret-input.js';
+import { storeDeps, type StoreDeps } from './store-deps.js';
 import { colorEnabled, spinnerAllowed, TABLE_ROW_CAP, tableFit } from './terminal-policy.js';
 
 /** Builds the real client; tests replace it. */
@@ -35,8 +36,8 @@ export interface ClientHooks {
   onRetry?: (info: { reason: string; waitMs: number; retry: number; of: number }) => void;
 }
 
-/** What a command's run function receives. */
-export interface CliDeps {
+/** What a command's run function receives (the `serve` admin commands open their store through StoreDeps). */
+export interface CliDeps extends StoreDeps {
   now(): number;
   /**
    * The service client (or, with --db, the local store); an AuthError when no key is configured,
@@ -45,6 +46,14 @@ export interface CliDeps {
   client(opts?: { keyOptional?: boolean }): Promise<MsnapApi>;
   keyStore(): Promise<KeyStore>;
   exporter(): Promise<Exporter>;
+  /** The exporter of the `serve` admin lists: plain aligned columns, or an indented JSON array with the global --json. */
+  listExporter(): Promise<Exporter>;
+  /** Standard input, for data read from it (`serve import -`). */
+  stdin(): NodeJS.ReadableStream;
+  /** Text as given on stdout (a created key, a load's summary line). */
+  writeOut(text: string): void;
+  /** Text as given on stderr, never silenced (what an admin command did). */
+  writeErr(text: string): void;
   /**
    * A progress line on stderr (a no-op unless stderr is a terminal and not --quiet). `resultAtEnd`:
    * the command writes its table only when the work is done, so a spinner may run before it.
@@ -114,6 +123,7 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
 
   const deps: CliDeps = {
     now: ctx.now,
+    ...storeDeps(),
     keyStore,
     baseUrlFlag: () => globals.baseUrl,
     apiFlag: () => globals.api,
@@ -168,6 +178,12 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
       });
       return exporter;
     },
+    async listExporter() {
+      return createExporter({ format: globals.json ? 'json' : 'table', sink: new OutputSink(ctx.stdout, 'stdout'), color: false });
+    },
+    stdin: () => ctx.stdin,
+    writeOut: (text) => void ctx.stdout.write(text),
+    writeErr: (text) => void ctx.stderr.write(text),
     async progress(label, opts) {
       const { createLineProgress, createSpinnerProgress, NO_PROGRESS } = await import('./output/progress.js');
       const dataOnTerminal = outputPath === undefined && ctx.stdout.isTTY === true && opts?.resultAtEnd !== true;
@@ -224,6 +240,14 @@ export async function runWithDeps(
   clientFactory: ClientFactory = httpClientFactory,
 ): Promise<void> {
   await runWithGlobals(ctx, readGlobals(cmd), body, clientFactory);
+}
+
+/**
+ * As runWithDeps for the `serve` admin commands: of the global flags only --json counts (it picks
+ * their lists' form), so a flag such as serve import's --format is never taken as an output format.
+ */
+export async function runAdminWithDeps(ctx: CliContext, cmd: Command, body: (deps: CliDeps) => Promise<void>): Promise<void> {
+  await runWithGlobals(ctx, { json: readGlobals(cmd).json === true }, body);
 }
 
 /** As runWithDeps, with the global flags already read (tests pass them directly). */

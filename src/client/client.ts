@@ -8,6 +8,7 @@ import type { ApiChoice, ApiName, Dialect, DialectLimits } from './dialects/dial
 import { v1 } from './dialects/v1.js';
 import { v4 } from './dialects/v4.js';
 import { listMarkets } from './market-listing.js';
+import { reportWindowEnd } from './window-end.js';
 import { redactKey } from './mask-key.js';
 import { mergeNewestFirst, slice } from './merged-listing.js';
 import { withSnapshotCounts } from './snapshot-counts.js';
@@ -213,27 +214,7 @@ export class MsnapClient implements MsnapApi {
   }
 
   private windowEnd(q: MarketsListingQuery, message: string, isWarning: boolean): void {
-    if (!q.all || !q.onWindowEnd) {
-      if (!isWarning) return;
-      // The last page's own clamp ("clamped to 104") means nothing to someone who asked for 5,000.
-      const cap = q.marketType !== undefined ? this.knownLimits?.data_window?.[q.marketType] : undefined;
-      if (q.max !== undefined && cap !== undefined && this.knownLimits) {
-        const listed = Math.max(0, cap - (q.offset ?? 0));
-        this.warn(
-          `limit ${q.max.toLocaleString('en-US')} clamped to ${listed.toLocaleString('en-US')}: your ${this.knownLimits.plan} plan only includes the most recent ${cap.toLocaleString('en-US')} ${q.marketType} markets`,
-        );
-      } else {
-        this.warn(message);
-      }
-      return;
-    }
-    const cap = q.marketType !== undefined ? this.knownLimits?.data_window?.[q.marketType] : undefined;
-    q.onWindowEnd({
-      message: redactKey(message, this.opts.apiKey),
-      ...(this.knownLimits ? { plan: this.knownLimits.plan } : {}),
-      ...(cap !== undefined && cap > 0 ? { cap } : {}),
-      ...(q.marketType !== undefined ? { marketType: q.marketType } : {}),
-    });
+    reportWindowEnd(q, message, isWarning, { limits: this.knownLimits, apiKey: this.opts.apiKey, warn: (w) => this.warn(w) });
   }
 
   // The service's `warning` (clamping), once per distinct text.

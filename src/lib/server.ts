@@ -7,6 +7,7 @@ import type { MarketType } from '../domain/market.js';
 import type { PlanName } from '../domain/plans.js';
 import { UsageError } from '../errors.js';
 import type { CliContext } from '../cli/context.js';
+import { buildDeps, httpClientFactory, type CliDeps } from '../cli/deps.js';
 import { runServe } from '../cli/commands/serve.js';
 import { runKeysCreate } from '../cli/commands/serve-keys.js';
 import { runSeed } from '../cli/commands/serve-seed.js';
@@ -110,7 +111,7 @@ export async function seedStore(store: string, options: SeedOptions = {}): Promi
       full: { '5m': 1, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0, ...options.full },
       orderbookMs: (options.orderbookMinutes ?? 10) * 60_000,
     },
-    libraryContext(undefined, options.now),
+    libraryDeps(options.now),
   );
   return { markets: summary.markets, snapshots: summary.snapshots };
 }
@@ -119,9 +120,14 @@ export async function seedStore(store: string, options: SeedOptions = {}): Promi
 export async function createKey(store: string, options: { account: string; plan?: PlanName; trial?: boolean; name?: string; now?: () => number }): Promise<string> {
   const created = await runKeysCreate(
     { db: store, account: options.account, ...(options.plan ? { plan: options.plan } : {}), trial: options.trial ?? false, name: parseKeyName(options.name) },
-    libraryContext(undefined, options.now),
+    libraryDeps(options.now),
   );
   return created.key;
+}
+
+/** The dependencies of a library call to an admin command's run function: its stores opened as the CLI's, nothing printed. */
+function libraryDeps(now: (() => number) | undefined): CliDeps {
+  return buildDeps(libraryContext(undefined, now), {}, httpClientFactory).deps;
 }
 
 /** The command context of a library call: nothing printed (log lines to `log`), no stdin, no environment. */

@@ -2,6 +2,7 @@
 // else an SQLite file. The backends are loaded on first use, not when the CLI starts.
 import { existsSync, rmSync } from 'node:fs';
 import { UsageError } from '../errors.js';
+import type { BulkLoadStore } from './bulk-store.js';
 import { diskFullError } from './disk-full.js';
 import { isPostgresUrl, storeName } from './db-path.js';
 import type { PgStore } from './postgres/pg-store.js';
@@ -42,4 +43,9 @@ export async function openStore(location: string, opts: SqliteStoreOptions & { s
 /** True for the SQLite store, as its capabilities declare (seed, import, live and origins work on it directly). */
 export function isSqliteStore(store: AnyStore): store is SqliteStore {
   return store.capabilities().backend === 'sqlite';
+}
+
+/** Use where a command writes through the bulk writer (seed, import, compact-books): the SQLite file `location`, never PostgreSQL. */
+export async function openBulkStore(location: string, opts: { cacheMiB?: number; busyTimeoutMs?: number } = {}): Promise<BulkLoadStore> {
+  return openSqliteFile(location, opts);
 }

@@ -8,12 +8,10 @@ import { PLAN_NAMES, parsePlanName, TRIAL_LENGTH_MS, type PlanName } from '../..
 import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/db-path.js';
 import type { Store } from '../../store/store.js';
 import type { CliContext } from '../context.js';
-import { createExporter } from '../output/exporter.js';
+import { positiveInt } from '../arguments.js';
+import { runAdminWithDeps, type CliDeps } from '../deps.js';
 import type { RecordSchema } from '../output/schema.js';
-import { OutputSink } from '../output/sink.js';
-import { readSecret } from '../secret-input.js';
-import { positiveInt } from './serve-keys.js';
-import { withAnyStore } from './serve-store.js';
+import { usingStore } from './serve-store.js';
 
 /** One row of `accounts list` (and its --json record). */
 export interface AccountListRecord {
@@ -47,7 +45,7 @@ function planOf(value: string): PlanName {
 /** Sets `name`'s dashboard password, creating the account when --plan or --trial says how. */
 export async function runAccountsPassword(
   opts: { db: string; name: string; password: string; plan?: PlanName; trial: boolean },
-  ctx: CliContext,
+  deps: CliDeps,
 ): Promise<void> {
   const [{ hashPassword, passwordProblem }, { planChange }] = await Promise.all([
     import('../../accounts/password.js'),
@@ -56,8 +54,8 @@ export async function runAccountsPassword(
   const problem = passwordProblem(opts.password);
   if (problem) throw new UsageError(problem.replace(/^The password/, 'the password').replace(/\.$/, ''));
   const hash = await hashPassword(opts.password);
-  await withAnyStore(opts.db, {}, async (store) => {
-    const now = ctx.now();
+  await usingStore(deps.openStore(opts.db), opts.db, async (store) => {
+    const now = deps.now();
     let account = await store.getAccount(opts.name);
     if (!account) {
       if (opts.plan === undefined && !opts.trial) {
@@ -67,20 +65,20 @@ export async function runAccountsPassword(
       account = await store.createAccount({ name: opts.name, ...change, trialEndsAt: opts.trial ? now + TRIAL_LENGTH_MS : null, createdAt: now });
     }
     await store.accountAuth.setPasswordHash(account.id, hash, now);
-    ctx.stderr.write(`password set for account "${account.name}" (${account.plan}); it can sign in at the dashboard (serve's URL)\n`);
+    deps.writeErr(`password set for account "${account.name}" (${account.plan}); it can sign in at the dashboard (serve's URL)\n`);
   });
 }
 
 /** Moves an account to `plan` (ending any trial) and reports the result on stderr. */
-export async function runAccountsPlan(opts: { db: string; name: string; plan: PlanName; rpm?: number; burst?: number }, ctx: CliContext): Promise<void> {
+export async function runAccountsPlan(opts: { db: string; name: string; plan: PlanName; rpm?: number; burst?: number }, deps: CliDeps): Promise<void> {
   const { planChange } = await import('../../accounts/plan-change.js');
   const change = planChange(opts.plan, opts);
-  await withAnyStore(opts.db, { mustExist: true }, async (store) => {
+  await usingStore(deps.openStore(opts.db, { mustExist: true }), opts.db, async (store) => {
     const account = await store.getAccount(opts.name);
     if (!account) throw new UsageError(`no account "${opts.name}" (see msnap serve accounts list)`);
     const updated = (await store.accountAuth.setPlan(account.id, change))!;
     const limits = updated.requestsPerMinute !== null ? `, ${updated.requestsPerMinute} req/min, burst ${updated.burstPerSecond}/s` : '';
-    ctx.stderr.write(`account "${updated.name}" is now on the ${updated.plan} plan${limits}${account.trialEndsAt !== null ? ' (trial ended)' : ''}\n`);
+    deps.writeErr(`account "${updated.name}" is now on the ${updated.plan} plan${limits}${account.trialEndsAt !== null ? ' (trial ended)' : ''}\n`);
   });
 }
 
@@ -94,10 +92,9 @@ export async function accountListRecords(store: Store, now: number): Promise<Acc
 }
 
 /** Writes every account's record through the exporter: aligned columns, or `--json`. */
-export async function runAccountsList(opts: { db: string; json: boolean }, ctx: CliContext): Promise<void> {
-  const records = await withAnyStore(opts.db, { mustExist: true }, (store) => accountListRecords(store, ctx.now()));
-  const exporter = createExporter({ format: opts.json ? 'json' : 'table', sink: new OutputSink(ctx.stdout, 'stdout'), color: false });
-  await exporter.list(ACCOUNT_LIST_SCHEMA, records);
+export async function runAccountsList(opts: { db: string }, deps: CliDeps): Promise<void> {
+  const records = await usingStore(deps.openStore(opts.db, { mustExist: true }), opts.db, (store) => accountListRecords(store, deps.now()));
+  await (await deps.listExporter()).list(ACCOUNT_LIST_SCHEMA, records);
 }
 
 /** The `serve accounts` subcommand group. */
@@ -120,16 +117,18 @@ Examples:
   $ msnap serve accounts password bob --plan pro        # creates bob on pro if new
   $ pass show msnap-bob | msnap serve accounts password bob`,
     )
-    .action(async (rawName: string, raw: { plan?: string; trial: boolean; db?: string }) => {
+    .action(async (rawName: string, raw: { plan?: string; trial: boolean; db?: string }, cmd: Command) => {
       const name = rawName.trim();
       if (name === '') throw new UsageError('the account name must not be empty');
       if (name.length > MAX_ACCOUNT_NAME_LENGTH) throw new UsageError(`the account name must have at most ${MAX_ACCOUNT_NAME_LENGTH} characters`);
       const plan = raw.plan === undefined ? undefined : planOf(raw.plan);
       if (raw.trial && plan !== undefined && plan !== 'builder') throw new UsageError(`--trial gives builder rights; it cannot be combined with --plan ${plan}`);
       const db = resolveDbPath(raw.db, ctx.env);
-      const password = await readSecret(ctx.stdin, ctx.stderr, `password for ${name}: `);
-      if (password === '') throw new UsageError('no password given: type it at the prompt or pipe it in');
-      await runAccountsPassword({ db, name, password, plan, trial: raw.trial }, ctx);
+      await runAdminWithDeps(ctx, cmd, async (deps) => {
+        const password = await deps.readSecret(`password for ${name}: `);
+        if (password === '') throw new UsageError('no password given: type it at the prompt or pipe it in');
+        await runAccountsPassword({ db, name, password, plan, trial: raw.trial }, deps);
+      });
     });
 
   accounts
@@ -141,17 +140,15 @@ Examples:
     .option('--burst <n>', 'enterprise: burst per second')
     .option('--db <file|url>', dbHelp)
     .addHelpText('after', '\nExamples:\n  $ msnap serve accounts plan alice pro\n  $ msnap serve accounts plan acme enterprise --rpm 5000 --burst 200')
-    .action(async (name: string, rawPlan: string, raw: { rpm?: string; burst?: string; db?: string }) => {
-      await runAccountsPlan(
-        {
-          db: resolveDbPath(raw.db, ctx.env),
-          name,
-          plan: planOf(rawPlan),
-          rpm: raw.rpm === undefined ? undefined : positiveInt('--rpm', raw.rpm),
-          burst: raw.burst === undefined ? undefined : positiveInt('--burst', raw.burst),
-        },
-        ctx,
-      );
+    .action(async (name: string, rawPlan: string, raw: { rpm?: string; burst?: string; db?: string }, cmd: Command) => {
+      const opts = {
+        db: resolveDbPath(raw.db, ctx.env),
+        name,
+        plan: planOf(rawPlan),
+        rpm: raw.rpm === undefined ? undefined : positiveInt('--rpm', raw.rpm),
+        burst: raw.burst === undefined ? undefined : positiveInt('--burst', raw.burst),
+      };
+      await runAdminWithDeps(ctx, cmd, (deps) => runAccountsPlan(opts, deps));
     });
 
   accounts
@@ -160,10 +157,10 @@ Examples:
     .option('--json', 'print the records as a JSON array', false)
     .option('--db <file|url>', dbHelp)
     .addHelpText('after', '\nExamples:\n  $ msnap serve accounts list\n  $ msnap serve accounts list --json')
-    .action(async (raw: { json: boolean; db?: string }, cmd: Command) => {
-      // The client's global --json is parsed by the root program even after `serve accounts list`.
-      const json = raw.json || cmd.optsWithGlobals<{ json?: boolean }>().json === true;
-      await runAccountsList({ db: resolveDbPath(raw.db, ctx.env), json }, ctx);
+    .action(async (raw: { db?: string }, cmd: Command) => {
+      // --json picks the list's form through the shared deps (the root program parses it even after `serve accounts list`).
+      const opts = { db: resolveDbPath(raw.db, ctx.env) };
+      await runAdminWithDeps(ctx, cmd, (deps) => runAccountsList(opts, deps));
     });
 
   return accounts;

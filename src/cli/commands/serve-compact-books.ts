@@ -1,10 +1,12 @@
 // `msnap serve compact-books`: packs the orderbooks an older msnap stored as JSON text, in place.
 import { Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import { COMPACT_BATCH_ROWS, type CompactProgress } from '../../store/sqlite/book-compaction.js';
+import { COMPACT_BATCH_ROWS, type CompactProgress } from '../../store/bulk-store.js';
 import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath } from '../../store/db-path.js';
-import { withStore } from './serve-store.js';
+import { usingStore } from './serve-store.js';
 import type { CliContext } from '../context.js';
+import { boundedIntArg } from '../arguments.js';
+import { runAdminWithDeps, type CliDeps } from '../deps.js';
 
 /** Checked flags of `serve compact-books`. */
 export interface CompactBooksOptions {
@@ -17,23 +19,21 @@ export interface CompactBooksOptions {
 export function parseCompactBooksFlags(raw: { db?: string; batch: string; vacuum?: boolean }, env: NodeJS.ProcessEnv): CompactBooksOptions {
   const db = resolveDbPath(raw.db, env);
   if (isPostgresUrl(db)) throw new UsageError('serve compact-books works on an SQLite store; PostgreSQL stores keep books as text');
-  const batch = /^\d+$/.test(raw.batch.trim()) ? Number(raw.batch) : NaN;
-  if (!(batch >= 1 && batch <= 10_000_000)) throw new UsageError(`--batch must be an integer from 1 to 10000000; got "${raw.batch.slice(0, 40)}"`);
-  return { db, batchRows: batch, vacuum: raw.vacuum ?? false };
+  return { db, batchRows: boundedIntArg('--batch', raw.batch, 1, 10_000_000), vacuum: raw.vacuum ?? false };
 }
 
 /** Packs the store's text orderbooks, progress on stderr, a summary on stdout. */
-export async function runCompactBooks(opts: CompactBooksOptions, ctx: CliContext): Promise<CompactProgress> {
+export async function runCompactBooks(opts: CompactBooksOptions, deps: CliDeps): Promise<CompactProgress> {
   const fmt = (n: number) => n.toLocaleString('en-US');
-  return withStore(opts.db, { mustExist: true }, (store) => {
+  return usingStore(deps.openBulkStore(opts.db, { mustExist: true }), opts.db, (store) => {
     const started = performance.now();
     const done = store.bulk.compactBooks({
       batchRows: opts.batchRows,
-      onProgress: (p) => ctx.stderr.write(`compact-books: ${fmt(p.done)} / ${fmt(p.total)} text rows (${p.total ? Math.floor((100 * p.done) / p.total) : 100}%)\n`),
+      onProgress: (p) => deps.writeErr(`compact-books: ${fmt(p.done)} / ${fmt(p.total)} text rows (${p.total ? Math.floor((100 * p.done) / p.total) : 100}%)\n`),
     });
     const s = (performance.now() - started) / 1000;
     if (opts.vacuum) store.bulk.vacuum();
-    ctx.stdout.write(
+    deps.writeOut(
       `compacted ${opts.db}: ${fmt(done.packed)} orderbook rows packed, ${fmt(done.kept)} kept as text, in ${s.toFixed(1)} s ` +
         `(${fmt(Math.round(done.done / Math.max(s, 1e-3)))} rows/s)${opts.vacuum ? '; file vacuumed' : '; the space freed is reused by later writes (--vacuum returns it now)'}\n`,
     );
@@ -58,7 +58,8 @@ Examples:
   $ msnap serve compact-books --db data.db
   $ msnap serve compact-books --db data.db --vacuum`,
     )
-    .action(async (raw: { db?: string; batch: string; vacuum?: boolean }) => {
-      await runCompactBooks(parseCompactBooksFlags(raw, ctx.env), ctx);
+    .action(async (raw: { db?: string; batch: string; vacuum?: boolean }, cmd: Command) => {
+      const opts = parseCompactBooksFlags(raw, ctx.env);
+      await runAdminWithDeps(ctx, cmd, async (deps) => void (await runCompactBooks(opts, deps)));
     });
 }

@@ -4,9 +4,10 @@ import { Command, Option } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { ImportFormat, ImportSummary } from '../../store/import/import-file.js';
 import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/db-path.js';
-import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
-import { throughStaging, withStore } from './serve-store.js';
+import type { BulkLoadStore } from '../../store/bulk-store.js';
+import { throughStaging, usingStore } from './serve-store.js';
 import type { CliContext } from '../context.js';
+import { runAdminWithDeps, type CliDeps } from '../deps.js';
 import { caselessChoices } from '../global-options.js';
 import { counted } from '../output/count-text.js';
 
@@ -18,24 +19,24 @@ export interface ImportCommandOptions {
 }
 
 /** Imports one file (or '-' for stdin) in one transaction and reports what was added. */
-export async function runImport(opts: ImportCommandOptions, ctx: CliContext): Promise<ImportSummary | undefined> {
+export async function runImport(opts: ImportCommandOptions, deps: CliDeps): Promise<ImportSummary | undefined> {
   // A directory opens like a file and fails only on the first read, deep in the import.
   if (opts.file !== '-' && existsSync(opts.file) && statSync(opts.file).isDirectory()) {
     throw new UsageError(`${opts.file} is a directory; give a .ndjson, .csv, .json or .parquet file`);
   }
   const { SQLITE_MAGIC, startsWith } = await import('../../store/import/file-magic.js');
   if (opts.file !== '-' && startsWith(opts.file, SQLITE_MAGIC)) {
-    await importStore(opts, ctx);
+    await importStore(opts, deps);
     return undefined;
   }
   const { importFile } = await import('../../store/import/import-file.js');
-  const load = (store: SqliteStore) => importFile(store.bulk, opts.file, { format: opts.format, stdin: ctx.stdin });
+  const load = (store: BulkLoadStore) => importFile(store.bulk, opts.file, { format: opts.format, stdin: deps.stdin() });
   let s: ImportSummary;
   if (isPostgresUrl(opts.db)) {
     // PostgreSQL: the file is read into a temporary SQLite store by the same importer (every line
     // checked first), then merged with COPY in one transaction: what PostgreSQL already held is skipped.
     const started = performance.now();
-    const { result, loaded } = await throughStaging(opts.db, ctx, load);
+    const { result, loaded } = await throughStaging(opts.db, deps, load);
     const ms = performance.now() - started;
     s = {
       ...result,
@@ -48,10 +49,10 @@ export async function runImport(opts: ImportCommandOptions, ctx: CliContext): Pr
       rowsPerSec: Math.round((result.snapshotsAdded + result.snapshotsSkipped) / (ms / 1000)),
     };
   } else {
-    s = await withStore(opts.db, { cacheMiB: 256 }, load);
+    s = await usingStore(deps.openBulkStore(opts.db, { cacheMiB: 256 }), opts.db, load);
   }
   const fmt = (n: number) => n.toLocaleString('en-US');
-  ctx.stdout.write(
+  deps.writeOut(
     `imported ${opts.file === '-' ? 'stdin' : opts.file} (${s.format}): ${counted(s.snapshotsAdded, 'snapshot')} added, ` +
       `${fmt(s.snapshotsSkipped)} already present; ${counted(s.marketsAdded, 'market')} added, ${fmt(s.marketsUpdated)} updated; ` +
       `${(s.ms / 1000).toFixed(1)} s (${fmt(s.rowsPerSec)} rows/s)\n`,
@@ -60,14 +61,14 @@ export async function runImport(opts: ImportCommandOptions, ctx: CliContext): Pr
 }
 
 /** A whole msnap store (an SQLite file) merged into a PostgreSQL store: markets, snapshots, ids, accounts and keys. */
-async function importStore(opts: ImportCommandOptions, ctx: CliContext): Promise<void> {
+async function importStore(opts: ImportCommandOptions, deps: CliDeps): Promise<void> {
   if (!isPostgresUrl(opts.db)) {
     throw new UsageError(`${opts.file} is an msnap database itself; serve it with --db ${opts.file}, or import it into a PostgreSQL store (--db postgres://...)`);
   }
   const { loadSqliteIntoPostgres } = await import('../../store/copy/sqlite-to-postgres.js');
   const c = await loadSqliteIntoPostgres(opts.file, opts.db);
   const fmt = (n: number) => n.toLocaleString('en-US');
-  ctx.stdout.write(
+  deps.writeOut(
     `imported store ${opts.file} into ${storeName(opts.db)}: ${counted(c.snapshotsAdded, 'snapshot')} added, ${fmt(c.snapshotsSkipped)} already present; ` +
       `${counted(c.marketsAdded, 'market')} added, ${fmt(c.marketsUpdated)} updated; ${counted(c.accountsAdded, 'account')}, ${counted(c.keysAdded, 'key')}; ${(c.ms / 1000).toFixed(1)} s\n`,
   );
@@ -113,6 +114,7 @@ Examples:
     .action(async (file: string, raw: { db?: string; format?: string }, cmd: Command) => {
       // The client's global --format is parsed by the root program even after `serve import`.
       const globalFormat = cmd.optsWithGlobals<{ format?: string }>().format;
-      await runImport(parseImportFlags(file, raw, globalFormat, ctx.env), ctx);
+      const opts = parseImportFlags(file, raw, globalFormat, ctx.env);
+      await runAdminWithDeps(ctx, cmd, async (deps) => void (await runImport(opts, deps)));
     });
 }

@@ -9,10 +9,10 @@ import { PLAN_NAMES, parsePlanName, type PlanName } from '../../domain/plans.js'
 import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/db-path.js';
 import type { Store } from '../../store/store.js';
 import type { CliContext } from '../context.js';
-import { createExporter } from '../output/exporter.js';
+import { positiveInt } from '../arguments.js';
+import { runAdminWithDeps, type CliDeps } from '../deps.js';
 import type { RecordSchema } from '../output/schema.js';
-import { OutputSink } from '../output/sink.js';
-import { withAnyStore } from './serve-store.js';
+import { usingStore } from './serve-store.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -63,13 +63,6 @@ export interface KeysCreateOptions {
   name: string | null;
 }
 
-/** Use to check a count flag or an id: a positive integer up to 1e9; UsageError naming `name` otherwise. */
-export function positiveInt(name: string, value: string): number {
-  const n = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
-  if (!(n >= 1 && n <= 1_000_000_000)) throw new UsageError(`${name} must be a positive integer; got "${value.slice(0, 40)}"`);
-  return n;
-}
-
 /** Use to check the flags of `serve keys create`; throws UsageError naming the first bad one. */
 export function parseKeysCreateFlags(
   raw: { account: string; plan?: string; trial: boolean; rpm?: string; burst?: string; db?: string; name?: string },
@@ -93,19 +86,19 @@ export function parseKeysCreateFlags(
 }
 
 /** Creates a key and prints it alone on stdout (details on stderr): it is never shown again. */
-export async function runKeysCreate(opts: KeysCreateOptions, ctx: CliContext): Promise<CreatedKey> {
+export async function runKeysCreate(opts: KeysCreateOptions, deps: CliDeps): Promise<CreatedKey> {
   const { createApiKey } = await import('../../accounts/create-key.js');
   const { db, ...keyOptions } = opts;
-  return withAnyStore(db, {}, async (store) => {
-    const created = await createApiKey(store, { ...keyOptions, now: ctx.now() });
+  return usingStore(deps.openStore(db), db, async (store) => {
+    const created = await createApiKey(store, { ...keyOptions, now: deps.now() });
     const a = created.account;
     const trial = a.trialEndsAt !== null ? `, trial until ${new Date(a.trialEndsAt).toISOString()}` : '';
     const limits = a.requestsPerMinute !== null ? `, ${a.requestsPerMinute} req/min, burst ${a.burstPerSecond}/s` : '';
-    ctx.stderr.write(
+    deps.writeErr(
       `${created.accountCreated ? 'created account' : 'account'} "${a.name}" (${a.plan}${trial}${limits}); ` +
         `key #${created.record.id} (${created.record.prefix}...). Store it now: it is not shown again.\n`,
     );
-    ctx.stdout.write(`${created.key}\n`);
+    deps.writeOut(`${created.key}\n`);
     return created;
   });
 }
@@ -133,19 +126,18 @@ export async function keyListRecords(store: Store, now: number): Promise<KeyList
 }
 
 /** Writes every key's record through the exporter: a table of aligned columns, or `--json`. */
-export async function runKeysList(opts: { db: string; json: boolean }, ctx: CliContext): Promise<void> {
-  const records = await withAnyStore(opts.db, { mustExist: true }, (store) => keyListRecords(store, ctx.now()));
-  const exporter = createExporter({ format: opts.json ? 'json' : 'table', sink: new OutputSink(ctx.stdout, 'stdout'), color: false });
-  await exporter.list(KEY_LIST_SCHEMA, records);
+export async function runKeysList(opts: { db: string }, deps: CliDeps): Promise<void> {
+  const records = await usingStore(deps.openStore(opts.db, { mustExist: true }), opts.db, (store) => keyListRecords(store, deps.now()));
+  await (await deps.listExporter()).list(KEY_LIST_SCHEMA, records);
 }
 
 /** Revokes key `id` at `now`; NotFoundError when there is no such key, UsageError when already revoked. */
-export async function runKeysRevoke(opts: { db: string; id: number }, ctx: CliContext): Promise<void> {
-  await withAnyStore(opts.db, { mustExist: true }, async (store) => {
+export async function runKeysRevoke(opts: { db: string; id: number }, deps: CliDeps): Promise<void> {
+  await usingStore(deps.openStore(opts.db, { mustExist: true }), opts.db, async (store) => {
     const key = (await store.listKeys()).find((k) => k.id === opts.id);
     if (!key) throw new NotFoundError(`no key with id ${opts.id} (see msnap serve keys list)`);
-    if (!(await store.revokeKey(opts.id, ctx.now()))) throw new UsageError(`key ${opts.id} is already revoked`);
-    ctx.stderr.write(`revoked key #${opts.id} (${key.prefix}...) of account "${key.account.name}"\n`);
+    if (!(await store.revokeKey(opts.id, deps.now()))) throw new UsageError(`key ${opts.id} is already revoked`);
+    deps.writeErr(`revoked key #${opts.id} (${key.prefix}...) of account "${key.account.name}"\n`);
   });
 }
 
@@ -173,8 +165,9 @@ Examples:
   $ msnap serve keys create --account acme --plan enterprise --rpm 5000 --burst 200
   $ KEY=$(msnap serve keys create --account alice)          # a second key for alice`,
     )
-    .action(async (raw: { account: string; plan?: string; trial: boolean; rpm?: string; burst?: string; db?: string; name?: string }) => {
-      await runKeysCreate(parseKeysCreateFlags(raw, ctx.env), ctx);
+    .action(async (raw: { account: string; plan?: string; trial: boolean; rpm?: string; burst?: string; db?: string; name?: string }, cmd: Command) => {
+      const opts = parseKeysCreateFlags(raw, ctx.env);
+      await runAdminWithDeps(ctx, cmd, async (deps) => void (await runKeysCreate(opts, deps)));
     });
 
   keys
@@ -183,10 +176,10 @@ Examples:
     .option('--json', 'print the records as a JSON array', false)
     .option('--db <file|url>', dbHelp)
     .addHelpText('after', '\nExamples:\n  $ msnap serve keys list\n  $ msnap serve keys list --json | jq \'.[] | select(.rotate)\'')
-    .action(async (raw: { json: boolean; db?: string }, cmd: Command) => {
-      // The client's global --json is parsed by the root program even after `serve keys list`.
-      const json = raw.json || cmd.optsWithGlobals<{ json?: boolean }>().json === true;
-      await runKeysList({ db: resolveDbPath(raw.db, ctx.env), json }, ctx);
+    .action(async (raw: { db?: string }, cmd: Command) => {
+      // --json picks the list's form through the shared deps (the root program parses it even after `serve keys list`).
+      const opts = { db: resolveDbPath(raw.db, ctx.env) };
+      await runAdminWithDeps(ctx, cmd, (deps) => runKeysList(opts, deps));
     });
 
   keys
@@ -195,8 +188,9 @@ Examples:
     .argument('<id>', 'key id')
     .option('--db <file|url>', dbHelp)
     .addHelpText('after', '\nExamples:\n  $ msnap serve keys revoke 3')
-    .action(async (rawId: string, raw: { db?: string }) => {
-      await runKeysRevoke({ db: resolveDbPath(raw.db, ctx.env), id: positiveInt('key id', rawId) }, ctx);
+    .action(async (rawId: string, raw: { db?: string }, cmd: Command) => {
+      const opts = { db: resolveDbPath(raw.db, ctx.env), id: positiveInt('key id', rawId) };
+      await runAdminWithDeps(ctx, cmd, (deps) => runKeysRevoke(opts, deps));
     });
 
   return keys;

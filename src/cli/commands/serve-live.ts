@@ -1,6 +1,6 @@
 // `serve --live` inside `msnap serve`: catch the database's synthetic world up to the clock before
 // listening (so `msnap at BTC 5m now` answers from the first request), then tick while serving.
-import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
+import type { BulkLoadStore } from '../../store/bulk-store.js';
 import type { CliContext } from '../context.js';
 import { explainStoreError } from './serve-store.js';
 
@@ -11,7 +11,7 @@ export interface LiveRun {
 }
 
 /** Use in runServe before listening: undefined (with a line on stderr) when the database holds no seeded world. */
-export async function prepareLive(store: SqliteStore, ctx: CliContext, db: string): Promise<LiveRun | undefined> {
+export async function prepareLive(store: BulkLoadStore, ctx: CliContext, db: string): Promise<LiveRun | undefined> {
   const [{ LiveWorld, CATCH_UP_MS }, { startTicker }] = await Promise.all([import('../../live/live-world.js'), import('../../live/ticker.js')]);
   const world = new LiveWorld(store.bulk);
   let caughtUp;

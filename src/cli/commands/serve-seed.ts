@@ -5,9 +5,11 @@ import { MARKET_TYPES, parseMarketType, type MarketType } from '../../domain/mar
 // Only the defaults (for --help) at load time; the seeder itself is imported by runSeed.
 import { DEFAULT_FULL_MARKETS, type SeedSummary } from '../../store/seed/seed.js';
 import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/db-path.js';
-import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
-import { isSqlite, throughStaging, withAnyStore, withStore } from './serve-store.js';
+import type { BulkLoadStore } from '../../store/bulk-store.js';
+import { isSqlite, throughStaging, usingStore } from './serve-store.js';
 import type { CliContext } from '../context.js';
+import { boundedIntArg } from '../arguments.js';
+import { runAdminWithDeps, type CliDeps } from '../deps.js';
 
 /** Checked flags of `serve seed`. */
 export interface SeedCommandOptions {
@@ -19,13 +21,6 @@ export interface SeedCommandOptions {
   orderbookMs: number;
 }
 
-/** Use to check an integer flag within bounds, with one clear line when it is not. */
-function intFlag(name: string, value: string, min: number, max: number): number {
-  const n = /^-?\d+$/.test(value.trim()) ? Number(value) : NaN;
-  if (!(n >= min && n <= max)) throw new UsageError(`${name} must be an integer from ${min} to ${max}; got "${value.slice(0, 40)}"`);
-  return n;
-}
-
 /** Use to parse --full: `5m=72,24hr=2` (types not named keep their default). */
 export function parseFullSpec(value: string): Partial<Record<MarketType, number>> {
   const out: Partial<Record<MarketType, number>> = {};
@@ -35,43 +30,43 @@ export function parseFullSpec(value: string): Partial<Record<MarketType, number>
     if (!type || rawCount === undefined) {
       throw new UsageError(`--full takes TYPE=N pairs such as 5m=72,24hr=2 (types: ${MARKET_TYPES.join(', ')}); got "${value.slice(0, 40)}"`);
     }
-    out[type] = intFlag(`--full ${type}`, rawCount, 0, 100_000);
+    out[type] = boundedIntArg(`--full ${type}`, rawCount, 0, 100_000);
   }
   return out;
 }
 
 /** Seeds `opts.db` (which must hold no markets yet) and writes a summary to stdout. */
-export async function runSeed(opts: SeedCommandOptions, ctx: CliContext): Promise<SeedSummary> {
+export async function runSeed(opts: SeedCommandOptions, deps: CliDeps): Promise<SeedSummary> {
   const { seedDatabase } = await import('../../store/seed/seed.js');
-  const seedInto = (store: SqliteStore): SeedSummary => {
+  const seedInto = (store: BulkLoadStore): SeedSummary => {
     const existing = store.bulk.counts().markets;
     if (existing > 0) {
       throw new UsageError(`${opts.db} already holds ${existing} markets; seed a new file (or delete this one)`);
     }
     return seedDatabase(store.bulk, {
-      now: ctx.now(),
+      now: deps.now(),
       days: opts.days,
       seed: opts.seed,
       fullMarkets: opts.full,
       orderbookMs: opts.orderbookMs,
-      onProgress: (m) => ctx.stderr.write(`seed: ${m}\n`),
+      onProgress: (m) => deps.writeErr(`seed: ${m}\n`),
     });
   };
   const started = performance.now();
   let summary: SeedSummary;
   if (isPostgresUrl(opts.db)) {
     // PostgreSQL: seeded into a temporary SQLite store by the same code, then copied in one transaction.
-    const held = await withAnyStore(opts.db, {}, async (store) => (isSqlite(store) ? 0 : (await store.counts()).markets));
+    const held = await usingStore(deps.openStore(opts.db), opts.db, async (store) => (isSqlite(store) ? 0 : (await store.counts()).markets));
     if (held > 0) throw new UsageError(`${storeName(opts.db)} already holds ${held} markets; seed an empty database`);
-    summary = (await throughStaging(opts.db, ctx, seedInto)).result;
+    summary = (await throughStaging(opts.db, deps, seedInto)).result;
   } else {
-    summary = await withStore(opts.db, { cacheMiB: 256 }, seedInto);
+    summary = await usingStore(deps.openBulkStore(opts.db, { cacheMiB: 256 }), opts.db, seedInto);
   }
   const fmt = (n: number) => n.toLocaleString('en-US');
   // Into PostgreSQL the time includes the copy; rows/s is then end to end.
   const ms = isPostgresUrl(opts.db) ? performance.now() - started : summary.ms;
   const rowsPerSec = isPostgresUrl(opts.db) ? Math.round((summary.snapshots + summary.orderbooks) / (ms / 1000)) : summary.rowsPerSec;
-  ctx.stdout.write(
+  deps.writeOut(
     `seeded ${storeName(opts.db)}: ${fmt(summary.markets)} markets (${fmt(summary.fullMarkets)} with full snapshots), ` +
       `${fmt(summary.snapshots)} snapshots, ${fmt(summary.orderbooks)} orderbooks in ${(ms / 1000).toFixed(1)} s ` +
       `(${fmt(rowsPerSec)} rows/s)\n`,
@@ -93,8 +88,8 @@ interface SeedFlags {
 export function parseSeedFlags(raw: SeedFlags, env: NodeJS.ProcessEnv): SeedCommandOptions {
   return {
     db: resolveDbPath(raw.db, env),
-    days: intFlag('--days', raw.days, 1, 3650),
-    seed: intFlag('--seed', raw.seed, 0, 2 ** 32 - 1),
+    days: boundedIntArg('--days', raw.days, 1, 3650),
+    seed: boundedIntArg('--seed', raw.seed, 0, 2 ** 32 - 1),
     full: raw.full === undefined ? {} : parseFullSpec(raw.full),
     orderbookMs: orderbookWindowMs(raw),
   };
@@ -105,8 +100,8 @@ function orderbookWindowMs(raw: SeedFlags): number {
   if (raw.orderbookDays !== undefined && raw.orderbookMinutes !== undefined) {
     throw new UsageError('--orderbook-days and --orderbook-minutes both set the orderbook window; give one');
   }
-  if (raw.orderbookDays !== undefined) return intFlag('--orderbook-days', raw.orderbookDays, 0, 3650) * 86_400_000;
-  return intFlag('--orderbook-minutes', raw.orderbookMinutes ?? '10', 0, 7 * 24 * 60) * 60_000;
+  if (raw.orderbookDays !== undefined) return boundedIntArg('--orderbook-days', raw.orderbookDays, 0, 3650) * 86_400_000;
+  return boundedIntArg('--orderbook-minutes', raw.orderbookMinutes ?? '10', 0, 7 * 24 * 60) * 60_000;
 }
 
 /** The `serve seed` subcommand. */
@@ -134,7 +129,8 @@ Examples:
   $ msnap serve seed --db depth.db --days 2 --orderbook-days 2  # every snapshot with 8-level books
   $ msnap serve seed --db postgres://msnap@db.internal/msnap    # a PostgreSQL store (COPY, one transaction)`,
     )
-    .action(async (raw: SeedFlags) => {
-      await runSeed(parseSeedFlags(raw, ctx.env), ctx);
+    .action(async (raw: SeedFlags, cmd: Command) => {
+      const opts = parseSeedFlags(raw, ctx.env);
+      await runAdminWithDeps(ctx, cmd, async (deps) => void (await runSeed(opts, deps)));
     });
 }

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Command } from 'commander';
 import { MsnapError } from '../../errors.js';
 import { KEY_ROTATION_MS } from '../../domain/plans.js';
-import { openSqliteStore } from '../../store/sqlite/open.js';
+import { openBulkStore } from '../../store/open-store.js';
 import type { CliContext } from '../context.js';
 import { serveImportCommand } from './serve-import.js';
 import { serveKeysCommand } from './serve-keys.js';
@@ -91,7 +91,7 @@ describe('serve keys', () => {
     const missing = await run(['keys', 'list', '--db', db]);
     expect((missing.error as MsnapError).message).toBe(`no database at ${db}`);
     expect(existsSync(db)).toBe(false);
-    openSqliteStore(db).close();
+    (await openBulkStore(db)).closeSync();
     expect((await run(['keys', 'list', '--db', db])).out).toBe('no keys yet (create one: msnap serve keys create --account NAME --plan builder)\n');
     expect((await run(['keys', 'list', '--json', '--db', db])).out).toBe('[]\n');
     const alice = (await run(['keys', 'create', '--account', 'alice', '--plan', 'pro', '--db', db])).out.trim();

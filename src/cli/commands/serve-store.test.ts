@@ -4,7 +4,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { DatabaseBusyError, EXIT, UsageError } from '../../errors.js';
-import { explainStoreError, openServeStore, withStore } from './serve-store.js';
+import { openBulkStore } from '../../store/open-store.js';
+import { explainStoreError, openServeStore, usingStore } from './serve-store.js';
 
 const BUSY = (db: string) =>
   `database ${db} is busy: another msnap process is writing to it (import, seed or keys); try again when it has finished`;
@@ -42,27 +43,27 @@ describe('explainStoreError', () => {
   });
 });
 
-describe('withStore', () => {
+describe('usingStore', () => {
   it('closes the store after fn, also when fn throws, and explains a busy database', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'msnap-with-'));
     const db = path.join(dir, 'w.db');
     try {
-      expect(await withStore(db, {}, async (store) => (await store.listKeys()).length)).toBe(0);
+      expect(await usingStore(openBulkStore(db), db, async (store) => (await store.listKeys()).length)).toBe(0);
       // The last connection closing removes the WAL file: nothing was left open.
       expect(existsSync(`${db}-wal`)).toBe(false);
       const holder = new Database(db);
       holder.exec('BEGIN IMMEDIATE');
       try {
-        await expect(withStore(db, { busyTimeoutMs: 0 }, (store) => store.transaction(async () => 1))).rejects.toThrow(
+        await expect(usingStore(openBulkStore(db, { busyTimeoutMs: 0 }), db, (store) => store.transaction(async () => 1))).rejects.toThrow(
           new DatabaseBusyError(BUSY(db)),
         );
       } finally {
         holder.exec('ROLLBACK');
         holder.close();
       }
-      await expect(withStore(db, {}, () => Promise.reject(new UsageError('nope')))).rejects.toThrow('nope');
+      await expect(usingStore(openBulkStore(db), db, () => Promise.reject(new UsageError('nope')))).rejects.toThrow('nope');
       expect(existsSync(`${db}-wal`)).toBe(false);
-      await expect(withStore(path.join(dir, 'missing', 'x.db'), {}, () => 1)).rejects.toThrow(
+      await expect(usingStore(openBulkStore(path.join(dir, 'missing', 'x.db')), 'x.db', () => 1)).rejects.toThrow(
         /^cannot open database .*x\.db: Cannot open database because the directory does not exist$/,
       );
     } finally {

@@ -1,16 +1,16 @@
-// Opening the server's store from a `serve` command (through store/open-store.ts): an SQLite file,
-// or PostgreSQL by URL. A path that cannot be opened is the user's input, so it is a one-line usage
-// error, and another process holding the write lock is a DatabaseBusyError.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+// Using the server's store from a `serve` command: an SQLite file, or PostgreSQL by URL, opened
+// through the injected StoreDeps (src/cli/store-deps.ts). A path that cannot be opened is the
+// user's input, so it is a one-line usage error, and another process holding the write lock is a
+// DatabaseBusyError.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DatabaseBusyError, UsageError } from '../../errors.js';
-import { isPostgresUrl, storeName } from '../../store/db-path.js';
+import { DatabaseBusyError } from '../../errors.js';
+import type { BulkLoadStore } from '../../store/bulk-store.js';
+import { storeName } from '../../store/db-path.js';
 import { diskFullError } from '../../store/disk-full.js';
 import { isSqliteStore, openSqliteFile, openStore, type AnyStore } from '../../store/open-store.js';
-import type { SqliteStoreOptions } from '../../store/sqlite/open.js';
-import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
-import type { CliContext } from '../context.js';
+import type { StoreDeps } from '../store-deps.js';
 
 /** Either store `serve` runs on. */
 export type ServeStore = AnyStore;
@@ -24,34 +24,9 @@ export const openAnyStore = openStore;
 /** True for the SQLite store (seed, import, live and origins work on it directly). */
 export const isSqlite = isSqliteStore;
 
-/** Use before a command that only reads or changes what is there: a typo must not create a database. */
-export function requireExisting(db: string): void {
-  if (isPostgresUrl(db)) return;
-  if (!existsSync(db)) {
-    throw new UsageError(`no database at ${db}`, 'check --db (or MSNAP_DB); msnap serve seed or msnap serve --demo creates one');
-  }
-}
-
-/**
- * Use in the `serve` subcommands that write through SQLite's bulk writer (seed, import): opens
- * `db`, runs `fn`, explains a busy database, always closes.
- */
-export async function withStore<T>(db: string, opts: SqliteStoreOptions & { mustExist?: boolean }, fn: (store: SqliteStore) => T | Promise<T>): Promise<T> {
-  if (opts.mustExist) requireExisting(db);
-  const store = await openServeStore(db, opts);
-  try {
-    return await fn(store);
-  } catch (err) {
-    throw explainStoreError(err, db);
-  } finally {
-    store.closeSync();
-  }
-}
-
-/** Like withStore for commands that need only the Store interface (keys, accounts): SQLite or PostgreSQL. */
-export async function withAnyStore<T>(db: string, opts: { mustExist?: boolean }, fn: (store: ServeStore) => T | Promise<T>): Promise<T> {
-  if (opts.mustExist) requireExisting(db);
-  const store = await openAnyStore(db);
+/** Use in the `serve` admin commands: awaits the store `opening`, runs `fn`, explains a busy database or a full disk, always closes. */
+export async function usingStore<S extends { close(): Promise<void> }, T>(opening: Promise<S>, db: string, fn: (store: S) => T | Promise<T>): Promise<T> {
+  const store = await opening;
   try {
     return await fn(store);
   } catch (err) {
@@ -66,17 +41,21 @@ export async function withAnyStore<T>(db: string, opts: { mustExist?: boolean },
  * bulk writer, which is then merged into PostgreSQL with COPY in one transaction (all or nothing).
  * Returns fn's result and the merge's counts.
  */
-export async function throughStaging<T>(url: string, ctx: CliContext, fn: (staging: SqliteStore) => T | Promise<T>) {
+export async function throughStaging<T>(
+  url: string,
+  deps: Pick<StoreDeps, 'openBulkStore'> & { writeErr(text: string): void },
+  fn: (staging: BulkLoadStore) => T | Promise<T>,
+) {
   const dir = mkdtempSync(path.join(tmpdir(), 'msnap-staging-'));
   const file = path.join(dir, 'staging.db');
   try {
-    const result = await withStore(file, { cacheMiB: 256 }, fn);
+    const result = await usingStore(deps.openBulkStore(file, { cacheMiB: 256 }), file, fn);
     const { loadSqliteIntoPostgres } = await import('../../store/copy/sqlite-to-postgres.js');
     let shown = '';
     const loaded = await loadSqliteIntoPostgres(file, url, {
       onProgress: (p) => {
         // One line per table as it starts: a load of millions of rows is not silent.
-        if (p.table !== shown) ctx.stderr.write(`msnap: loading ${p.table} into ${storeName(url)} (${p.total.toLocaleString('en-US')} rows)\n`);
+        if (p.table !== shown) deps.writeErr(`msnap: loading ${p.table} into ${storeName(url)} (${p.total.toLocaleString('en-US')} rows)\n`);
         shown = p.table;
       },
     });

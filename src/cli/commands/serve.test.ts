@@ -5,7 +5,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { marketId, marketStartCovering } from '../../domain/market.js';
 import { seedDatabase } from '../../store/seed/seed.js';
-import { openSqliteStore } from '../../store/sqlite/open.js';
+import { openBulkStore } from '../../store/open-store.js';
 import type { RunningServer } from '../../server/listen.js';
 import type { CliContext } from '../context.js';
 import { parseServeFlags, runServe } from './serve.js';
@@ -65,9 +65,9 @@ describe('runServe', () => {
   });
 
   it('keeps the defaults without the variables, and --demo prints each demo key once', async () => {
-    const store = openSqliteStore(db);
+    const store = await openBulkStore(db);
     seedDatabase(store.bulk, { now: NOW, days: 1, fullMarkets: { '5m': 0, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } });
-    store.close();
+    store.closeSync();
     const first = await serve({ MSNAP_DB: db }, true);
     expect(first.seen).toEqual({ headersTimeout: 10_000, requestTimeout: 30_000 });
     expect(first.out).toMatch(
@@ -85,17 +85,17 @@ describe('runServe', () => {
   });
 
   it('--live catches the seeded world up to the clock before listening; --no-live serves it as stored', async () => {
-    const store = openSqliteStore(db);
+    const store = await openBulkStore(db);
     seedDatabase(store.bulk, { now: NOW, days: 1, fullMarkets: { '5m': 1, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } });
-    store.close();
+    store.closeSync();
     const later = NOW + 60 * 60_000;
     const current = marketId('BTC', '5m', marketStartCovering('5m', later));
     const read = async (live: boolean) => {
       let market: unknown;
       const r = await serve({ MSNAP_DB: db }, false, async () => {
-        const check = openSqliteStore(db);
+        const check = await openBulkStore(db);
         market = await check.getMarket(current, later);
-        check.close();
+        check.closeSync();
       }, later, live);
       return { market, err: r.err };
     };
@@ -113,10 +113,10 @@ describe('runServe', () => {
   });
 
   it('--live on a database no seed made (imported data only) says so and serves it as stored', async () => {
-    const store = openSqliteStore(db);
+    const store = await openBulkStore(db);
     const start = marketStartCovering('5m', NOW);
     store.bulk.upsertMarket({ marketId: marketId('BTC', '5m', start), coin: 'BTC', marketType: '5m', startTime: start, endTime: start + 300_000, priceStart: 1, priceEnd: null, winner: null });
-    store.close();
+    store.closeSync();
     const r = await serve({ MSNAP_DB: db }, false, undefined, NOW, true);
     expect(r.err).toBe(
       `msnap serve: --live: ${db} holds no seeded world (\`msnap serve seed\` or --demo makes one); serving it as stored\n` +

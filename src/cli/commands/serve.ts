@@ -17,6 +17,7 @@ import { serveImportCommand } from './serve-import.js';
 import { serveAccountsCommand } from './serve-accounts.js';
 import { serveKeysCommand } from './serve-keys.js';
 import { prepareLive, type LiveRun } from './serve-live.js';
+import { storeDeps } from '../store-deps.js';
 import { startReplayClock } from './serve-replay.js';
 import { wallClock, type ServerClock } from '../../replay/server-clock.js';
 import { ReplayView } from '../../replay/replay-view.js';
@@ -246,7 +247,7 @@ async function prepareDemo(store: ServeStore, ctx: CliContext, db: string): Prom
       const started = performance.now();
       const summary = isSqlite(store)
         ? seedDatabase(store.bulk, { now })
-        : (await throughStaging(db, ctx, (staging) => seedDatabase(staging.bulk, { now }))).result;
+        : (await throughStaging(db, { ...storeDeps(), writeErr: (text) => void ctx.stderr.write(text) }, (staging) => seedDatabase(staging.bulk, { now }))).result;
       // Into PostgreSQL the copy is part of the wait: the time given is the whole of it.
       const ms = isSqlite(store) ? summary.ms : performance.now() - started;
       const size = isPostgresUrl(db) ? '' : `; ${db} holds ${Math.round(statSync(db).size / 1e6).toLocaleString('en-US')} MB`;

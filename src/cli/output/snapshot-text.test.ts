@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalApi } from '../../local/local-api.js';
 import type { SnapshotsStreamQuery, TextPage } from '../../client/types.js';
 import type { Coin, Market, MarketType, Snapshot } from '../../domain/market.js';
-import { openSqliteStore } from '../../store/sqlite/open.js';
+import { openBulkStore, openStore } from '../../store/open-store.js';
 import type { RowLayout } from '../../domain/row-layout.js';
-import type { SqliteStore } from '../../store/sqlite/sqlite-store.js';
+import type { BulkLoadStore } from '../../store/bulk-store.js';
 import { market as fakeMarket } from '../test-support/fake-cli.js';
 import { createExporter, type TextSource } from './exporter.js';
 import { snapshotSchema } from './record-schemas.js';
@@ -29,7 +29,7 @@ const market = (coin: Coin, type: MarketType, start: number): Market => fakeMark
 const book = (p: number) => ({ bids: [{ price: p, size: 10 }, { price: p - 0.01, size: 2.5 }], asks: [{ price: p + 0.01, size: 7 }] });
 
 /** Stores three markets the way a pull does, plus depth in shapes only old or imported data has. */
-function fill(store: SqliteStore): void {
+async function fill(store: BulkLoadStore): Promise<void> {
   const writer = store.mirrorWriter({ baseUrl: 'http://source.test', dialect: 'v1', pulledAt: T0 });
   // Dense, 21,000 rows (three pages), a source's ids on msnap's pattern, depth on a few rows.
   const a = market('BTC', '1hr', T0);
@@ -42,7 +42,7 @@ function fill(store: SqliteStore): void {
     price_down: ((i * 7) % 10_001) / 1e4,
     ...(i % 997 === 0 ? { orderbook_up: book(0.5), orderbook_down: book(0.49) } : {}),
   }));
-  for (let at = 0; at < rowsA.length; at += 4000) writer.page(a, rowsA.slice(at, at + 4000));
+  for (let at = 0; at < rowsA.length; at += 4000) await writer.page(a, rowsA.slice(at, at + 4000));
   // Gappy (not dense), times off the 125 ms grid, ids one by one, extreme and negative prices.
   const b = market('ETH', '5m', T0 + 300_000);
   const prices = [0, 0.0001, 1, 12.5, 97_123.4512, 123_456_789.0123, 2e11 + 0.0003, 9e11 + 0.1234, -5.25, 3000.1];
@@ -54,10 +54,10 @@ function fill(store: SqliteStore): void {
     price_up: i % 3 === 0 ? 1 : 0.0001,
     price_down: 0.5,
   }));
-  writer.page(b, rowsB);
+  await writer.page(b, rowsB);
   // Gappy with ordinary values: the raw rows' byte writer (ids by pattern, a few one by one).
   const d = market('BTC', '15m', T0 + 1_800_000);
-  writer.page(d, Array.from({ length: 3000 }, (_, i) => ({
+  await writer.page(d, Array.from({ length: 3000 }, (_, i) => ({
     id: 9_100_000_000 + i * 250 + (i % 1000 === 7 ? 5 : 0),
     market_id: d.market_id,
     time: d.start_time + i * 250 + (i % 11 === 0 ? 1 : 0),
@@ -67,7 +67,7 @@ function fill(store: SqliteStore): void {
   })));
   // Dense, ids a step per 125 ms slot.
   const c = market('SOL', '15m', T0 + 900_000);
-  writer.page(c, Array.from({ length: 1200 }, (_, i) => ({ id: 5_000_000 + i * 3, market_id: c.market_id, time: c.start_time + i * 125, price: 150 + i / 1e4, price_up: 0.25, price_down: 0.75 })));
+  await writer.page(c, Array.from({ length: 1200 }, (_, i) => ({ id: 5_000_000 + i * 3, market_id: c.market_id, time: c.start_time + i * 125, price: 150 + i / 1e4, price_up: 0.25, price_down: 0.75 })));
   // Depth as pairs, with keys in another order, numbers as text, a side that is no object.
   const ref = store.bulk.marketRef(a.market_id)!;
   store.bulk.transaction(() => {
@@ -78,13 +78,13 @@ function fill(store: SqliteStore): void {
   ids.push(a.market_id, b.market_id, c.market_id, d.market_id);
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'msnap-text-'));
   const file = path.join(dir, 'local.db');
-  const store = openSqliteStore(file);
-  fill(store);
-  store.close();
-  api = new LocalApi(openSqliteStore(file, { readonly: true }), () => T0 + 86_400_000);
+  const store = await openBulkStore(file);
+  await fill(store);
+  store.closeSync();
+  api = new LocalApi(await openStore(file, { readonly: true }), () => T0 + 86_400_000);
 });
 
 afterAll(async () => {
