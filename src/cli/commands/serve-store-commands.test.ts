@@ -7,6 +7,7 @@ import { Command } from 'commander';
 import { MsnapError } from '../../errors.js';
 import { KEY_ROTATION_MS } from '../../domain/plans.js';
 import { openBulkStore } from '../../store/open-store.js';
+import { openSqliteStore } from '../../store/sqlite/open.js';
 import type { CliContext } from '../context.js';
 import { serveImportCommand } from './serve-import.js';
 import { serveKeysCommand } from './serve-keys.js';
