@@ -27,7 +27,7 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'msnap-dashboard-'));
   db = path.join(dir, 'dash.db');
   await seed(db, ['--days', '15', '--full', '5m=2,15m=0,1hr=0,4hr=0,24hr=0']);
-  proKey = await createKey(db, 'ops-pro', 'pro');
+  proKey = await createKey(db, 'ops-pro', 'pro', ['--name', 'ops bot']);
   // One address signs up every test's account (the default allows 5 a day).
   served = await startServe(db, { args: ['--signups-per-day', '20'] });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
@@ -220,6 +220,20 @@ describe('the dashboard in a browser', { timeout: 60_000 }, () => {
     await page.goto(`${served.url}/markets?coin=BTC&market_type=24hr`);
     expect(await page.textContent('.count')).toBe('1-14 of 14 markets');
     await context.close();
+  });
+
+  it('lists the name given by `serve keys create --name` and the last use of the key, in the CLI', async () => {
+    const res = await fetch(`${served.url}/api/v1/limits`, { headers: { 'X-API-Key': proKey } });
+    expect(res.status).toBe(200);
+    const used = Date.now();
+    const list = await msnap(['serve', 'keys', 'list', '--json', '--db', db]);
+    expect(list.exitCode, list.stderr).toBe(0);
+    const ops = (JSON.parse(list.stdout) as { account: string; name: string | null; last_used_at: number | null }[]).find((k) => k.account === 'ops-pro')!;
+    expect(ops.name).toBe('ops bot');
+    // Written at most once a minute: the first use of this run, at or before the request just made.
+    expect(ops.last_used_at).not.toBeNull();
+    expect(ops.last_used_at!).toBeLessThanOrEqual(used);
+    expect(ops.last_used_at!).toBeGreaterThan(used - 5 * 60_000);
   });
 
   it('labels chart times in UTC in a browser whose zone is not UTC', async () => {
