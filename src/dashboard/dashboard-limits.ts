@@ -8,6 +8,7 @@
 // the API's per-key limits.
 import type { Decision, LimitConfig } from '../ratelimit/key-limiter.js';
 import { LocalLimiter, type SharedLimiter } from '../ratelimit/shared-limiter.js';
+import { DEFAULT_SIGNUPS_PER_DAY } from './signup-default.js';
 
 /** Sign-in and sign-up attempts per client address. */
 export const ADDRESS_ATTEMPTS: LimitConfig = { perMinute: 20, burst: 10 };
@@ -16,7 +17,7 @@ export const ACCOUNT_ATTEMPTS: LimitConfig = { perMinute: 5, burst: 5 };
 /** Market list, market pages and chart data per signed-in account. */
 export const DATA_PAGES: LimitConfig = { perMinute: 120, burst: 20 };
 /** Sign-ups one address may make per day unless `serve --signups-per-day` says otherwise. */
-export const DEFAULT_SIGNUPS_PER_DAY = 5;
+export { DEFAULT_SIGNUPS_PER_DAY };
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Use one per dashboard, over the API's limiter. */

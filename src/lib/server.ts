@@ -12,7 +12,7 @@ import { runServe } from '../cli/commands/serve.js';
 import { runKeysCreate } from '../cli/commands/serve-keys.js';
 import { runSeed } from '../cli/commands/serve-seed.js';
 import type { RunningServer } from '../server/listen.js';
-import { DEFAULT_SIGNUPS_PER_DAY } from '../dashboard/dashboard-limits.js';
+import { DEFAULT_SIGNUPS_PER_DAY } from '../dashboard/signup-default.js';
 
 export * from '../errors.js';
 export type { MarketType } from '../domain/market.js';

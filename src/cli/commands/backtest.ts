@@ -12,7 +12,7 @@ import { colorEnabled } from '../terminal-policy.js';
 import { TIME_HELP } from '../time.js';
 import { countArg } from '../arguments.js';
 import { parseSnapshotsArgs } from './snapshots.js';
-import { runBacktestCommand, type BacktestOptions, type BacktestView } from './backtest-run.js';
+import type { BacktestOptions, BacktestView } from './backtest-run.js';
 
 export type { BacktestOptions };
 
@@ -129,6 +129,8 @@ Examples:
         color: colorEnabled(globals, ctx.env, ctx.stdout.isTTY),
         width: (ctx.stdout as { columns?: number }).columns || Number(ctx.env.COLUMNS) || 80,
       };
+      // The engine, its outputs and cli-table3 load when a backtest runs, not at every CLI start.
+      const { runBacktestCommand } = await import('./backtest-run.js');
       await runWithDeps(ctx, cmd, (deps) => runBacktestCommand(opts, deps, view));
     });
 }

@@ -6,7 +6,7 @@ import { UsageError } from '../../errors.js';
 import { isPostgresUrl, resolveDbPath } from '../../store/db-path.js';
 import type { ProxySettings } from '../../server/proxy.js';
 import type { ResponseLimits } from '../../server/response-writer.js';
-import { DEFAULT_SIGNUPS_PER_DAY } from '../../dashboard/dashboard-limits.js';
+import { DEFAULT_SIGNUPS_PER_DAY } from '../../dashboard/signup-default.js';
 import { parseReplayFlags, type RawReplayFlags, type ReplayFlags } from './serve-replay.js';
 
 /** Flag values of `msnap serve`, checked. */

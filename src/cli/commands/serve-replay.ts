@@ -2,7 +2,7 @@
 // store the server and the dashboard read is then the store as it stood at the clock's `now`.
 import { COINS, MARKET_TYPES } from '../../domain/market.js';
 import { UsageError } from '../../errors.js';
-import { replayClock, type ServerClock } from '../../replay/server-clock.js';
+import type { ServerClock } from '../../replay/server-clock.js';
 import type { Store } from '../../store/store.js';
 import { parseTime } from '../time.js';
 
@@ -42,6 +42,8 @@ export function parseReplayFlags(raw: RawReplayFlags, now: number): ReplayFlags 
 
 /** Use in runServe: the replay's clock, started now; TO defaults to the newest snapshot of `store`. */
 export async function startReplayClock(flags: ReplayFlags, store: Store, wall: () => number): Promise<ServerClock> {
+  // Loaded when a replay starts: the flag parser above runs at every CLI start.
+  const { replayClock } = await import('../../replay/server-clock.js');
   const until = flags.until ?? (await newestSnapshotTime(store, wall())) ?? flags.from;
   return replayClock({ from: flags.from, until: Math.max(until, flags.from), speed: flags.speed, wall });
 }

@@ -7,7 +7,6 @@ import { Command } from 'commander';
 import { MsnapError } from '../../errors.js';
 import { KEY_ROTATION_MS } from '../../domain/plans.js';
 import { openBulkStore } from '../../store/open-store.js';
-import { openSqliteStore } from '../../store/sqlite/open.js';
 import type { CliContext } from '../context.js';
 import { serveImportCommand } from './serve-import.js';
 import { serveKeysCommand } from './serve-keys.js';
@@ -75,11 +74,11 @@ describe('serve keys', () => {
     expect((await run(['keys', 'create', '--account', 'alice', '--plan', 'pro', '--name', '  laptop  ', '--db', db])).error).toBeUndefined();
     const long = await run(['keys', 'create', '--account', 'alice', '--name', 'x'.repeat(61), '--db', db]);
     expect(long.error).toMatchObject({ exitCode: 2, message: '--name: a key name has at most 60 characters' });
-    const store = openSqliteStore(db);
+    const store = await openBulkStore(db);
     try {
       expect(await store.touchKey(1, clock, 60_000)).toBe(true);
     } finally {
-      store.close();
+      store.closeSync();
     }
     const [record] = JSON.parse((await run(['keys', 'list', '--json', '--db', db])).out);
     expect(record).toMatchObject({ id: 1, name: 'laptop', last_used_at: clock });

@@ -19,14 +19,13 @@ import { serveKeysCommand } from './serve-keys.js';
 import { prepareLive, type LiveRun } from './serve-live.js';
 import { storeDeps } from '../store-deps.js';
 import { startReplayClock } from './serve-replay.js';
-import { wallClock, type ServerClock } from '../../replay/server-clock.js';
-import { ReplayView } from '../../replay/replay-view.js';
+import type { ServerClock } from '../../replay/server-clock.js';
 import type { Store } from '../../store/store.js';
 import { serveCompactBooksCommand } from './serve-compact-books.js';
 import { serveSeedCommand } from './serve-seed.js';
 import { explainStoreError, isSqlite, openAnyStore, throughStaging, type ServeStore } from './serve-store.js';
-import { LocalLimiter, type SharedLimiter } from '../../ratelimit/shared-limiter.js';
-import { DEFAULT_SIGNUPS_PER_DAY } from '../../dashboard/dashboard-limits.js';
+import type { SharedLimiter } from '../../ratelimit/shared-limiter.js';
+import { DEFAULT_SIGNUPS_PER_DAY } from '../../dashboard/signup-default.js';
 import { redactUrl } from '../../ratelimit/redis-url.js';
 
 /** What `runServe` needs from the outside world. */
@@ -157,7 +156,7 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
     if (options.demo) demoLines = await prepareDemo(store, ctx, options.db);
     if (options.live && isSqlite(store)) live = await prepareLive(store, ctx, options.db);
     // One limiter for the API and the dashboard's throttles: shared through Redis when given.
-    const limits = limiter ?? new LocalLimiter();
+    const limits = limiter ?? new (await import('../../ratelimit/shared-limiter.js')).LocalLimiter();
     const { clock, view } = await dataClock(options, store, ctx, live !== undefined);
     const app = createApp({ store: view, limiter: limits, now: ctx.now, clock, version: VERSION, log });
     const dashboard = serveDashboard(view, app, { now: ctx.now, signupOpen: options.signup, signupsPerDay: options.signupsPerDay, limiter: limits, log });
@@ -207,6 +206,8 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
 
 /** The clock answers are computed at, and the store as seen at it: a replay's view, or the store itself. */
 async function dataClock(options: ServeOptions, store: ServeStore, ctx: CliContext, live: boolean): Promise<{ clock: ServerClock; view: Store }> {
+  // Loaded here, not at CLI start: only serve runs a data clock.
+  const [{ wallClock }, { ReplayView }] = await Promise.all([import('../../replay/server-clock.js'), import('../../replay/replay-view.js')]);
   if (!options.replay) return { clock: wallClock(live ? 'live' : 'static', ctx.now), view: store };
   const clock = await startReplayClock(options.replay, store, ctx.now);
   const { until, speed } = clock.read();
