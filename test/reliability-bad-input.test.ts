@@ -204,17 +204,20 @@ function errorProblems(status: number, headers: Flat, body: string, method: stri
   return problems;
 }
 
-/** `/` is the dashboard's page (test/dashboard-browser.test.ts); every other generated path is the API's.
- * Oversized requests are refused (414/431 JSON) before either sees them. */
+/** The API's paths (every dialect's prefix and the bare health checks, as the dashboard tells them
+ * apart): their errors are the contract's JSON. Every other path is the dashboard's (a page, a
+ * redirect or its HTML 404; test/dashboard-browser.test.ts). Oversized requests are refused
+ * (414/431 JSON) before either sees them. */
 function isDashboardPage(target: string): boolean {
   const q = target.indexOf('?');
-  return (q < 0 ? target : target.slice(0, q)) === '/';
+  const path = q < 0 ? target : target.slice(0, q);
+  return path.startsWith('/') && !/^\/(?:api|v\d+|health)(?:\/|$)/.test(path);
 }
 
 /** What a dashboard answer to hostile input must be: a page or redirect under the strict CSP, never 5xx. */
 function dashboardProblems(status: number, headers: Flat): string[] {
   const problems: string[] = [];
-  if (![200, 303, 405].includes(status)) problems.push(`dashboard status ${status}`);
+  if (![200, 303, 404, 405].includes(status)) problems.push(`dashboard status ${status}`);
   if (!String(headers['content-security-policy'] ?? '').startsWith("default-src 'none'; script-src 'self'")) problems.push('no CSP');
   if (headers['x-content-type-options'] !== 'nosniff') problems.push('no nosniff');
   if (status === 405 && headers.allow !== 'GET, HEAD') problems.push(`405 with Allow ${String(headers.allow)}`);

@@ -111,7 +111,8 @@ export function createDashboard(options: DashboardOptions): Dashboard {
 
   function claims(url: string): boolean {
     const path = pathOf(url);
-    return matchRoutes(compiled, path).length > 0 || !API_PATH.test(path);
+    // Only origin-form paths are pages: `OPTIONS *` and the like stay with the API's JSON answers.
+    return matchRoutes(compiled, path).length > 0 || (path.startsWith('/') && !API_PATH.test(path));
   }
 
   async function handle(req: DashboardRequest): Promise<PageResponse> {
