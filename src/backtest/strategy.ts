@@ -2,6 +2,7 @@
 // strategy decides; the engine owns orders, fills, fees and statistics.
 import type { Market } from '../domain/market.js';
 import type { OutcomeSide } from '../domain/market-series.js';
+import type { MarketLine } from './result.js';
 import { UsageError } from '../errors.js';
 
 /** Fields a rule condition can read (docs/backtest-model.md "Fields"). */
@@ -67,14 +68,7 @@ export interface StrategyContext {
 }
 
 /** A market's result as `markets[]` reports it; undefined for a market without a fill. */
-export interface MarketResult {
-  market_id: string;
-  winner: 'Up' | 'Down' | null;
-  settled: boolean;
-  entries: number;
-  fees: number;
-  pnl: number;
-}
+export type MarketResult = MarketLine;
 
 /** A JavaScript strategy: the default export of a `.js`/`.mjs` module. */
 export interface ModuleStrategy {
