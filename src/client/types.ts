@@ -3,6 +3,7 @@
 import type { SnapshotPage } from './row-page.js';
 import type { Coin, Market, MarketStatus, MarketType, Snapshot } from '../domain/market.js';
 import type { RowLayout } from '../domain/row-layout.js';
+import type { StreamOpening, StreamSubscription } from './stream-events.js';
 
 /** What `/api/health` says, with the round-trip time of the answering attempt. */
 export interface Health {
@@ -138,6 +139,8 @@ export interface MsnapApi {
   snapshotText?(id: string, q: SnapshotsStreamQuery, layout: RowLayout): AsyncIterable<TextPage>;
   /** The snapshot nearest `ts` (404 when none within 2 s); with `includeOrderbook`, its depth where stored. */
   at(marketId: string, ts: number, opts?: AtOptions): Promise<AtResult>;
+  /** A service that offers a live stream (`/v1/stream`): open one subscribed to `sub` (absent: poll). */
+  openStream?(sub: StreamSubscription): Promise<StreamOpening>;
   /** The least time `requests` more requests take at the key's limits (a service client that paces; undefined while unknown). */
   paceEstimateMs?(requests: number): number | undefined;
   close(): Promise<void>;
