@@ -28,6 +28,7 @@ export class StreamClient {
   lastHeard: number;
   lastPing: number;
   private done = false;
+  private batching = false;
   private readonly written = (err?: Error): void => {
     if (!err) this.pending--;
   };
@@ -60,24 +61,34 @@ export class StreamClient {
 
   /** Sends one text frame; closes the client with 4002 instead when it is too far behind. */
   send(frame: Buffer | string): void {
-    if (!this.open) return;
-    if (this.pending >= this.backlog.maxFrames || this.ws.bufferedAmount >= this.backlog.maxBytes) {
-      this.close(CLOSE.tooSlow, 'too slow: more than 10,000 frames behind');
-      return;
-    }
+    if (!this.open || (!this.batching && this.tooSlow())) return;
     this.pending++;
     this.ws.send(frame, { binary: false }, this.written);
   }
 
-  /** Runs `fn` with the socket corked: its frames leave in one write. */
+  /**
+   * Runs `fn` (a tick's frames) with the socket corked, so they leave in one write. How far behind
+   * the client is, is judged before the batch: frames of the batch itself are not late yet. The
+   * server then holds at most the bound plus one tick's frames for it.
+   */
   batch(fn: () => void): void {
+    if (!this.open || this.tooSlow()) return;
+    this.batching = true;
     this.socket.cork();
     try {
       fn();
     } finally {
+      this.batching = false;
       // cork() nests: ws's own per-frame cork/uncork pairs stay inside ours.
       this.socket.uncork();
     }
+  }
+
+  /** True (and the client closed with 4002) when the socket has not written what it was given. */
+  private tooSlow(): boolean {
+    if (this.pending < this.backlog.maxFrames && this.ws.bufferedAmount < this.backlog.maxBytes) return false;
+    this.close(CLOSE.tooSlow, 'too slow: more than 10,000 frames behind');
+    return true;
   }
 
   close(code: number, reason: string): void {
