@@ -1,7 +1,7 @@
 // One open stream: its key, its subscription, and what it has not read yet. Frames go to the socket
-// at once (corked per batch: one write per tick, not one per frame); those the socket has not
-// written yet are counted, and past the bound the client is closed as too slow, so the server
-// holds at most that much for it.
+// at once (one write per tick, not one per frame); those the socket has not written yet are
+// counted, and past the bound the client is closed as too slow, so the server holds at most that
+// much for it.
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import type { MarketType } from '../domain/market.js';
@@ -28,7 +28,6 @@ export class StreamClient {
   lastHeard: number;
   lastPing: number;
   private done = false;
-  private batching = false;
   private readonly written = (err?: Error): void => {
     if (!err) this.pending--;
   };
@@ -59,29 +58,26 @@ export class StreamClient {
     return this.subscription !== undefined && this.coins.has(coin) && this.types.has(type);
   }
 
-  /** Sends one text frame; closes the client with 4002 instead when it is too far behind. */
-  send(frame: Buffer | string): void {
-    if (!this.open || (!this.batching && this.tooSlow())) return;
+  /** Sends one text frame (through ws: replies, pings); closes the client with 4002 instead when it is too far behind. */
+  send(frame: string): void {
+    if (!this.open || this.tooSlow()) return;
     this.pending++;
-    this.ws.send(frame, { binary: false }, this.written);
+    this.ws.send(frame, this.written);
   }
 
   /**
-   * Runs `fn` (a tick's frames) with the socket corked, so they leave in one write. How far behind
-   * the client is, is judged before the batch: frames of the batch itself are not late yet. The
-   * server then holds at most the bound plus one tick's frames for it.
+   * Writes a tick's frames, already framed (wire.ts) and shared by every socket, in one write. How
+   * far behind the client is, is judged before: the frames of this tick are not late yet, so the
+   * server holds at most the bound plus one tick's frames for it. ws writes whole frames
+   * synchronously (no compression, no fragments), so ours never land inside one of its own.
    */
-  batch(fn: () => void): void {
-    if (!this.open || this.tooSlow()) return;
-    this.batching = true;
-    this.socket.cork();
-    try {
-      fn();
-    } finally {
-      this.batching = false;
-      // cork() nests: ws's own per-frame cork/uncork pairs stay inside ours.
-      this.socket.uncork();
-    }
+  sendWire(frames: Buffer[]): void {
+    if (frames.length === 0 || !this.open || this.tooSlow()) return;
+    const n = frames.length;
+    this.pending += n;
+    this.socket.write(n === 1 ? frames[0]! : Buffer.concat(frames), (err) => {
+      if (!err) this.pending -= n;
+    });
   }
 
   /** True (and the client closed with 4002) when the socket has not written what it was given. */

@@ -174,12 +174,11 @@ export class StreamHub {
         for (const c of listening) {
           const window = PLANS[c.caller.account.plan].dataWindow;
           const withBook = c.subscription!.orderbook;
-          c.batch(() => {
-            for (const e of events) {
-              if (!c.open) return;
-              if (c.wants(e.market.coin, e.market.market_type) && (!window || this.ranks.inWindow(e.market, window))) c.send(e.frame(withBook));
-            }
-          });
+          const frames: Buffer[] = [];
+          for (const e of events) {
+            if (c.wants(e.market.coin, e.market.market_type) && (!window || this.ranks.inWindow(e.market, window))) frames.push(e.wire(withBook));
+          }
+          c.sendWire(frames);
         }
       }
     }

@@ -6,6 +6,7 @@ import { dialectMarket } from '../domain/dialect-records.js';
 import { MARKET_DURATION_MS, MARKET_TYPES, type ServedMarket } from '../domain/market.js';
 import { ReplayView } from '../replay/replay-view.js';
 import type { Store } from '../store/store.js';
+import { textFrame } from './wire.js';
 
 /** One thing a subscriber may be sent; frames are encoded on first use and shared by every socket. */
 export class FeedEvent {
@@ -33,15 +34,15 @@ export class FeedEvent {
     return this.record.orderbook_up !== undefined || this.record.orderbook_down !== undefined;
   }
 
-  /** The frame (UTF-8 JSON text) for a subscriber who asked for orderbooks or not; every socket sends the same bytes. */
-  frame(withBook: boolean): Buffer {
+  /** The WebSocket frame (UTF-8 JSON text) for a subscriber who asked for orderbooks or not; every socket sends the same bytes. */
+  wire(withBook: boolean): Buffer {
     if (this.kind !== 'snapshot') {
-      return (this.plainFrame ??= Buffer.from(JSON.stringify({ type: this.kind === 'open' ? 'market_open' : 'market_resolved', market: this.record })));
+      return (this.plainFrame ??= textFrame(Buffer.from(JSON.stringify({ type: this.kind === 'open' ? 'market_open' : 'market_resolved', market: this.record }))));
     }
-    if (withBook && this.hasBook) return (this.bookFrame ??= Buffer.from(`{"type":"snapshot","snapshot":${JSON.stringify(this.record)}}`));
+    if (withBook && this.hasBook) return (this.bookFrame ??= textFrame(Buffer.from(`{"type":"snapshot","snapshot":${JSON.stringify(this.record)}}`)));
     if (this.plainFrame === undefined) {
       const { orderbook_up: _up, orderbook_down: _down, ...plain } = this.record;
-      this.plainFrame = Buffer.from(`{"type":"snapshot","snapshot":${JSON.stringify(plain)}}`);
+      this.plainFrame = textFrame(Buffer.from(`{"type":"snapshot","snapshot":${JSON.stringify(plain)}}`));
     }
     return this.plainFrame;
   }

@@ -10,6 +10,8 @@ export interface LiveRun {
   stop(): void;
   /** The clock the world is written up to (the live stream shows nothing after it). */
   through(): number;
+  /** Runs `fn` after every tick that wrote (the stream reads right after the write); returns the cancel. */
+  onAdvance(fn: () => void): () => void;
 }
 
 /** Use in runServe before listening: undefined (with a line on stderr) when the database holds no seeded world. */
@@ -32,11 +34,15 @@ export async function prepareLive(store: BulkLoadStore, ctx: CliContext, db: str
       `opened ${caughtUp.opened} markets, resolved ${caughtUp.resolved}\n`,
   );
   let through = caughtUp.through;
-  // The ticker's world, noting how far each advance wrote.
+  const listeners = new Set<() => void>();
+  // The ticker's world, noting how far each advance wrote and telling who reads after it.
   const tracked = {
     advance(now: number, opts: { wait?: boolean }) {
       const summary = world.advance(now, opts);
-      if (summary) through = summary.through;
+      if (summary) {
+        through = summary.through;
+        for (const fn of listeners) fn();
+      }
       return summary;
     },
   };
@@ -49,5 +55,9 @@ export async function prepareLive(store: BulkLoadStore, ctx: CliContext, db: str
       ticker?.stop();
     },
     through: () => through,
+    onAdvance(fn) {
+      listeners.add(fn);
+      return () => listeners.delete(fn);
+    },
   };
 }

@@ -14,6 +14,9 @@ export async function prepareStream(clock: ServerClock, store: Store, live: Live
   if (mode === 'static') return undefined;
   // Loaded only when a stream can run: ws is not part of any other command's startup.
   const { StreamHub } = await import('../../stream/stream-hub.js');
-  const visibleThrough = mode === 'live' && live ? () => live.through() : () => clock.now();
-  return new StreamHub({ store, clock, visibleThrough, wall, limiter, hashKey: hashApiKey, log });
+  if (mode === 'live' && live) {
+    // Live: read right after each write of the world, so a snapshot waits for one tick, not two.
+    return new StreamHub({ store, clock, visibleThrough: () => live.through(), every: (fn) => live.onAdvance(fn), wall, limiter, hashKey: hashApiKey, log });
+  }
+  return new StreamHub({ store, clock, visibleThrough: () => clock.now(), wall, limiter, hashKey: hashApiKey, log });
 }
