@@ -1,0 +1,232 @@
+// GET /v1/stream for a whole server: one ticker (not one per client) reads what became visible on
+// the data clock since its last tick and fans it out to every subscriber, each frame encoded once.
+// It also pings, closes idle and too-slow clients, counts open streams per key, and says `end`
+// when a replay stops. Time comes from injected clocks, so tests drive it tick by tick.
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { PLANS } from '../domain/plans.js';
+import type { ServerClock } from '../replay/server-clock.js';
+import type { Caller, KeyHasher } from '../server/auth.js';
+import { errorBody, reasonPhrase } from '../server/http-error.js';
+import { RateLimits, rateLimitHeaders } from '../server/rate-limit.js';
+import type { SharedLimiter } from '../ratelimit/shared-limiter.js';
+import type { Store } from '../store/store.js';
+import { admit, STREAM_PATHS } from './admit.js';
+import { CLOSE, END_FRAME, errorFrame, PING_FRAME, readClientFrame, subscribedFrame } from './frames.js';
+import { DEFAULT_BACKLOG, StreamClient, type Backlog } from './stream-client.js';
+import { WindowRanks } from './window-ranks.js';
+import { readVisible } from './visible-feed.js';
+
+/** Options of StreamHub; the intervals are the protocol's, tests shorten nothing but drive `tick`. */
+export interface StreamHubOptions {
+  /** The unbounded store; the hub bounds every read by the data clock itself. */
+  store: Store;
+  /** The server's data clock (mode, where a replay ends). */
+  clock: ServerClock;
+  /** The data time everything up to which is in the store: the replay clock's now, or how far the live world is written. */
+  visibleThrough: () => number;
+  /** Wall time, for pings and idleness. */
+  wall: () => number;
+  limiter: SharedLimiter;
+  hashKey: KeyHasher;
+  log: (line: string) => void;
+  /** Schedules the tick (default setInterval, unref'd); tests pass their own and call tick(). */
+  every?: (fn: () => void, ms: number) => () => void;
+  tickMs?: number;
+  pingMs?: number;
+  idleMs?: number;
+  backlog?: Backlog;
+}
+
+/** Largest frame a client may send: subscribe frames are small (msnap decision). */
+export const MAX_CLIENT_FRAME_BYTES = 4096;
+/**
+ * At most this much data time is read in one tick (15 series at 8/s: at most 7,200 snapshots), so
+ * one tick's batch stays under the 10,000-frame bound; a replay faster than 480x (at 125 ms ticks)
+ * falls behind its clock but skips nothing.
+ */
+export const MAX_TICK_SPAN_MS = 60_000;
+
+/** Use once per server in live and replay mode; `upgrade` goes on the HTTP server's upgrade event. */
+export class StreamHub {
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_FRAME_BYTES, perMessageDeflate: false, clientTracking: false });
+  private readonly clients = new Set<StreamClient>();
+  private readonly perKey = new Map<number, number>();
+  private readonly limits: RateLimits;
+  private readonly ranks: WindowRanks;
+  private through: number;
+  private ended = false;
+  private ticking = false;
+  private failing = false;
+  private cancel: (() => void) | undefined;
+
+  constructor(private readonly opts: StreamHubOptions) {
+    this.limits = new RateLimits(opts.limiter);
+    this.ranks = new WindowRanks(opts.store);
+    this.through = opts.visibleThrough();
+  }
+
+  /** Open streams now. */
+  get size(): number {
+    return this.clients.size;
+  }
+
+  start(): void {
+    const every = this.opts.every ?? defaultEvery;
+    this.cancel ??= every(() => void this.tick(), this.opts.tickMs ?? 125);
+  }
+
+  /** Use on the HTTP server's `upgrade` event; `address` is the client (behind a trusted proxy, the forwarded one). */
+  readonly upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer, address: string): void => {
+    socket.on('error', () => {});
+    const url = req.url ?? '/';
+    const path = url.split('?', 1)[0]!;
+    const at = this.opts.wall();
+    if (!STREAM_PATHS.includes(path)) {
+      void this.limits.takeAddress(address, at).then(
+        (d) => refuse(socket, 404, { 'Content-Type': 'application/json; charset=utf-8', ...rateLimitHeaders(d) }, errorBody(404, 'No such endpoint; the stream is at /v1/stream.')),
+        () => socket.destroy(),
+      );
+      return;
+    }
+    void admit(url, req.headers, address, at, { store: this.opts.store, limits: this.limits, hashKey: this.opts.hashKey, log: this.opts.log }).then((a) => {
+      if (!a.ok) return refuse(socket, a.status, a.headers, a.body);
+      if (socket.destroyed) return;
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(ws, socket, a.caller));
+    });
+  };
+
+  private attach(ws: WebSocket, socket: Duplex, caller: Caller): void {
+    const client = new StreamClient(ws, socket, caller, this.opts.wall(), this.opts.backlog ?? DEFAULT_BACKLOG);
+    ws.on('error', () => {});
+    const keyId = caller.key.id;
+    const max = PLANS[caller.account.plan].maxStreamsPerKey;
+    const open = this.perKey.get(keyId) ?? 0;
+    if (max !== null && open >= max) {
+      client.close(CLOSE.tooManyStreams, `this key already has ${max} open streams (its plan's limit)`);
+      return;
+    }
+    this.perKey.set(keyId, open + 1);
+    this.clients.add(client);
+    ws.on('close', () => {
+      this.clients.delete(client);
+      const left = (this.perKey.get(keyId) ?? 1) - 1;
+      if (left > 0) this.perKey.set(keyId, left);
+      else this.perKey.delete(keyId);
+    });
+    ws.on('ping', () => (client.lastHeard = this.opts.wall()));
+    ws.on('message', (data, isBinary) => {
+      client.lastHeard = this.opts.wall();
+      if (isBinary) return client.send(errorFrame('invalid_frame', 'Frames are JSON text; binary frames are not read.'));
+      const frame = readClientFrame(data.toString());
+      if (frame.kind === 'error') return client.send(frame.frame);
+      if (frame.kind === 'keepalive') return;
+      client.subscribe(frame.subscription);
+      client.send(subscribedFrame(frame.subscription));
+      if (this.ended) client.send(END_FRAME);
+    });
+  }
+
+  /** One step: pings and idle closes on the wall clock, then what became visible, to its subscribers. */
+  async tick(): Promise<void> {
+    if (this.ticking) return;
+    this.ticking = true;
+    try {
+      this.keepAlive();
+      await this.fanOut();
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private keepAlive(): void {
+    const now = this.opts.wall();
+    const idleMs = this.opts.idleMs ?? 60_000;
+    const pingMs = this.opts.pingMs ?? 25_000;
+    for (const c of this.clients) {
+      if (now - c.lastHeard >= idleMs) c.close(CLOSE.idle, `idle: no frame from the client for ${Math.round(idleMs / 1000)} s`);
+      else if (now - c.lastPing >= pingMs) {
+        c.lastPing = now;
+        c.send(PING_FRAME);
+      }
+    }
+  }
+
+  private async fanOut(): Promise<void> {
+    const target = Math.min(this.opts.visibleThrough(), this.through + MAX_TICK_SPAN_MS);
+    const listening = [...this.clients].filter((c) => c.open && c.subscription);
+    if (target > this.through) {
+      if (listening.length === 0) {
+        this.through = target;
+      } else {
+        let events;
+        try {
+          const books = listening.some((c) => c.subscription!.orderbook);
+          events = await readVisible(this.opts.store, this.through, target, books);
+          if (listening.some((c) => PLANS[c.caller.account.plan].dataWindow)) await this.ranks.prepare(events, target);
+          this.healthy();
+        } catch (err) {
+          // The store is unreachable (a PostgreSQL restart): the next tick reads the same window again.
+          return this.failed(err);
+        }
+        this.through = target;
+        for (const c of listening) {
+          const window = PLANS[c.caller.account.plan].dataWindow;
+          const withBook = c.subscription!.orderbook;
+          const frames: Buffer[] = [];
+          for (const e of events) {
+            if (c.wants(e.market.coin, e.market.market_type) && (!window || this.ranks.inWindow(e.market, window))) frames.push(e.wire(withBook));
+          }
+          c.sendWire(frames);
+        }
+      }
+    }
+    const until = this.opts.clock.read().until;
+    if (!this.ended && until !== null && this.through >= until) {
+      this.ended = true;
+      for (const c of listening) c.send(END_FRAME);
+    }
+  }
+
+  private failed(err: unknown): void {
+    if (this.failing) return;
+    this.failing = true;
+    this.opts.log(`msnap serve: stream update failed: ${err instanceof Error ? err.message : String(err)} (retrying every tick)`);
+  }
+
+  private healthy(): void {
+    if (!this.failing) return;
+    this.failing = false;
+    this.opts.log('msnap serve: stream updates running again');
+  }
+
+  /** Stops the ticker and closes every stream (1001); streams not closed within `graceMs` are cut. */
+  async close(graceMs = 1000): Promise<void> {
+    this.cancel?.();
+    const open = [...this.clients];
+    for (const c of open) c.close(1001, 'server shutting down');
+    const closed = Promise.all(open.map((c) => new Promise<void>((resolve) => (c.ws.readyState === c.ws.CLOSED ? resolve() : c.ws.once('close', () => resolve())))));
+    let timer: NodeJS.Timeout | undefined;
+    const cut = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+    await Promise.race([closed, cut]);
+    clearTimeout(timer);
+    for (const c of open) c.ws.terminate();
+  }
+}
+
+/** Writes an HTTP refusal on a socket that asked to upgrade, then closes it. */
+function refuse(socket: Duplex, status: number, headers: Record<string, string>, body: string): void {
+  if (!socket.writable) return void socket.destroy();
+  const head = [`HTTP/1.1 ${status} ${reasonPhrase(status)}`];
+  for (const [name, value] of Object.entries(headers)) head.push(`${name}: ${value}`);
+  head.push(`Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', '', '');
+  socket.end(head.join('\r\n') + body);
+}
+
+function defaultEvery(fn: () => void, ms: number): () => void {
+  const timer = setInterval(fn, ms);
+  // The server keeps the process alive; the stream's ticker alone must not.
+  timer.unref();
+  return () => clearInterval(timer);
+}
