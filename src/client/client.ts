@@ -15,6 +15,7 @@ import { withSnapshotCounts } from './snapshot-counts.js';
 import type { SnapshotPage } from './row-page.js';
 import { pageSnapshots } from './snapshot-pager.js';
 import { Transport, type ClientStats, type TransportOptions } from './transport.js';
+import type { StreamOpening, StreamSubscription } from './stream-events.js';
 import type {
   AtOptions,
   AtResult,
@@ -258,6 +259,17 @@ export class MsnapClient implements MsnapApi {
   /** The snapshot nearest to `ts` in a market (404 when none within 2 s), with its depth when asked. */
   async at(marketId: string, ts: number, opts: AtOptions = {}): Promise<AtResult> {
     return this.onDialect((d) => d.at(this.transport, marketId, ts, opts.includeOrderbook === true));
+  }
+
+  /** The service's live stream (`/v1/stream`), subscribed to `sub`; `absent` where it offers none (404). */
+  async openStream(sub: StreamSubscription): Promise<StreamOpening> {
+    // ws is loaded only by a run that opens a stream.
+    const { openSnapshotStream } = await import('./snapshot-stream.js');
+    const o = this.opts;
+    return openSnapshotStream(
+      { baseUrl: o.baseUrl, now: o.now ?? Date.now, ...(o.apiKey !== undefined ? { apiKey: o.apiKey } : {}), ...(o.authScheme ? { authScheme: o.authScheme } : {}) },
+      sub,
+    );
   }
 
   /** The least time `requests` more requests take at the key's limits (undefined before they are known). */
