@@ -266,10 +266,9 @@ export class MsnapClient implements MsnapApi {
     // ws is loaded only by a run that opens a stream.
     const { openSnapshotStream } = await import('./snapshot-stream.js');
     const o = this.opts;
-    return openSnapshotStream(
-      { baseUrl: o.baseUrl, now: o.now ?? Date.now, ...(o.apiKey !== undefined ? { apiKey: o.apiKey } : {}), ...(o.authScheme ? { authScheme: o.authScheme } : {}) },
-      sub,
-    );
+    const target = { baseUrl: o.baseUrl, now: o.now ?? Date.now, ...(o.apiKey !== undefined ? { apiKey: o.apiKey } : {}), ...(o.authScheme ? { authScheme: o.authScheme } : {}) };
+    // Opening a stream is charged as one request: it waits its turn under the key's pace.
+    return this.transport.paced(() => openSnapshotStream(target, sub));
   }
 
   /** The least time `requests` more requests take at the key's limits (undefined before they are known). */

@@ -26,8 +26,14 @@ export function streamUrl(baseUrl: string): string {
   return `${baseUrl.replace(/\/+$/, '').replace(/^http/i, 'ws')}/v1/stream`;
 }
 
-/** Use to open and subscribe: a stream, `absent` (404 and the like), or `refused` (4008, a failure). */
-export function openSnapshotStream(target: StreamTarget, sub: StreamSubscription): Promise<StreamOpening> {
+/** The headers of the upgrade's answer (its rate-limit headers teach the pacer). */
+type Headers = Record<string, string | string[] | undefined>;
+
+/**
+ * Use to open and subscribe: a stream, `absent` (404), or `refused` (4008, a failure), with the
+ * upgrade answer's headers when one came.
+ */
+export function openSnapshotStream(target: StreamTarget, sub: StreamSubscription): Promise<{ value: StreamOpening; headers?: Headers }> {
   const headers: Record<string, string> = {};
   if (target.apiKey) {
     if (target.authScheme === 'bearer') headers.Authorization = `Bearer ${target.apiKey}`;
@@ -73,18 +79,21 @@ export function openSnapshotStream(target: StreamTarget, sub: StreamSubscription
     },
   };
 
-  return new Promise<StreamOpening>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     let settled = false;
+    let headers: Headers | undefined;
     const settle = (outcome: StreamOpening | Error): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       if (outcome instanceof Error) reject(outcome);
-      else resolve(outcome);
+      else resolve({ value: outcome, ...(headers ? { headers } : {}) });
       if (!('stream' in outcome)) ws.terminate();
     };
     const timer = setTimeout(() => settle({ refused: `no answer to the subscription in ${OPEN_TIMEOUT_MS / 1000} s` }), OPEN_TIMEOUT_MS);
+    ws.on('upgrade', (res) => (headers = res.headers));
     ws.on('unexpected-response', (_req, res) => {
+      headers = res.headers;
       let body = '';
       res.on('data', (d: Buffer) => (body += d.toString('utf8').slice(0, 2000)));
       res.on('end', () => {

@@ -186,6 +186,24 @@ export class Transport {
   }
 
   /**
+   * A request made another way than this transport's GETs (the stream's WebSocket upgrade), paced
+   * and counted like one: sent under a pace ticket; `attempt` resolves with its value and the
+   * answer's headers (undefined: none came), which teach the pacer as a GET's do.
+   */
+  async paced<T>(attempt: () => Promise<{ value: T; headers?: Record<string, string | string[] | undefined> }>): Promise<T> {
+    const ticket: Ticket | undefined = this.pacer ? await this.pacer.acquire() : undefined;
+    this.counters.requests++;
+    let headers: Record<string, string | string[] | undefined> | undefined;
+    try {
+      const answer = await attempt();
+      headers = answer.headers;
+      return answer.value;
+    } finally {
+      if (ticket) this.pacer?.done(ticket, headers ? rateHeaders(headers) : undefined);
+    }
+  }
+
+  /**
    * A GET of a public path (health) that sends no key, so it works without one. It takes no pace
    * ticket and teaches the pacer nothing: its rate headers are the address's, not the key's.
    */

@@ -7,11 +7,6 @@ import type { MsnapApi } from './types.js';
 /** What a watch follows: one market by id, or the current market of a coin and type. */
 export type WatchTarget = { marketId: string } | { coin: Coin; marketType: MarketType };
 
-/** The series a market belongs to. */
-export function seriesOf(market: Market): { coin: Coin; marketType: MarketType } {
-  return { coin: market.coin, marketType: market.market_type };
-}
-
 // Markets listed per look for the next one: a watch far behind still finds the earliest.
 const LOOK_AHEAD = 100;
 
@@ -27,10 +22,18 @@ export async function marketStartingFrom(client: MsnapApi, series: { coin: Coin;
 
 /**
  * The market a watch starts with: the one named, or the series' active market (the one ending
- * first, should several be active). Undefined when the series has none active now.
+ * first, should several be active). Undefined when the series has none active now, or the service
+ * does not know the market named.
  */
 export async function firstMarket(client: MsnapApi, target: WatchTarget): Promise<Market | undefined> {
-  if ('marketId' in target) return client.market(target.marketId);
+  if ('marketId' in target) {
+    try {
+      return await client.market(target.marketId);
+    } catch (err) {
+      if (err instanceof NotFoundError) return undefined;
+      throw err;
+    }
+  }
   let current: Market | undefined;
   for await (const m of client.markets({ coin: target.coin, marketType: target.marketType, status: 'active', limit: 10 })) {
     if (!current || m.end_time < current.end_time) current = m;

@@ -2,14 +2,14 @@
 // markets of its series after it. From the service's live stream where it offers one (history
 // so far by HTTP, then the stream's frames), else by polling within the key's pace; a stream
 // that goes away mid-watch hands over to polling where it stood.
-import type { Market, Snapshot } from '../domain/market.js';
+import { parseMarketId, type Market, type Snapshot } from '../domain/market.js';
 import { NotFoundError } from '../errors.js';
 import { StreamFeed } from './stream-feed.js';
 import type { StreamOpening } from './stream-events.js';
 import type { MsnapApi } from './types.js';
 import { SnapshotCursor } from './watch-cursor.js';
 import { newSnapshots, pollIntervalMs, pollMarket, type PollOptions } from './watch-poll.js';
-import { firstMarket, marketStartingFrom, newestMarket, seriesOf, targetSeries, type WatchTarget } from './watch-series.js';
+import { firstMarket, marketStartingFrom, newestMarket, targetSeries, type WatchTarget } from './watch-series.js';
 
 export type { WatchTarget } from './watch-series.js';
 
@@ -34,16 +34,21 @@ export interface WatchOptions {
 
 /** Use to watch a target: new snapshots, oldest first, until its (last) market resolves or `signal`. */
 export async function* watchSnapshots(client: MsnapApi, target: WatchTarget, opts: WatchOptions): AsyncGenerator<Snapshot[]> {
-  let market = await firstMarket(client, target);
-  const series = market ? seriesOf(market) : targetSeries(target);
-  if (!market && !opts.follow) {
-    throw new NotFoundError(`no ${series.coin} ${series.marketType} market is active now`, 'add --follow to wait for the next one');
-  }
+  const series = targetSeries(target);
   const intervalMs = opts.intervalMs ?? pollIntervalMs(await client.limits().catch(() => undefined));
   const poll: PollOptions = { includeOrderbook: opts.includeOrderbook, intervalMs, sleep: opts.sleep, signal: opts.signal };
+  // An unknown market, or none active without --follow, fails before any stream is opened.
+  const first = await firstMarket(client, target);
+  if (!first && 'coin' in target && !opts.follow) {
+    throw new NotFoundError(`no ${series.coin} ${series.marketType} market is active now`, 'add --follow to wait for the next one');
+  }
+  const named = !first && 'marketId' in target ? await yetToOpen(client, target.marketId, series, opts) : first;
   const feed = opts.mode === 'poll' ? undefined : await openFeed(client, series, opts);
+  let market = named;
   try {
-    if (!market) market = await nextMarket(client, series, (await newestMarket(client, series))?.end_time ?? 0, poll);
+    if (!market && 'marketId' in target) market = await nextMarket(client, series, parseMarketId(target.marketId)!.startTime, poll);
+    else if (!market) market = await nextMarket(client, series, (await newestMarket(client, series))?.end_time ?? 0, poll);
+    if (market && 'marketId' in target && !named && market.market_id !== target.marketId) throw new NotFoundError(`market ${target.marketId} not found`);
     while (market && !opts.signal.aborted) {
       const cursor = new SnapshotCursor();
       const live = feed?.state === 'open' && market.status === 'active';
@@ -69,6 +74,17 @@ export async function* watchSnapshots(client: MsnapApi, target: WatchTarget, opt
   } finally {
     feed?.stream.close();
   }
+}
+
+// A market id the service did not know: unknown (NotFoundError), unless it starts after the
+// series' newest market, so it has yet to open (undefined: the watch waits for it). It may have
+// opened since it was asked for: then it is asked for again.
+async function yetToOpen(client: MsnapApi, id: string, series: ReturnType<typeof targetSeries>, opts: WatchOptions): Promise<Market | undefined> {
+  const start = parseMarketId(id)!.startTime;
+  const newest = await newestMarket(client, series);
+  if (newest && start <= newest.start_time) return client.market(id);
+  opts.note(`${id} has not opened yet: waiting for it`);
+  return undefined;
 }
 
 // The stream of the series, or undefined to poll (with a note when the service refused one).
