@@ -3,7 +3,7 @@
 // snapshots page gives for the market, in order, each once, and exits 0 when it resolves;
 // --follow crosses into the next markets; the live stream gives the same rows as polling; a
 // static server (no stream) is polled without a word; bad arguments are one line and exit 2.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -117,6 +117,34 @@ describe('msnap watch (polling)', () => {
     const lastLines = linesOf(out, last);
     expect((await page(s, last)).slice(0, lastLines.length)).toEqual(lastLines);
     expect(err).toMatch(/snapshots of \d markets written to stdout/);
+  }, 60_000);
+
+  it('Ctrl-C with -o FILE.json: the file is written whole (a closed array), no temp file left', async () => {
+    const s = await replay();
+    const file = path.join(dir, 'watch.json');
+    const proc = spawnMsnap(['watch', 'BTC', '5m', '--follow', '-o', file, ...conn(s)], { all: false });
+    let err = '';
+    proc.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
+    await until(() => (err.match(/msnap: watching /g) ?? []).length >= 3 || proc.exitCode !== null, 'a third market watched', 30_000);
+    proc.kill('SIGINT');
+    const r = await proc;
+    expect(r.exitCode, err).toBe(0);
+    const got = JSON.parse(readFileSync(file, 'utf8')) as Row[];
+    const ids = idsOf(got);
+    expect(ids.length).toBeGreaterThanOrEqual(2);
+    const first = (await page(s, ids[0]!)).map((l) => (JSON.parse(l) as Row).id);
+    expect(got.filter((x) => x.market_id === ids[0]).map((x) => x.id)).toEqual(first);
+    expect(readdirSync(dir).filter((f) => f.includes('.tmp-'))).toEqual([]);
+    expect(err).toMatch(new RegExp(`snapshots of \\d+ markets written to ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
+  }, 60_000);
+
+  it('--stream where the server has none: one line, exit 6', async () => {
+    const s = await startServe(db);
+    servers.push(s);
+    const r = await msnap(['watch', 'BTC', '5m', '--stream', ...conn(s)]);
+    expect(r.exitCode).toBe(6);
+    expect(r.stderr.split('\n')[0]).toBe('msnap: no live stream: the service offers no stream');
+    expect(r.stdout).toBe('');
   }, 60_000);
 
   it('a static server has no stream: the watch polls without a word', async () => {

@@ -36,7 +36,7 @@ export async function firstMarket(client: MsnapApi, target: WatchTarget): Promis
   }
   let current: Market | undefined;
   for await (const m of client.markets({ coin: target.coin, marketType: target.marketType, status: 'active', limit: 10 })) {
-    if (!current || m.end_time < current.end_time) current = m;
+    if (m.status === 'active' && (!current || m.end_time < current.end_time)) current = m;
   }
   return current;
 }
