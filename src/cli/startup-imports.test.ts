@@ -35,7 +35,7 @@ describe('CLI startup', () => {
   });
 
   it('loads no heavy package until a command needs it', () => {
-    expect([...packages].filter((p) => ['better-sqlite3', 'undici', 'conf', 'ora', 'cli-table3', 'hyparquet', 'hyparquet-writer', 'postgres', 'ioredis', '@modelcontextprotocol/sdk'].includes(p))).toEqual([]);
+    expect([...packages].filter((p) => ['better-sqlite3', 'undici', 'conf', 'ora', 'cli-table3', 'hyparquet', 'hyparquet-writer', 'postgres', 'ioredis', '@modelcontextprotocol/sdk', 'ws'].includes(p))).toEqual([]);
   });
 
   it('loads no backtest engine, replay clock, limiter, dashboard or MCP code until its command runs', () => {
