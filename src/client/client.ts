@@ -16,6 +16,7 @@ import type { SnapshotPage } from './row-page.js';
 import { pageSnapshots } from './snapshot-pager.js';
 import { Transport, type ClientStats, type TransportOptions } from './transport.js';
 import type {
+  ApiCapabilities,
   AtOptions,
   AtResult,
   Health,
@@ -258,6 +259,11 @@ export class MsnapClient implements MsnapApi {
   /** The snapshot nearest to `ts` in a market (404 when none within 2 s), with its depth when asked. */
   async at(marketId: string, ts: number, opts: AtOptions = {}): Promise<AtResult> {
     return this.onDialect((d) => d.at(this.transport, marketId, ts, opts.includeOrderbook === true));
+  }
+
+  /** A service client: its dialect and its pace are known; it has no local text fast path. */
+  capabilities(): ApiCapabilities {
+    return { service: { dialect: () => this.api(), paceEstimateMs: (requests) => this.paceEstimateMs(requests) } };
   }
 
   /** The least time `requests` more requests take at the key's limits (undefined before they are known). */

@@ -108,7 +108,7 @@ async function exportAll(format: 'csv' | 'ndjson' | 'json', q: SnapshotsStreamQu
     for (const id of ids) yield* api.snapshotPages(id, q);
   }
   async function* text(layout: RowLayout): AsyncGenerator<TextPage> {
-    for (const id of ids) yield* api.snapshotText(id, q, layout);
+    for (const id of ids) yield* api.capabilities().snapshotText!(id, q, layout);
   }
   const exporter = createExporter({ format, sink: new OutputSink(stream), color: false });
   const source: TextSource | undefined = viaText ? text : undefined;
