@@ -13,7 +13,7 @@ import { redactKey } from './mask-key.js';
 import { mergeNewestFirst, slice } from './merged-listing.js';
 import { withSnapshotCounts } from './snapshot-counts.js';
 import type { SnapshotPage } from './row-page.js';
-import { pageSnapshots } from './snapshot-pager.js';
+import { pageSnapshots, SERVICE_PAGES_AHEAD } from './snapshot-pager.js';
 import { Transport, type ClientStats, type TransportOptions } from './transport.js';
 import type {
   ApiCapabilities,
@@ -37,10 +37,6 @@ export { API_CHOICES } from './dialects/dialect.js';
 export { DEFAULT_MARKETS_PAGE } from './market-listing.js';
 export { DEFAULT_SNAPSHOT_PAGE } from './snapshot-pager.js';
 export { FIRST_CONTACT_RETRIES, type ClientStats } from './transport.js';
-
-// Snapshot pages fetched beyond the one being used: with two, the service always has the next
-// request while the reader writes one page and the next waits, so neither side waits on the other.
-const PAGES_AHEAD = 2;
 
 /** How to reach the service, for tests every source of time and chance, and where warnings go. */
 export interface ClientOptions extends TransportOptions {
@@ -253,7 +249,7 @@ export class MsnapClient implements MsnapApi {
 
   private async *snapshotPagesIn(d: Dialect, id: string, q: SnapshotsStreamQuery): AsyncGenerator<SnapshotPage> {
     await this.ensureLimits();
-    yield* pageSnapshots((pq, signal) => d.snapshotsPage(this.transport, id, pq, signal), q, PAGES_AHEAD);
+    yield* pageSnapshots((pq, signal) => d.snapshotsPage(this.transport, id, pq, signal), q, SERVICE_PAGES_AHEAD);
   }
 
   /** The snapshot nearest to `ts` in a market (404 when none within 2 s), with its depth when asked. */
