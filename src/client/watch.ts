@@ -89,8 +89,9 @@ async function yetToOpen(client: MsnapApi, id: string, series: ReturnType<typeof
 
 // The stream of the series, or undefined to poll (with a note when the service refused one).
 async function openFeed(client: MsnapApi, series: ReturnType<typeof targetSeries>, opts: WatchOptions): Promise<StreamFeed | undefined> {
-  const opening: StreamOpening = client.openStream
-    ? await client.openStream({ coins: [series.coin], marketTypes: [series.marketType], orderbook: opts.includeOrderbook })
+  const stream = client.capabilities().stream;
+  const opening: StreamOpening = stream
+    ? await stream.openStream({ coins: [series.coin], marketTypes: [series.marketType], orderbook: opts.includeOrderbook })
     : { absent: true };
   if ('stream' in opening) return new StreamFeed(opening.stream);
   const why = 'absent' in opening ? 'the service offers no stream' : opening.refused;
