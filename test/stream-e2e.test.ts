@@ -148,7 +148,9 @@ describe('GET /v1/stream over a replay', () => {
     expect(JSON.parse(bad.refused!.body)).toMatchObject({ error: 'Unauthorized' });
     const none = openStream(s.url);
     await expect(none.opened).rejects.toThrow(/HTTP 401/);
-    a.ws.close();
+    // SIGTERM with a stream open: it is closed with 1001 and the server exits 0.
+    expect(await s.stop()).toMatchObject({ exitCode: 0 });
+    expect((await a.waitClosed()).code).toBe(1001);
   }, 60_000);
 });
 

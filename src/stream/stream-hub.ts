@@ -48,6 +48,9 @@ const SLOT_RENEW_MS = 30_000;
 /** A stream's hold on one of its key's slots. */
 type Hold = { key: string; member: string };
 
+/** How long a refused upgrade's socket waits for the client to close it. */
+const REFUSAL_LINGER_MS = 2000;
+
 /** Largest frame a client may send: subscribe frames are small (msnap decision). */
 export const MAX_CLIENT_FRAME_BYTES = 4096;
 /**
@@ -261,6 +264,8 @@ function refuse(socket: Duplex, status: number, headers: Record<string, string>,
   for (const [name, value] of Object.entries(headers)) head.push(`${name}: ${value}`);
   head.push(`Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', '', '');
   socket.end(head.join('\r\n') + body);
+  // A client that never closes its side must not hold the socket (nor the server's close) open.
+  setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
 }
 
 function defaultEvery(fn: () => void, ms: number): () => void {
