@@ -16,6 +16,7 @@ let db: string;
 let pro: string;
 let builder: string;
 let boundary: number;
+let seededAt: number;
 const servers: Served[] = [];
 
 async function serve(args: string[], file = db): Promise<Served> {
@@ -40,7 +41,7 @@ beforeAll(async () => {
   await buildIfStale();
   dir = mkdtempSync(path.join(tmpdir(), 'msnap-stream-e2e-'));
   db = path.join(dir, 'stream.db');
-  const seededAt = Date.now();
+  seededAt = Date.now();
   // Full snapshots for the three newest 5m markets: the one before the active one is complete.
   await seed(db, ['--days', '1', '--full', '5m=3,15m=2,1hr=1,4hr=1,24hr=1', '--orderbook-minutes', '20']);
   boundary = Math.floor(seededAt / FIVE_MIN) * FIVE_MIN - FIVE_MIN;
@@ -55,8 +56,8 @@ afterAll(async () => {
 
 describe('GET /v1/stream over a replay', () => {
   it('delivers every snapshot of a market once, in order, equal to its page, between open and resolved, then end', async () => {
-    // Two replay minutes (a wall second at 120x) before the market opens; the replay stops just after it ends.
-    const s = await serve(['--replay', String(boundary - 120_000), '--speed', '120', '--until', String(boundary + FIVE_MIN + 2_000)]);
+    // Five replay minutes (2.5 wall seconds at 120x) to subscribe before the market opens; the replay stops just after it ends.
+    const s = await serve(['--replay', String(boundary - FIVE_MIN), '--speed', '120', '--until', String(boundary + FIVE_MIN + 2_000)]);
     const stream = openStream(s.url, { token: pro });
     await stream.opened;
     stream.ws.send(JSON.stringify({ type: 'subscribe', coins: ['btc'], market_types: ['5m'], orderbook: true }));
@@ -88,7 +89,7 @@ describe('GET /v1/stream over a replay', () => {
 
   it('closes a client that stops reading with 4002; the server holds a bounded amount for it', async () => {
     // Twelve minutes of history with orderbooks at 400x: about 86,000 snapshots in 2 s.
-    const s = await serve(['--replay', String(Date.now() - 13 * 60_000), '--speed', '400', '--until', String(Date.now() - 60_000)]);
+    const s = await serve(['--replay', String(seededAt - 13 * 60_000), '--speed', '400', '--until', String(seededAt - 60_000)]);
     const slow = openStream(s.url, { token: pro });
     const fast = openStream(s.url, { headers: { Authorization: `Bearer ${pro}` } });
     await Promise.all([slow.opened, fast.opened]);
@@ -147,7 +148,9 @@ describe('GET /v1/stream over a replay', () => {
     expect(JSON.parse(bad.refused!.body)).toMatchObject({ error: 'Unauthorized' });
     const none = openStream(s.url);
     await expect(none.opened).rejects.toThrow(/HTTP 401/);
-    a.ws.close();
+    // SIGTERM with a stream open: it is closed with 1001 and the server exits 0.
+    expect(await s.stop()).toMatchObject({ exitCode: 0 });
+    expect((await a.waitClosed()).code).toBe(1001);
   }, 60_000);
 });
 

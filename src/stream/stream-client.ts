@@ -38,6 +38,8 @@ export class StreamClient {
     readonly caller: Caller,
     now: number,
     private readonly backlog: Backlog,
+    /** Its hold on one of the key's stream slots (null: the plan has no cap). */
+    readonly hold: { key: string; member: string } | null,
   ) {
     this.lastHeard = now;
     this.lastPing = now;

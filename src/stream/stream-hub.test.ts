@@ -1,6 +1,7 @@
 // The stream hub on a real port with a real WebSocket client, its clocks held by the test: the
 // wall clock (pings, idleness) and the data clock (what is visible) move only when the test moves
 // them, and each tick runs when the test calls it. Nothing sleeps.
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStream, type Recorded } from '../../test/support/stream-client.js';
 import { until } from '../../test/support/until.js';
@@ -104,6 +105,25 @@ describe('StreamHub', () => {
     await hub.tick();
     await probe.next('snapshot', (f) => (f.snapshot as { time: number }).time === NEWEST_24H + 1000);
     expect(s.frames).toEqual([]);
+  });
+});
+
+describe('StreamHub refusals', () => {
+  it('answers a bad key with a v1 401 before upgrading, and closes the socket even if the client never does', async () => {
+    const { server } = await start();
+    const socket = connect({ port: server.port, host: '127.0.0.1', allowHalfOpen: true });
+    let text = '';
+    socket.on('data', (d: Buffer) => (text += d.toString('utf8')));
+    const answered = new Promise<void>((resolve) => socket.on('end', () => resolve()));
+    socket.write('GET /v1/stream?token=nope HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n');
+    await answered;
+    // Our side stays open (allowHalfOpen): the server lets go of the socket by itself.
+    const open = () => new Promise<number>((resolve) => server.server.getConnections((_err, n) => resolve(n)));
+    await until(async () => (await open()) === 0, 'the server to drop the refused socket', 5000, 50);
+    socket.destroy();
+    expect(text).toMatch(/^HTTP\/1\.1 401 Unauthorized\r\n/);
+    expect(text).toContain('X-RateLimit-Limit: 30');
+    expect(text).toContain('{"error":"Unauthorized","message":"Invalid API key."}');
   });
 });
 

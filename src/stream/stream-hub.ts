@@ -2,6 +2,7 @@
 // the data clock since its last tick and fans it out to every subscriber, each frame encoded once.
 // It also pings, closes idle and too-slow clients, counts open streams per key, and says `end`
 // when a replay stops. Time comes from injected clocks, so tests drive it tick by tick.
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -10,6 +11,7 @@ import type { ServerClock } from '../replay/server-clock.js';
 import type { Caller, KeyHasher } from '../server/auth.js';
 import { errorBody, reasonPhrase } from '../server/http-error.js';
 import { RateLimits, rateLimitHeaders } from '../server/rate-limit.js';
+import { unavailableError } from '../server/unavailable.js';
 import type { SharedLimiter } from '../ratelimit/shared-limiter.js';
 import type { Store } from '../store/store.js';
 import { admit, STREAM_PATHS } from './admit.js';
@@ -39,6 +41,16 @@ export interface StreamHubOptions {
   backlog?: Backlog;
 }
 
+/** A stream's slot outlives its instance by at most this long (a crash frees it then); renewed twice as often. */
+const SLOT_TTL_MS = 90_000;
+const SLOT_RENEW_MS = 30_000;
+
+/** A stream's hold on one of its key's slots. */
+type Hold = { key: string; member: string };
+
+/** How long a refused upgrade's socket waits for the client to close it. */
+const REFUSAL_LINGER_MS = 2000;
+
 /** Largest frame a client may send: subscribe frames are small (msnap decision). */
 export const MAX_CLIENT_FRAME_BYTES = 4096;
 /**
@@ -52,7 +64,10 @@ export const MAX_TICK_SPAN_MS = 60_000;
 export class StreamHub {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_FRAME_BYTES, perMessageDeflate: false, clientTracking: false });
   private readonly clients = new Set<StreamClient>();
-  private readonly perKey = new Map<number, number>();
+  /** Names this instance's holds in a shared slot store. */
+  private readonly instance = randomUUID().slice(0, 8);
+  private opened = 0;
+  private lastRenew: number;
   private readonly limits: RateLimits;
   private readonly ranks: WindowRanks;
   private through: number;
@@ -65,6 +80,7 @@ export class StreamHub {
     this.limits = new RateLimits(opts.limiter);
     this.ranks = new WindowRanks(opts.store);
     this.through = opts.visibleThrough();
+    this.lastRenew = opts.wall();
   }
 
   /** Open streams now. */
@@ -90,30 +106,45 @@ export class StreamHub {
       );
       return;
     }
-    void admit(url, req.headers, address, at, { store: this.opts.store, limits: this.limits, hashKey: this.opts.hashKey, log: this.opts.log }).then((a) => {
-      if (!a.ok) return refuse(socket, a.status, a.headers, a.body);
-      if (socket.destroyed) return;
-      this.wss.handleUpgrade(req, socket, head, (ws) => this.attach(ws, socket, a.caller));
-    });
+    void admit(url, req.headers, address, at, { store: this.opts.store, limits: this.limits, hashKey: this.opts.hashKey, log: this.opts.log })
+      .then(async (a) => {
+        if (!a.ok) return refuse(socket, a.status, a.headers, a.body);
+        const hold = await this.hold(a.caller, at);
+        if (socket.destroyed) return hold && this.release(hold);
+        this.wss.handleUpgrade(req, socket, head, (ws) => {
+          ws.on('error', () => {});
+          if (hold === undefined) return void ws.close(CLOSE.tooManyStreams, `this key already has ${PLANS[a.caller.account.plan].maxStreamsPerKey} open streams (its plan's limit)`);
+          this.attach(ws, socket, a.caller, hold);
+        });
+      })
+      .catch((err: unknown) => {
+        // The slots' store (Redis) failed between the charge and the hold: refuse as any request would.
+        const refusal = unavailableError(err);
+        refuse(socket, refusal?.status ?? 500, { 'Content-Type': 'application/json; charset=utf-8', ...refusal?.headers }, errorBody(refusal?.status ?? 500, refusal?.message ?? 'The server hit an unexpected error; it has been logged.'));
+        if (!refusal) this.opts.log(`msnap serve: 500 on GET /v1/stream: ${err instanceof Error ? err.message : String(err)}`);
+      });
   };
 
-  private attach(ws: WebSocket, socket: Duplex, caller: Caller): void {
-    const client = new StreamClient(ws, socket, caller, this.opts.wall(), this.opts.backlog ?? DEFAULT_BACKLOG);
-    ws.on('error', () => {});
-    const keyId = caller.key.id;
+  /** One of the key's stream slots (null: its plan has no cap), or undefined when all are taken. */
+  private async hold(caller: Caller, at: number): Promise<Hold | null | undefined> {
     const max = PLANS[caller.account.plan].maxStreamsPerKey;
-    const open = this.perKey.get(keyId) ?? 0;
-    if (max !== null && open >= max) {
-      client.close(CLOSE.tooManyStreams, `this key already has ${max} open streams (its plan's limit)`);
-      return;
-    }
-    this.perKey.set(keyId, open + 1);
+    if (max === null) return null;
+    const hold = { key: `s:${caller.key.id}`, member: `${this.instance}:${++this.opened}` };
+    return (await this.opts.limiter.slots.acquire(hold.key, hold.member, max, at, SLOT_TTL_MS)) ? hold : undefined;
+  }
+
+  private release(hold: Hold): void {
+    this.opts.limiter.slots.release(hold.key, hold.member).catch(() => {
+      // Redis away: the hold expires by itself within SLOT_TTL_MS.
+    });
+  }
+
+  private attach(ws: WebSocket, socket: Duplex, caller: Caller, hold: Hold | null): void {
+    const client = new StreamClient(ws, socket, caller, this.opts.wall(), this.opts.backlog ?? DEFAULT_BACKLOG, hold);
     this.clients.add(client);
     ws.on('close', () => {
       this.clients.delete(client);
-      const left = (this.perKey.get(keyId) ?? 1) - 1;
-      if (left > 0) this.perKey.set(keyId, left);
-      else this.perKey.delete(keyId);
+      if (hold) this.release(hold);
     });
     ws.on('ping', () => (client.lastHeard = this.opts.wall()));
     ws.on('message', (data, isBinary) => {
@@ -142,6 +173,10 @@ export class StreamHub {
 
   private keepAlive(): void {
     const now = this.opts.wall();
+    if (now - this.lastRenew >= SLOT_RENEW_MS) {
+      this.lastRenew = now;
+      this.renewHolds(now);
+    }
     const idleMs = this.opts.idleMs ?? 60_000;
     const pingMs = this.opts.pingMs ?? 25_000;
     for (const c of this.clients) {
@@ -151,6 +186,13 @@ export class StreamHub {
         c.send(PING_FRAME);
       }
     }
+  }
+
+  /** Keeps this instance's stream slots from expiring while their streams are open. */
+  private renewHolds(now: number): void {
+    const byKey = new Map<string, string[]>();
+    for (const c of this.clients) if (c.hold) byKey.set(c.hold.key, [...(byKey.get(c.hold.key) ?? []), c.hold.member]);
+    for (const [key, members] of byKey) this.opts.limiter.slots.renew(key, members, now, SLOT_TTL_MS).catch(() => undefined);
   }
 
   private async fanOut(): Promise<void> {
@@ -222,6 +264,8 @@ function refuse(socket: Duplex, status: number, headers: Record<string, string>,
   for (const [name, value] of Object.entries(headers)) head.push(`${name}: ${value}`);
   head.push(`Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', '', '');
   socket.end(head.join('\r\n') + body);
+  // A client that never closes its side must not hold the socket (nor the server's close) open.
+  setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
 }
 
 function defaultEvery(fn: () => void, ms: number): () => void {

@@ -31,10 +31,12 @@ export function openStream(httpUrl: string, opts: { token?: string; headers?: Re
     frames: [],
     opened: new Promise((resolve, reject) => {
       ws.once('open', resolve);
-      ws.once('unexpected-response', (_req, res) => {
+      ws.once('unexpected-response', (req, res) => {
         let body = '';
         res.on('data', (d: Buffer) => (body += d.toString('utf8')));
         res.on('end', () => {
+          // With this listener ws leaves the connection to us.
+          req.destroy();
           rec.refused = { status: res.statusCode ?? 0, body };
           reject(new Error(`HTTP ${res.statusCode}: ${body}`));
         });

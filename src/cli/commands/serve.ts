@@ -73,6 +73,7 @@ are never changed.
 With --replay FROM the server answers, in every API version and the dashboard, as the store stood
 at a clock that starts at FROM and runs --speed times wall speed up to --until; GET /v1/clock
 reports it. Date headers and rate limits stay on the wall clock.
+With --live or --replay, GET /v1/stream (a WebSocket) pushes each snapshot as it becomes visible.
 A store filled by msnap pull says on stderr where its markets came from.
 
 Examples:
