@@ -66,25 +66,36 @@ function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * A SIGINT this soon after the one that began a graceful stop is taken as its echo: `conf`'s
+ * atomically (when-exit) answers a SIGINT by raising it again at once, which must not interrupt
+ * the stop it began. A person's second Ctrl-C comes later.
+ */
+const ECHO_MS = 300;
+
 // One SIGINT/SIGTERM handler for the process while anything is registered: a graceful stop takes
 // the first Ctrl-C; otherwise every cleanup runs and the process exits with the conventional
 // 128+signal code, as the default handler would.
 function processSignals(): Pick<CliContext, 'onInterrupt' | 'onStop'> {
   const cleanups = new Set<{ run: () => void }>();
   let stop: (() => void) | undefined;
+  // When a graceful stop began: from then on the handler stays, to take the echo.
+  let stoppedAt: number | undefined;
   let installed = false;
   const handler = (signal: NodeJS.Signals): void => {
     if (signal === 'SIGINT' && stop) {
       const graceful = stop;
       stop = undefined;
+      stoppedAt = performance.now();
       graceful();
       return;
     }
+    if (signal === 'SIGINT' && stoppedAt !== undefined && performance.now() - stoppedAt < ECHO_MS) return;
     for (const c of cleanups) c.run();
     process.exit(signal === 'SIGINT' ? EXIT.interrupted : EXIT.terminated);
   };
   const sync = (): void => {
-    const wanted = cleanups.size > 0 || stop !== undefined;
+    const wanted = cleanups.size > 0 || stop !== undefined || stoppedAt !== undefined;
     if (wanted === installed) return;
     installed = wanted;
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
