@@ -8,6 +8,9 @@ import { parseWatchArgs, runWatch } from './watch.js';
 import { SnapshotCursor } from '../../client/watch-cursor.js';
 import { liveTable } from '../output/live-table.js';
 import { snapshotSchema } from '../output/record-schemas.js';
+import type { ClientFactory } from '../deps.js';
+import type { StreamEvent } from '../../client/stream-events.js';
+import { snapshotsOf } from '../test-support/fake-cli.js';
 
 const T = Date.UTC(2025, 10, 22, 0, 0);
 const KEY = { apiKey: 'msk_test_0123456789abcdef' };
@@ -114,5 +117,76 @@ describe('runWatch', () => {
     const { ctx } = fakeContext();
     const { factory } = fakeClient([market('BTC', '5m', T, 3)]);
     await expect(runFake(ctx, KEY, factory, (deps) => runWatch(parseWatchArgs('BTC', '5m', {}), deps))).rejects.toThrow(/no BTC 5m market is active now/);
+  });
+});
+
+describe('runWatch with a stream', () => {
+  // The fake client with a stream that hands over `events`, then waits (or answers the last one).
+  function withStream(factory: ClientFactory, events: StreamEvent[]): { factory: ClientFactory; closed: () => boolean } {
+    let closed = false;
+    return {
+      closed: () => closed,
+      factory: async (conn, hooks) => {
+        const client = await factory(conn, hooks);
+        return {
+          ...client,
+          capabilities: () => ({
+            stream: {
+              openStream: async () => ({
+                stream: {
+                  next: () => (events.length > 1 || events[0]?.type === 'closed' || events[0]?.type === 'end' ? Promise.resolve(events.length > 1 ? events.shift()! : events[0]!) : new Promise<StreamEvent>(() => undefined)),
+                  get buffered() {
+                    return events.length > 1 ? events.length - 1 : 0;
+                  },
+                  close: () => void (closed = true),
+                },
+              }),
+            },
+          }),
+        };
+      },
+    };
+  }
+  const open = { ...market('BTC', '5m', T, 3), status: 'active' as const };
+  const rows = snapshotsOf(open);
+
+  it('history by HTTP, then frames (each row once), until market_resolved', async () => {
+    const { ctx, stdout, stderr } = fakeContext();
+    const later = { ...rows[2]!, id: 4, time: rows[2]!.time + 125 };
+    const { factory, closed } = withStream(fakeClient([open]).factory, [
+      { type: 'snapshot', snapshot: rows[2]! },
+      { type: 'snapshot', snapshot: later },
+      { type: 'market_resolved', market: { ...open, status: 'resolved' } },
+      { type: 'closed', code: 1000, reason: '' },
+    ]);
+    await runFake(ctx, KEY, factory, (deps) => runWatch(parseWatchArgs(ID, undefined, {}), deps));
+    expect(stdout.text().trim().split('\n').map((l) => (JSON.parse(l) as { id: number }).id)).toEqual([1, 2, 3, 4]);
+    expect(stderr.text()).toMatch(/\(live stream\)/);
+    expect(closed()).toBe(true);
+  });
+
+  it('a stream that closes midway (4002) hands over to polling with a note', async () => {
+    const { ctx, stdout, stderr } = fakeContext();
+    const { factory } = withStream(fakeClient([open]).factory, [{ type: 'snapshot', snapshot: rows[0]! }, { type: 'closed', code: 4002, reason: 'too slow' }]);
+    let stop: (() => void) | undefined;
+    let sleeps = 0;
+    const context: CliContext = {
+      ...ctx,
+      onStop: (s) => ((stop = s), () => (stop = undefined)),
+      sleep: async () => {
+        if (++sleeps === 2) stop?.();
+      },
+    };
+    await runFake(context, KEY, factory, (deps) => runWatch(parseWatchArgs(ID, undefined, {}), deps));
+    expect(stdout.text().trim().split('\n').map((l) => (JSON.parse(l) as { id: number }).id)).toEqual([1, 2, 3]);
+    expect(stderr.text()).toMatch(/msnap: note: the stream closed \(4002 too slow\); polling from here\n/);
+  });
+
+  it("a replay's end ends the watch with a note", async () => {
+    const { ctx, stderr } = fakeContext();
+    const { factory } = withStream(fakeClient([open]).factory, [{ type: 'end' }]);
+    await runFake(ctx, KEY, factory, (deps) => runWatch(parseWatchArgs('BTC', '5m', {}), deps));
+    expect(stderr.text()).toMatch(/msnap: note: the replay has ended: no more snapshots will come\n/);
+    expect(stderr.text()).toMatch(/3 snapshots of 1 market/);
   });
 });
