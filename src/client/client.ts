@@ -263,11 +263,11 @@ export class MsnapClient implements MsnapApi {
   /** The service's live stream (`/v1/stream`), subscribed to `sub`; `absent` where it offers none (404). */
   async openStream(sub: StreamSubscription): Promise<StreamOpening> {
     // ws is loaded only by a run that opens a stream.
-    const { openSnapshotStream } = await import('./snapshot-stream.js');
+    const { openSnapshotStream, streamUrl } = await import('./snapshot-stream.js');
     const o = this.opts;
     const target = { baseUrl: o.baseUrl, now: o.now ?? Date.now, ...(o.apiKey !== undefined ? { apiKey: o.apiKey } : {}), ...(o.authScheme ? { authScheme: o.authScheme } : {}) };
     // Opening a stream is charged as one request: it waits its turn under the key's pace.
-    return this.transport.paced(() => openSnapshotStream(target, sub));
+    return this.transport.paced(streamUrl(o.baseUrl), () => openSnapshotStream(target, sub));
   }
 
   /** A service client: its dialect, its pace, paper trading and the live stream (which only msnap serve answers); no local text fast path. */

@@ -33,7 +33,7 @@ type Headers = Record<string, string | string[] | undefined>;
  * Use to open and subscribe: a stream, `absent` (404), or `refused` (4008, a failure), with the
  * upgrade answer's headers when one came.
  */
-export function openSnapshotStream(target: StreamTarget, sub: StreamSubscription): Promise<{ value: StreamOpening; headers?: Headers }> {
+export function openSnapshotStream(target: StreamTarget, sub: StreamSubscription): Promise<{ value: StreamOpening; status?: number; headers?: Headers }> {
   const headers: Record<string, string> = {};
   if (target.apiKey) {
     if (target.authScheme === 'bearer') headers.Authorization = `Bearer ${target.apiKey}`;
@@ -82,22 +82,26 @@ export function openSnapshotStream(target: StreamTarget, sub: StreamSubscription
   return new Promise((resolve, reject) => {
     let settled = false;
     let headers: Headers | undefined;
+    let status: number | undefined;
     const settle = (outcome: StreamOpening | Error): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       if (outcome instanceof Error) reject(outcome);
-      else resolve({ value: outcome, ...(headers ? { headers } : {}) });
+      else resolve({ value: outcome, ...(status !== undefined ? { status } : {}), ...(headers ? { headers } : {}) });
       if (!('stream' in outcome)) ws.terminate();
     };
     const timer = setTimeout(() => settle({ refused: `no answer to the subscription in ${OPEN_TIMEOUT_MS / 1000} s` }), OPEN_TIMEOUT_MS);
-    ws.on('upgrade', (res) => (headers = res.headers));
+    ws.on('upgrade', (res) => {
+      headers = res.headers;
+      status = res.statusCode;
+    });
     ws.on('unexpected-response', (_req, res) => {
       headers = res.headers;
+      status = res.statusCode;
       let body = '';
       res.on('data', (d: Buffer) => (body += d.toString('utf8').slice(0, 2000)));
       res.on('end', () => {
-        const status = res.statusCode ?? 0;
         if (status === 401) settle(new AuthError(`${streamUrl(target.baseUrl)} answered 401: ${errorMessage(body)}`));
         else if (status === 404) settle({ absent: true });
         else settle({ refused: `${streamUrl(target.baseUrl)} answered ${status}: ${errorMessage(body)}` });

@@ -142,16 +142,20 @@ export class Transport {
    * and counted like one: sent under a pace ticket; `attempt` resolves with its value and the
    * answer's headers (undefined: none came), which teach the pacer as a GET's do.
    */
-  async paced<T>(attempt: () => Promise<{ value: T; headers?: Record<string, string | string[] | undefined> }>): Promise<T> {
+  async paced<T>(
+    url: string,
+    attempt: () => Promise<{ value: T; status?: number; headers?: Record<string, string | string[] | undefined> }>,
+  ): Promise<T> {
     const ticket: Ticket | undefined = this.pacer ? await this.pacer.acquire() : undefined;
+    const started = this.now();
     this.counters.requests++;
-    let headers: Record<string, string | string[] | undefined> | undefined;
+    let answer: Awaited<ReturnType<typeof attempt>> | undefined;
     try {
-      const answer = await attempt();
-      headers = answer.headers;
+      answer = await attempt();
       return answer.value;
     } finally {
-      if (ticket) this.pacer?.done(ticket, headers ? rateHeaders(headers) : undefined);
+      if (ticket) this.pacer?.done(ticket, answer?.headers ? rateHeaders(answer.headers) : undefined);
+      this.opts.onRequest?.({ url, status: answer?.status ?? 0, ms: this.now() - started, attempt: 1 });
     }
   }
 
