@@ -3,6 +3,7 @@
 // caller's API key's. Bodies are checked after credentials, rate limit, route and method (413, 415,
 // 400), then the market (404, 403), as the contract orders every check.
 import { PaperDesk } from '../../paper/paper-desk.js';
+import { ReplayView } from '../../replay/replay-view.js';
 import { clampToMax, type ListLimits } from '../list-limit.js';
 import { envelopeTail } from '../dialects/list-body.js';
 import { HttpException } from '../http-error.js';
@@ -17,12 +18,23 @@ export const PAPER_ORDER_LIMITS: ListLimits = { default: 100, max: 1000 };
 /** The desk of this request: the store as the clock shows it, at the clock's now. */
 function deskOf(ctx: RouteContext): PaperDesk {
   if (!ctx.store.paper) throw new HttpException(501, 'This store keeps no paper accounts (serve paper trading over SQLite or PostgreSQL).');
-  return new PaperDesk(ctx.store, ctx.store.paper, ctx.paper, ctx.clock.now());
+  return new PaperDesk(ctx.store, ctx.store.paper, ctx.paper, ctx.now);
 }
 
 function keyed(ctx: RouteContext): KeyedContext {
   if (!ctx.caller) throw new Error('paper routes need a caller');
   return ctx as KeyedContext;
+}
+
+/**
+ * The context at the data clock's now, its store bounded there: an order sees the market as the
+ * clock shows it and the newest snapshot taken by then, even on a store that holds later ones
+ * (a replay's store is bounded already).
+ */
+function atClock(ctx: KeyedContext): KeyedContext {
+  const at = ctx.clock.now();
+  const store = ctx.store instanceof ReplayView ? ctx.store : new ReplayView(ctx.store, () => at);
+  return { ...ctx, store, now: at };
 }
 
 const noGet: Route['prepare'] = () => () => Promise.reject(new Error('POST-only route'));
@@ -32,7 +44,7 @@ const placeOrder: PostHandler = {
     const req = orderRequest(jsonBody(body, headers));
     query.check();
     return async (ctx) => {
-      const k = keyed(ctx);
+      const k = atClock(keyed(ctx));
       const desk = deskOf(k);
       const market = await readableMarket(k, req.market_id);
       const order = await desk.place(k.caller.key.id, req, market);
@@ -48,7 +60,7 @@ const reset: PostHandler = {
     if (!empty) throw new HttpException(400, 'POST /v1/paper/reset takes no fields: send no body or {}.');
     query.check();
     return async (ctx) => {
-      const k = keyed(ctx);
+      const k = atClock(keyed(ctx));
       return { status: 200, body: JSON.stringify(await deskOf(k).reset(k.caller.key.id)) };
     };
   },
@@ -63,7 +75,7 @@ export const PAPER_ROUTES: readonly Route[] = [
       const offset = query.integer('offset') ?? 0;
       query.check();
       return async (ctx) => {
-        const k = keyed(ctx);
+        const k = atClock(keyed(ctx));
         const page = await deskOf(k).orders(k.caller.key.id, limit.limit, offset);
         const tail = envelopeTail({ total: page.total, limit: limit.limit, offset, count: page.orders.length, warnings: limit.warnings, includeTotal: true }, false);
         return '{"orders":' + JSON.stringify(page.orders) + tail;
@@ -76,7 +88,7 @@ export const PAPER_ROUTES: readonly Route[] = [
     prepare(query) {
       query.check();
       return async (ctx) => {
-        const k = keyed(ctx);
+        const k = atClock(keyed(ctx));
         return JSON.stringify(await deskOf(k).account(k.caller.key.id));
       };
     },
