@@ -8,6 +8,11 @@ const FIELDS = ['market_id', 'side', 'action', 'shares', 'max_price', 'min_price
 /** The most shares one order may ask for (msnap decision: far above any book, far below float trouble). */
 export const MAX_ORDER_SHARES = 1_000_000_000;
 
+/** A JSON value in a message: strings quoted, anything else as JSON, both cut short. */
+function shown(v: unknown): string {
+  return typeof v === 'string' ? quote(v) : (JSON.stringify(v) ?? String(v)).slice(0, 64);
+}
+
 /** Use on the parsed JSON body (undefined: empty); throws the 400 naming every bad field. */
 export function orderRequest(value: unknown): OrderRequest {
   if (value === undefined || value === null || typeof value !== 'object' || Array.isArray(value)) {
@@ -33,7 +38,7 @@ export function orderRequest(value: unknown): OrderRequest {
     const v = body[name];
     if (v === undefined) return undefined;
     const ok = typeof v === 'number' && Number.isFinite(v) && (exclusiveMin ? v > min : v >= min) && v <= max;
-    return ok ? v : fail(name, `Field ${name} must be a number ${exclusiveMin ? '>' : '>='} ${min} and <= ${max}; got ${quote(JSON.stringify(v) ?? String(v))}.`);
+    return ok ? v : fail(name, `Field ${name} must be a number ${exclusiveMin ? '>' : '>='} ${min} and <= ${max}; got ${shown(v)}.`);
   };
   const marketId = text('market_id');
   const side = text('side', ['up', 'down']) as OrderRequest['side'] | undefined;

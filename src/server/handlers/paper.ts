@@ -27,14 +27,13 @@ function keyed(ctx: RouteContext): KeyedContext {
 }
 
 /**
- * The context at the data clock's now, its store bounded there: an order sees the market as the
- * clock shows it and the newest snapshot taken by then, even on a store that holds later ones
- * (a replay's store is bounded already).
+ * The context at one reading of the data clock, its store bounded there: an order sees the market
+ * as the clock shows it and the newest snapshot taken by then, on any store. A replay's own view
+ * moves on while the request runs, so it is bounded again at this reading.
  */
 function atClock(ctx: KeyedContext): KeyedContext {
   const at = ctx.clock.now();
-  const store = ctx.store instanceof ReplayView ? ctx.store : new ReplayView(ctx.store, () => at);
-  return { ...ctx, store, now: at };
+  return { ...ctx, store: new ReplayView(ctx.store, () => at), now: at };
 }
 
 const noGet: Route['prepare'] = () => () => Promise.reject(new Error('POST-only route'));
