@@ -40,7 +40,7 @@ export class SqliteStore implements MirrorStore {
     this.accounts = new AccountRecords(db, version);
     this.bulk = new BulkWriter(db, blocks, version);
     this.accountAuth = new SqliteAccountAuthStore(db);
-    this.paper = new SqlitePaperLedger(db, (fn) => this.transaction(() => fn()));
+    this.paper = new SqlitePaperLedger(db, (fn) => this.queued(fn, false));
   }
 
   /** One file, one writer: seed, import and live write into it directly. */
@@ -115,11 +115,16 @@ export class SqliteStore implements MirrorStore {
    * Transactions still queue behind each other, in case fn awaits something slower.
    */
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+    return this.queued(() => fn(this), true);
+  }
+
+  /** One transaction in the queue; `dataChanged` false: it writes nothing a read cache derives from (paper accounts). */
+  private queued<T>(fn: () => Promise<T>, dataChanged: boolean): Promise<T> {
     const run = this.txQueue.then(async () => {
       this.bulk.begin();
       try {
-        const result = await fn(this);
-        this.bulk.commit();
+        const result = await fn();
+        this.bulk.commit(dataChanged);
         return result;
       } catch (err) {
         this.bulk.rollback();
