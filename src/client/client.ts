@@ -14,6 +14,7 @@ import { mergeNewestFirst, slice } from './merged-listing.js';
 import { withSnapshotCounts } from './snapshot-counts.js';
 import type { SnapshotPage } from './row-page.js';
 import { pageSnapshots, SERVICE_PAGES_AHEAD } from './snapshot-pager.js';
+import { PaperClient } from './paper-client.js';
 import { Transport, type ClientStats, type TransportOptions } from './transport.js';
 import type {
   ApiCapabilities,
@@ -54,6 +55,7 @@ export class MsnapClient implements MsnapApi {
   private readonly warned = new Set<string>();
   private dialectOnce: Promise<Dialect> | undefined;
   private limitsOnce: Promise<void> | undefined;
+  private paper: PaperClient | undefined;
   private knownLimits: Limits | undefined;
   // auto's probe answers, kept for the first limits() and health() so they cost no second request.
   private probeAnswer: DialectLimits | undefined;
@@ -257,9 +259,10 @@ export class MsnapClient implements MsnapApi {
     return this.onDialect((d) => d.at(this.transport, marketId, ts, opts.includeOrderbook === true));
   }
 
-  /** A service client: its dialect and its pace are known; it has no local text fast path. */
+  /** A service client: its dialect, its pace and paper trading (which only msnap serve answers); no local text fast path. */
   capabilities(): ApiCapabilities {
-    return { service: { dialect: () => this.api(), paceEstimateMs: (requests) => this.paceEstimateMs(requests) } };
+    this.paper ??= new PaperClient(this.transport);
+    return { service: { dialect: () => this.api(), paceEstimateMs: (requests) => this.paceEstimateMs(requests) }, paper: this.paper };
   }
 
   /** The least time `requests` more requests take at the key's limits (undefined before they are known). */
@@ -286,8 +289,7 @@ export class MsnapClient implements MsnapApi {
       .then(
         (answer) => this.learn(answer),
         (err: unknown) => {
-          // Auth problems are the user's to see now, a retired v1 switches the run to v4; anything
-          // else only costs us exact pacing.
+          // Auth problems are the user's to see now, a retired v1 switches the run to v4; anything else only costs exact pacing.
           if (err instanceof AuthError || (err instanceof HttpError && err.status === 410)) throw err;
           if (err instanceof MsnapError) return undefined;
           throw err;

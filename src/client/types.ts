@@ -1,5 +1,6 @@
 // The records and queries that cross the client/CLI boundary, and `MsnapApi`, the part of the
 // client core that commands use: one definition each, so the compiler guards the boundary.
+import type { PaperApi } from './paper-types.js';
 import type { SnapshotPage } from './row-page.js';
 import type { Coin, Market, MarketStatus, MarketType, Snapshot } from '../domain/market.js';
 import type { RowLayout } from '../domain/row-layout.js';
@@ -133,6 +134,8 @@ export interface ApiCapabilities {
     /** The least time `requests` more requests take at the key's limits (undefined while unknown). */
     paceEstimateMs(requests: number): number | undefined;
   };
+  /** Paper trading: orders, account, history and reset (msnap serve only; the hosted service answers 404). */
+  readonly paper?: PaperApi;
   /**
    * Present for local stores that write export text themselves (SQLite): the same snapshots as
    * snapshotPages, as text in `layout` straight from the stored values, byte for byte what the

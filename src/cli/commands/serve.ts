@@ -211,8 +211,11 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
 /** The clock answers are computed at, and the store as seen at it: a replay's view, or the store itself. */
 async function dataClock(options: ServeOptions, store: ServeStore, ctx: CliContext, live: boolean): Promise<{ clock: ServerClock; view: Store }> {
   // Loaded here, not at CLI start: only serve runs a data clock.
-  const [{ wallClock }, { ReplayView }] = await Promise.all([import('../../replay/server-clock.js'), import('../../replay/replay-view.js')]);
-  if (!options.replay) return { clock: wallClock(live ? 'live' : 'static', ctx.now), view: store };
+  if (!options.replay) {
+    const { wallClock } = await import('../../replay/server-clock.js');
+    return { clock: wallClock(live ? 'live' : 'static', ctx.now), view: store };
+  }
+  const { ReplayView } = await import('../../replay/replay-view.js');
   const clock = await startReplayClock(options.replay, store, ctx.now);
   const { until, speed } = clock.read();
   ctx.stderr.write(`msnap serve: replaying from ${new Date(options.replay.from).toISOString()} at ${speed}x until ${new Date(until!).toISOString()}\n`);
