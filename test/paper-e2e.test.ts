@@ -100,6 +100,10 @@ describe('paper trading through msnap serve', { timeout: 240_000 }, () => {
     // A second read settles nothing again.
     expect((await call(s.url, key, 'GET', '/v1/paper/account')).json).toEqual(account);
     expect((await call(s.url, key, 'GET', '/v1/paper/orders')).json.total).toBe(4);
+    // The CLI's client reads the same lines, settlements included.
+    const cli = await msnap(['paper', 'orders', '--ndjson'], { env: { MSNAP_BASE_URL: s.url, MSNAP_API_KEY: key }, cwd: dir });
+    expect(cli.exitCode, String(cli.stderr)).toBe(0);
+    expect(String(cli.stdout).split('\n').map((l) => JSON.parse(l).action)).toEqual(['settle', 'settle', 'buy', 'buy']);
     await s.stop();
   });
 
@@ -136,9 +140,10 @@ describe('paper trading through msnap serve', { timeout: 240_000 }, () => {
       const snapshot = (await call(a!.url, pgKey, 'GET', `/v1/markets/${market.market_id}/snapshot-at/${now}?include_orderbook=true`)).json.snapshots[0] as Snapshot;
       const book: PaperBook = { money: { cash: 100, realizedPnl: 0, fees: 0 }, positions: [] };
       const expected = orders.map(() => executeOrder(book, req, shown, snapshot, 0.07, 0).lines[0]!);
+      // A refused order's filled_at is the clock's now when it was refused.
       const strip = (o: Record<string, unknown>) => {
-        const { id: _i, created_at: _c, ...rest } = o;
-        return rest;
+        const { id: _i, created_at: _c, filled_at: at, ...rest } = o;
+        return o.status === 'rejected' ? rest : { ...rest, filled_at: at };
       };
       expect(orders.map(strip)).toEqual(expected.map((o) => strip(o as unknown as Record<string, unknown>)));
       const statuses = orders.map((o) => o.status);

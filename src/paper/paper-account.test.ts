@@ -118,7 +118,7 @@ describe('the account', () => {
       expect(step.lines).toEqual([
         {
           created_at: 7, status: 'rejected', reason, market_id: m.market_id, side: 'up', action: req.action,
-          shares_requested: 1, shares: 0, vwap: null, fee: 0, filled_at: null, depth: null, levels: 0, cash_after: b.money.cash,
+          shares_requested: 1, shares: 0, vwap: null, fee: 0, filled_at: 7, depth: false, levels: 0, cash_after: b.money.cash,
         },
       ]);
       expect(step.touched).toEqual([]);

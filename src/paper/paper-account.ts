@@ -164,8 +164,8 @@ function rejected(req: OrderRequest, reason: RejectReason, cash: number, at: num
     shares: 0,
     vwap: null,
     fee: 0,
-    filled_at: null,
-    depth: null,
+    filled_at: at,
+    depth: false,
     levels: 0,
     cash_after: round6(cash),
   };

@@ -35,10 +35,10 @@ export interface PaperOrderLine {
   /** null when nothing filled. */
   vwap: number | null;
   fee: number;
-  /** The executing snapshot's time (a settlement: the market's end_time); null when rejected. */
-  filled_at: number | null;
-  /** null when rejected. */
-  depth: boolean | null;
+  /** The executing snapshot's time (a settlement: the market's end_time; a rejection: the clock's now). */
+  filled_at: number;
+  /** False at the quote without a book, and when rejected. */
+  depth: boolean;
   levels: number;
   cash_after: number;
 }

@@ -31,8 +31,8 @@ export interface PaperOrderRow {
   shares: number;
   vwap: number | null;
   fee: number;
-  filled_at: number | null;
-  depth: number | boolean | null;
+  filled_at: number;
+  depth: number | boolean;
   levels: number;
   cash_after: number;
 }
@@ -71,7 +71,7 @@ export function orderValues(keyId: number, o: PaperOrderLine, depth: (d: boolean
     o.vwap,
     o.fee,
     o.filled_at,
-    o.depth === null ? null : depth(o.depth),
+    depth(o.depth),
     o.levels,
     o.cash_after,
   ];
@@ -101,7 +101,7 @@ export function toOrder(r: PaperOrderRow): PaperOrderRecord {
     vwap: r.vwap,
     fee: r.fee,
     filled_at: r.filled_at,
-    depth: r.depth === null ? null : Boolean(r.depth),
+    depth: Boolean(r.depth),
     levels: r.levels,
     cash_after: r.cash_after,
   });

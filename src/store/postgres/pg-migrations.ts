@@ -175,8 +175,8 @@ export const PG_MIGRATIONS: readonly Migration[] = [
         shares           double precision NOT NULL,
         vwap             double precision,
         fee              double precision NOT NULL,
-        filled_at        bigint,
-        depth            boolean,
+        filled_at        bigint NOT NULL,
+        depth            boolean NOT NULL,
         levels           integer NOT NULL,
         cash_after       double precision NOT NULL
       );

@@ -254,8 +254,8 @@ export const MIGRATIONS: readonly Migration[] = [
         shares           REAL    NOT NULL,
         vwap             REAL,
         fee              REAL    NOT NULL,
-        filled_at        INTEGER,
-        depth            INTEGER,
+        filled_at        INTEGER NOT NULL,
+        depth            INTEGER NOT NULL,
         levels           INTEGER NOT NULL,
         cash_after       REAL    NOT NULL
       );
