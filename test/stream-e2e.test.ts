@@ -42,8 +42,8 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'msnap-stream-e2e-'));
   db = path.join(dir, 'stream.db');
   seededAt = Date.now();
-  // Full snapshots for the three newest 5m markets: the one before the active one is complete.
-  await seed(db, ['--days', '1', '--full', '5m=3,15m=2,1hr=1,4hr=1,24hr=1', '--orderbook-minutes', '20']);
+  // Full snapshots for the four newest 5m markets (at least the last 15 minutes); the one before the active one is complete.
+  await seed(db, ['--days', '1', '--full', '5m=4,15m=2,1hr=1,4hr=1,24hr=1', '--orderbook-minutes', '20']);
   boundary = Math.floor(seededAt / FIVE_MIN) * FIVE_MIN - FIVE_MIN;
   pro = await createKey(db, 'pro-bot', 'pro');
   builder = await createKey(db, 'builder-bot', 'builder');

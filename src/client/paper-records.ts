@@ -30,7 +30,7 @@ export function normalizePaperOrder(raw: unknown): PaperOrder {
     ...(typeof o['reason'] === 'string' ? { reason: o['reason'] } : {}),
     market_id: text(o, 'market_id', what),
     side: text(o, 'side', what, SIDES),
-    action: text(o, 'action', what, ['buy', 'sell'] as const),
+    action: text(o, 'action', what, ['buy', 'sell', 'settle'] as const),
     shares_requested: num(o, 'shares_requested', what),
     shares: num(o, 'shares', what),
     vwap: o['vwap'] === null || o['vwap'] === undefined ? null : num(o, 'vwap', what),

@@ -20,7 +20,8 @@ export interface PaperOrder {
   reason?: string;
   market_id: string;
   side: 'up' | 'down';
-  action: 'buy' | 'sell';
+  /** `settle`: a position paid out when its market resolved (the backtest's settlement line). */
+  action: 'buy' | 'sell' | 'settle';
   shares_requested: number;
   shares: number;
   vwap: number | null;

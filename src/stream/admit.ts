@@ -15,7 +15,7 @@ import type { Store } from '../store/store.js';
 export const STREAM_PATHS = ['/v1/stream', '/api/v1/stream'];
 
 /** An admitted opening, or the HTTP answer that refuses it. */
-export type Admission = { ok: true; caller: Caller } | { ok: false; status: number; headers: Record<string, string>; body: string };
+export type Admission = { ok: true; caller: Caller; /** The key as presented, to check it again while the stream is open. */ key: string } | { ok: false; status: number; headers: Record<string, string>; body: string };
 
 /** What admission reads and charges. */
 export interface AdmitDeps {
@@ -43,7 +43,7 @@ export async function admit(url: string, headers: IncomingHttpHeaders, remoteAdd
     decision = await deps.limits.takeKey(caller.key.id, caller.account, at);
     if (!decision.admitted) throw tooManyRequests(decision, 'this API key');
     recordKeyUse(deps.store, caller.key, at, deps.log);
-    return { ok: true, caller };
+    return { ok: true, caller, key: presentedKey(withToken)! };
   } catch (err) {
     const refusal = err instanceof HttpException ? err : unavailableError(err);
     if (!refusal) {

@@ -4,6 +4,8 @@ import { COINS, MARKET_TYPES, parseCoin, parseMarketType, type Coin, type Market
 
 /** Close codes of the stream beyond the standard ones (1000 normal, 1001 going away, 1009 too big). */
 export const CLOSE = {
+  /** The key was revoked or expired while the stream was open. */
+  policy: 1008,
   /** No frame from the client for the idle time (msnap decision). */
   idle: 4000,
   /** More frames waiting to be written to the client than the server keeps. */

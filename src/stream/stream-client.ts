@@ -36,6 +36,8 @@ export class StreamClient {
     readonly ws: WebSocket,
     private readonly socket: Duplex,
     readonly caller: Caller,
+    /** The key as presented (checked again while open). */
+    readonly key: string,
     now: number,
     private readonly backlog: Backlog,
     /** Its hold on one of the key's stream slots (null: the plan has no cap). */

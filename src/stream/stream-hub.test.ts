@@ -39,7 +39,7 @@ async function start(until = NEWEST_24H + 10_000) {
   const app = createApp({ store, limiter, version: '1.0.0' });
   const server = await startServer({ app, host: '127.0.0.1', port: 0, upgrade: hub.upgrade });
   running.push({ server, hub });
-  return { server, hub, wall, data };
+  return { server, hub, wall, data, store };
 }
 
 async function subscribed(url: string, frame = '{"type":"subscribe"}'): Promise<Recorded> {
@@ -92,6 +92,20 @@ describe('StreamHub', () => {
     // A later subscriber learns the replay is over at once.
     const late = await subscribed(server.url);
     await late.next('end');
+  });
+
+  it('closes the streams of a key revoked while they are open (1008) within 30 s', async () => {
+    const { server, hub, wall, store } = await start();
+    const s = await subscribed(server.url);
+    const record = (await store.findKeyByHash(hashApiKey('key-pro')))!;
+    await store.revokeKey(record.id, wall.t);
+    wall.t += 29_000;
+    await hub.tick();
+    s.ws.send('{"type":"pong"}');
+    wall.t += 1_000;
+    await hub.tick();
+    expect(await s.waitClosed()).toMatchObject({ code: 1008 });
+    expect(s.closed!.reason).toMatch(/revoked/);
   });
 
   it('a stream that has not subscribed gets nothing but pings', async () => {

@@ -8,8 +8,8 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { PLANS } from '../domain/plans.js';
 import type { ServerClock } from '../replay/server-clock.js';
-import type { Caller, KeyHasher } from '../server/auth.js';
-import { errorBody, reasonPhrase } from '../server/http-error.js';
+import { authenticate, type Caller, type KeyHasher } from '../server/auth.js';
+import { errorBody, HttpException, reasonPhrase } from '../server/http-error.js';
 import { RateLimits, rateLimitHeaders } from '../server/rate-limit.js';
 import { unavailableError } from '../server/unavailable.js';
 import type { SharedLimiter } from '../ratelimit/shared-limiter.js';
@@ -114,7 +114,7 @@ export class StreamHub {
         this.wss.handleUpgrade(req, socket, head, (ws) => {
           ws.on('error', () => {});
           if (hold === undefined) return void ws.close(CLOSE.tooManyStreams, `this key already has ${PLANS[a.caller.account.plan].maxStreamsPerKey} open streams (its plan's limit)`);
-          this.attach(ws, socket, a.caller, hold);
+          this.attach(ws, socket, a.caller, a.key, hold);
         });
       })
       .catch((err: unknown) => {
@@ -139,8 +139,8 @@ export class StreamHub {
     });
   }
 
-  private attach(ws: WebSocket, socket: Duplex, caller: Caller, hold: Hold | null): void {
-    const client = new StreamClient(ws, socket, caller, this.opts.wall(), this.opts.backlog ?? DEFAULT_BACKLOG, hold);
+  private attach(ws: WebSocket, socket: Duplex, caller: Caller, key: string, hold: Hold | null): void {
+    const client = new StreamClient(ws, socket, caller, key, this.opts.wall(), this.opts.backlog ?? DEFAULT_BACKLOG, hold);
     this.clients.add(client);
     ws.on('close', () => {
       this.clients.delete(client);
@@ -176,6 +176,7 @@ export class StreamHub {
     if (now - this.lastRenew >= SLOT_RENEW_MS) {
       this.lastRenew = now;
       this.renewHolds(now);
+      void this.recheckKeys(now);
     }
     const idleMs = this.opts.idleMs ?? 60_000;
     const pingMs = this.opts.pingMs ?? 25_000;
@@ -193,6 +194,21 @@ export class StreamHub {
     const byKey = new Map<string, string[]>();
     for (const c of this.clients) if (c.hold) byKey.set(c.hold.key, [...(byKey.get(c.hold.key) ?? []), c.hold.member]);
     for (const [key, members] of byKey) this.opts.limiter.slots.renew(key, members, now, SLOT_TTL_MS).catch(() => undefined);
+  }
+
+  /** A key revoked or expired (or its trial ended) while its streams are open closes them (1008), checked as often as holds are renewed. */
+  private async recheckKeys(now: number): Promise<void> {
+    const byKey = new Map<string, StreamClient[]>();
+    for (const c of this.clients) byKey.set(c.key, [...(byKey.get(c.key) ?? []), c]);
+    for (const [key, clients] of byKey) {
+      try {
+        await authenticate({ 'x-api-key': key }, this.opts.store, now, this.opts.hashKey);
+      } catch (err) {
+        // Only a definite refusal closes; an unreachable store leaves the streams be.
+        if (!(err instanceof HttpException)) continue;
+        for (const c of clients) c.close(CLOSE.policy, err.message.slice(0, 120));
+      }
+    }
   }
 
   private async fanOut(): Promise<void> {
