@@ -16,7 +16,6 @@ import type { SnapshotPage } from './row-page.js';
 import { pageSnapshots, SERVICE_PAGES_AHEAD } from './snapshot-pager.js';
 import { PaperClient } from './paper-client.js';
 import { Transport, type ClientStats, type TransportOptions } from './transport.js';
-import type { StreamOpening, StreamSubscription } from './stream-events.js';
 import type {
   ApiCapabilities,
   AtOptions,
@@ -260,24 +259,10 @@ export class MsnapClient implements MsnapApi {
     return this.onDialect((d) => d.at(this.transport, marketId, ts, opts.includeOrderbook === true));
   }
 
-  /** The service's live stream (`/v1/stream`), subscribed to `sub`; `absent` where it offers none (404). */
-  async openStream(sub: StreamSubscription): Promise<StreamOpening> {
-    // ws is loaded only by a run that opens a stream.
-    const { openSnapshotStream, streamUrl } = await import('./snapshot-stream.js');
-    const o = this.opts;
-    const target = { baseUrl: o.baseUrl, now: o.now ?? Date.now, ...(o.apiKey !== undefined ? { apiKey: o.apiKey } : {}), ...(o.authScheme ? { authScheme: o.authScheme } : {}) };
-    // Opening a stream is charged as one request: it waits its turn under the key's pace.
-    return this.transport.paced(streamUrl(o.baseUrl), () => openSnapshotStream(target, sub));
-  }
-
-  /** A service client: its dialect, its pace, paper trading and the live stream (which only msnap serve answers); no local text fast path. */
+  /** A service client: its dialect, its pace, paper trading and the live stream (both only msnap serve answers); no local text fast path. */
   capabilities(): ApiCapabilities {
     this.paper ??= new PaperClient(this.transport);
-    return {
-      service: { dialect: () => this.api(), paceEstimateMs: (requests) => this.paceEstimateMs(requests) },
-      paper: this.paper,
-      stream: { openStream: (sub) => this.openStream(sub) },
-    };
+    return { service: { dialect: () => this.api(), paceEstimateMs: (requests) => this.paceEstimateMs(requests) }, paper: this.paper, stream: this.transport };
   }
 
   /** The least time `requests` more requests take at the key's limits (undefined before they are known). */

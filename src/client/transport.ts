@@ -14,6 +14,7 @@ import type { Answer, ClientStats, ErrorMapper, Query, RawAnswer, TransportOptio
 import { header, rateHeaders, bodyText, parseBody } from './response-body.js';
 import { paceStateFile, StateFile } from './state-file.js';
 import { Agent, request } from './undici-core.js';
+import type { StreamOpening, StreamSubscription } from './stream-events.js';
 
 /** Nothing ever answered and the connection is refused: fail fast after this many retries. */
 export const FIRST_CONTACT_RETRIES = 2;
@@ -135,6 +136,18 @@ export class Transport {
     if (this.opts.authScheme === 'bearer') headers['authorization'] = `Bearer ${key}`;
     else headers['x-api-key'] = key;
     return headers;
+  }
+
+  /**
+   * The service's live stream (`/v1/stream`), subscribed to `sub`; `absent` where it has none. The
+   * `ws` client is loaded only by a run that opens one; opening is charged as one request, so it
+   * waits its turn in the pacer and shows in --verbose like one.
+   */
+  async openStream(sub: StreamSubscription): Promise<StreamOpening> {
+    const { openSnapshotStream, streamUrl } = await import('./snapshot-stream.js');
+    const o = this.opts;
+    const target = { baseUrl: this.baseUrl, now: this.now, ...(o.apiKey !== undefined ? { apiKey: o.apiKey } : {}), ...(o.authScheme ? { authScheme: o.authScheme } : {}) };
+    return this.paced(streamUrl(this.baseUrl), () => openSnapshotStream(target, sub));
   }
 
   /**
