@@ -1,9 +1,9 @@
 // A served page's orderbooks written as bytes straight from the packed pairs, into the dense page
 // writer's buffer (dense-page-writer.ts RowExtra): the same text sideText and the row layout make,
 // without a string per number. Text rows (older stores) are copied as they are.
-import { ascii, copy, integer } from './row-bytes.js';
-import { copyPair, emptyPair, type LevelList } from './book-codec.js';
-import type { RowExtra } from './dense-page-writer.js';
+import { ascii, copy, integer } from '../core/row-bytes.js';
+import { copyPair, emptyPair, type LevelList } from '../core/book-codec.js';
+import type { RowExtra } from '../core/dense-page-writer.js';
 import { BookReader, isPacked, type StoredBook } from './book-reader.js';
 import { SNAPSHOT_INTERVAL_MS } from '../../domain/market.js';
 

@@ -5,8 +5,8 @@
 // rebuilt from the rows of its window.
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
-import { copyPair, decodePair, emptyPair, refDt, type BookPair } from './book-codec.js';
-import { sideText } from './book-text.js';
+import { copyPair, decodePair, emptyPair, refDt, type BookPair } from '../core/book-codec.js';
+import { sideText } from '../core/book-text.js';
 
 /** A packed pair references only rows of its own window (offsets t / BOOK_WINDOW_MS alike): chains stay short. */
 export const BOOK_WINDOW_MS = 4000;

@@ -7,7 +7,7 @@ import type { SnapshotQuery } from '../store.js';
 import { BookReader, type StoredBook } from './book-reader.js';
 import { PageBooks, type PageBookColumns } from './book-page-bytes.js';
 import type { DenseBlocks } from './dense-blocks.js';
-import { SIDE_BITS, writeDensePage, writeDenseRows } from './dense-page-writer.js';
+import { SIDE_BITS, writeDensePage, writeDenseRows } from '../core/dense-page-writer.js';
 import { type MarketRow } from '../core/market-row.js';
 import { marketColumns } from './market-columns.js';
 import { densePageRange, nearestRecord, offsetRange, pickNearest } from '../core/page-plan.js';
