@@ -1,7 +1,8 @@
-// Snapshot reads over PostgreSQL: a page as ready JSON text, written by the same renderer as the
-// SQLite store's (core/snapshot-json.ts) from the same raw rows, and the snapshot nearest a time
-// with the same tie rule (core/page-plan.ts). Dense markets page by key range, as in SQLite, so deep pages cost no
-// OFFSET walk.
+// Snapshot reads over PostgreSQL: a page as ready JSON text, written by the same renderers as the
+// SQLite store's (core/) from the same values, and the snapshot nearest a time with the same tie
+// rule (core/page-plan.ts). Markets in blocks read through pg-block-reads.ts; a market an older
+// msnap stored as rows (until serve compact-books moves it) reads its rows here, dense ones by
+// key range.
 import type { Snapshot } from '../../domain/market.js';
 import { densePageRange, nearestRecord, offsetRange, pickNearest } from '../core/page-plan.js';
 import { patternOf, type PageIds } from '../core/snapshot-ids.js';
@@ -9,6 +10,7 @@ import { snapshotRowsToJson, type RawSnapshotRow } from '../core/snapshot-json.j
 import type { SnapshotQuery } from '../store.js';
 import type { Pg } from './pg-connection.js';
 import type { PgMarketReads } from './pg-market-reads.js';
+import { PgBlockReads } from './pg-block-reads.js';
 
 const PAGE = 'SELECT t, price, price_up, price_down FROM snapshots WHERE market = $1 AND t >= $2 AND t < $3 ORDER BY t LIMIT $4 OFFSET $5';
 const PAGE_OB = `SELECT s.t, s.price, s.price_up, s.price_down, o.up, o.down FROM snapshots s
@@ -28,20 +30,28 @@ type NearestRow = [number, number, number, number, number | null, string | null,
 
 /** Use for the Store's snapshot methods over a pool or a transaction. */
 export class PgSnapshotReads {
+  private readonly blocks: PgBlockReads;
+
   constructor(
     private readonly sql: Pg,
     private readonly markets: PgMarketReads,
-  ) {}
+  ) {
+    this.blocks = new PgBlockReads(sql);
+  }
 
   /** See Store.snapshotPageJson. */
   async snapshotPageJson(marketId: string, q: SnapshotQuery): Promise<{ json: string; count: number; total: number }> {
-    const m = await this.markets.marketRow(marketId);
+    const m = await this.markets.snapshotMarket(marketId);
     if (!m) return { json: '[]', count: 0, total: 0 };
     const range = offsetRange(m, q);
     if (!range) return { json: '[]', count: 0, total: 0 };
     const { lo, hi } = range;
     const page = q.includeOrderbook ? PAGE_OB : PAGE;
     const ids: PageIds = { pattern: patternOf(m) };
+    if (!m.in_rows) {
+      const exceptions = m.id_exceptions > 0 ? this.exceptionsIn(m.id, lo, hi) : Promise.resolve(undefined);
+      return m.dense === 1 ? this.blocks.densePage(m, range, q, ids, exceptions) : this.blocks.page(m, range, q, ids, exceptions);
+    }
     let rows: RawSnapshotRow[];
     let total: number;
     let exceptions: Promise<Map<number, number> | undefined> = Promise.resolve(undefined);
@@ -64,9 +74,10 @@ export class PgSnapshotReads {
 
   /** See Store.nearestSnapshot. */
   async nearestSnapshot(marketId: string, ts: number, includeOrderbook = false): Promise<Snapshot | undefined> {
-    const m = await this.markets.marketRow(marketId);
+    const m = await this.markets.snapshotMarket(marketId);
     if (!m || m.snapshot_count === 0) return undefined;
     const t = ts - m.start_time;
+    if (!m.in_rows) return this.blocks.nearest(m, t, includeOrderbook);
     const found = (await this.sql.unsafe(NEAREST, [m.id, t, includeOrderbook], { prepare: true }).values()) as unknown as NearestRow[];
     const pick = pickNearest(
       found.find((r) => r[0] <= t),

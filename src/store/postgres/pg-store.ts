@@ -165,8 +165,10 @@ export class PgStore implements MirrorStore {
   async counts(): Promise<PgTableCounts> {
     return guarded(async () => {
       const [row] = await this.sql<PgTableCounts[]>`
-        SELECT (SELECT count(*) FROM markets) AS markets, (SELECT count(*) FROM snapshots) AS snapshots,
-               (SELECT count(*) FROM orderbooks) AS orderbooks, (SELECT count(*) FROM accounts) AS accounts,
+        SELECT (SELECT count(*) FROM markets) AS markets,
+               ((SELECT count(*) FROM snapshots) + (SELECT coalesce(sum(n), 0) FROM snapshot_blocks))::bigint AS snapshots,
+               ((SELECT count(*) FROM orderbooks) + (SELECT coalesce(sum(n_books), 0) FROM snapshot_blocks))::bigint AS orderbooks,
+               (SELECT count(*) FROM accounts) AS accounts,
                (SELECT count(*) FROM api_keys) AS keys`;
       return row!;
     });
