@@ -9,7 +9,9 @@ import type { Origin, OriginSummary } from '../core/mirror-state.js';
 import type { TableCounts } from '../core/write-records.js';
 import type { MirrorStore, StoreCapabilities } from '../mirror-store.js';
 import { V1_SNAPSHOT_FORMAT, type Account, type ApiKeyRecord, type MarketQuery, type SnapshotQuery, type Store } from '../store.js';
+import type { BlockMoveProgress, BlockMoveResult, RowsToBlocks } from '../block-migration.js';
 import { PgAccountAuth } from './pg-account-auth.js';
+import { moveRowsToBlocks } from './pg-block-migration.js';
 import { PgAccounts } from './pg-accounts.js';
 import { connectPg, describePgUrl, guarded, withDeadline, isConnectionError, redact, unavailableOr, type Pg, type PgStoreOptions } from './pg-connection.js';
 import { pgOriginSummary, PgMirrorState, PgMirrorWriter } from './pg-mirror-writer.js';
@@ -29,7 +31,7 @@ const PING_DEADLINE_MS = 2000;
 const PG_CAPABILITIES: StoreCapabilities = { backend: 'postgres', directBulkWrite: false, shared: true };
 
 /** Use through openPgStore; a transaction hands fn a PgStore bound to its one connection. */
-export class PgStore implements MirrorStore {
+export class PgStore implements MirrorStore, RowsToBlocks {
   readonly accountAuth: AccountAuthStore;
   private readonly markets: PgMarketReads;
   private readonly snapshots: PgSnapshotReads;
@@ -182,6 +184,11 @@ export class PgStore implements MirrorStore {
     const pool = this.pool;
     if (!pool) throw new Error('bulkTransaction needs the store itself, not one bound to a transaction');
     return guarded(() => inTransaction(pool, `msnap:bulk:${this.schema}`, (tx) => fn(tx)));
+  }
+
+  /** Moves markets an older msnap stored as rows into blocks (serve compact-books); see pg-block-migration.ts. */
+  async moveRowsToBlocks(opts: { batchRows: number; onProgress?: (p: BlockMoveProgress) => void }): Promise<BlockMoveResult> {
+    return guarded(() => moveRowsToBlocks(this, opts));
   }
 
   /** One round trip; StoreUnavailableError while PostgreSQL cannot be reached (public health reports it). */
