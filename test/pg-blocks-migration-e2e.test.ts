@@ -11,7 +11,7 @@ import { loadSqliteIntoPostgres } from '../src/store/copy/sqlite-to-postgres.js'
 import { buildMixedSqliteStore, MIXED_NOW } from '../src/store/conformance/test-support/mixed-sqlite-store.js';
 import { moveBlocksToRows } from '../src/store/postgres/pg-legacy-layout.js';
 import { openPgStore, type PgStore } from '../src/store/postgres/pg-store.js';
-import { buildIfStale, msnap, spawnMsnap } from './support/msnap-process.js';
+import { buildIfStale, msnap, killAfterProgress } from './support/msnap-process.js';
 import { skipWithoutPostgres, startThrowawayPostgres, type ThrowawayPostgres } from './support/throwaway-postgres.js';
 
 let dir: string;
@@ -122,19 +122,7 @@ describe.skipIf(skipWithoutPostgres('PostgreSQL blocks migration'))('serve compa
     } finally {
       await store.close();
     }
-    const child = spawnMsnap(['serve', 'compact-books', '--db', killed, '--batch', '5000'], { cwd: dir });
-    let lines = 0;
-    await new Promise<void>((resolve) => {
-      child.stderr!.on('data', (chunk: Buffer) => {
-        lines += chunk.toString().split('\n').filter((l) => l.startsWith('compact-books:')).length;
-        if (lines >= 3 && !child.killed) {
-          child.kill('SIGKILL');
-          resolve();
-        }
-      });
-      void child.then(() => resolve()).catch(() => resolve());
-    });
-    const ended = await child.catch((e: { signal?: string }) => e);
+    const ended = await killAfterProgress(['serve', 'compact-books', '--db', killed, '--batch', '5000'], 'compact-books:', 3, { cwd: dir });
     expect(ended.signal).toBe('SIGKILL');
     const left = await inRows(killed);
     expect(left).toBeGreaterThan(0);

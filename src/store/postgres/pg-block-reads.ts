@@ -2,10 +2,11 @@
 // buckets (a dense market's one or two blocks straight into the dense page writer; any other
 // market's by the blocks' row counts, no OFFSET walk), written with the very renderers the SQLite
 // store uses, so the bytes are the same.
-import type { Snapshot } from '../../domain/market.js';
+import { SNAPSHOT_INTERVAL_MS, type Snapshot } from '../../domain/market.js';
 import { booksText, bucketOf, BlockVals, readBooks, type StoredBooks } from './pg-block-codec.js';
 import { selectBlocks, type StoredBlock } from './pg-blocks.js';
 import type { Pg } from './pg-connection.js';
+import { MARKET_COLUMNS } from './pg-market-reads.js';
 import { writeDensePage } from '../core/dense-page-writer.js';
 import type { MarketRow } from '../core/market-row.js';
 import { densePageRange, nearestRecord, pickNearest, type OffsetRange } from '../core/page-plan.js';
@@ -19,6 +20,9 @@ export interface JsonPage {
   count: number;
   total: number;
 }
+
+/** A market row as a page reads it, with where its snapshots sit. */
+export type PageMarket = MarketRow & { in_rows: boolean };
 
 interface Header {
   bucket: number;
@@ -41,12 +45,47 @@ const NEAREST = `(SELECT bucket, vals, NULL::bytea AS books FROM snapshot_blocks
 export class PgBlockReads {
   constructor(private readonly sql: Pg) {}
 
-  /** A dense market's page: the buckets of its offsets [from, to). */
-  async densePage(m: MarketRow, range: OffsetRange, q: SnapshotQuery, ids: PageIds, exceptions: Promise<Map<number, number> | undefined>): Promise<JsonPage> {
+  /**
+   * The market row and, when it is dense and in blocks, the blocks a page from q.offset (no from /
+   * before) reads: one round trip. Undefined market: no such market.
+   */
+  async marketWithBlocks(marketId: string, q: SnapshotQuery): Promise<{ market: PageMarket | undefined; blocks: StoredBlock[] }> {
+    const b0 = bucketOf(q.offset * SNAPSHOT_INTERVAL_MS);
+    const b1 = bucketOf((q.offset + Math.max(1, q.limit) - 1) * SNAPSHOT_INTERVAL_MS);
+    const rows = await this.sql.unsafe<(PageMarket & { bucket: number | null; vals: Buffer | null; books: Buffer | null })[]>(
+      `SELECT ${MARKET_COLUMNS}, m.in_rows, b.bucket, b.vals, b.books FROM markets m LEFT JOIN LATERAL (
+        SELECT bucket, vals, CASE WHEN $4 THEN books END AS books FROM snapshot_blocks
+        WHERE m.dense AND NOT m.in_rows AND market = m.id AND bucket BETWEEN $2 AND $3 ORDER BY bucket) b ON true
+      WHERE m.market_id = $1`,
+      [marketId, clampInt(b0), clampInt(b1), q.includeOrderbook === true],
+      { prepare: true },
+    );
+    const blocks = rows.flatMap((r) => (r.bucket === null ? [] : [{ bucket: r.bucket, vals: r.vals!, books: r.books }]));
+    for (const r of rows) {
+      delete (r as Partial<typeof r>).bucket;
+      delete (r as Partial<typeof r>).vals;
+      delete (r as Partial<typeof r>).books;
+    }
+    return { market: rows[0], blocks };
+  }
+
+  /** A dense market's page: the buckets of its offsets [from, to) (`fetched`: some of them, read already). */
+  async densePage(
+    m: MarketRow,
+    range: OffsetRange,
+    q: SnapshotQuery,
+    ids: PageIds,
+    exceptions: Promise<Map<number, number> | undefined>,
+    fetched: StoredBlock[] = [],
+  ): Promise<JsonPage> {
     const { total, first, last, from, to } = densePageRange(m, range, q);
     if (last <= first) return { json: '[]', count: 0, total };
     const books = q.includeOrderbook === true;
-    const [blocks, exc] = await Promise.all([selectBlocks(this.sql, m.id, bucketOf(from), bucketOf(to - 1), books), exceptions]);
+    const b0 = bucketOf(from);
+    const b1 = bucketOf(to - 1);
+    const have = fetched.filter((b) => b.bucket >= b0 && b.bucket <= b1);
+    const read = have.length === b1 - b0 + 1 ? Promise.resolve(have) : selectBlocks(this.sql, m.id, b0, b1, books);
+    const [blocks, exc] = await Promise.all([read, exceptions]);
     if (exc) ids.exceptions = exc;
     const held = blocks.map((block) => ({ block, vals: new BlockVals(block.vals) }));
     const n = last - first;
@@ -124,7 +163,7 @@ export class PgBlockReads {
 
   /** See Store.nearestSnapshot, for a market in blocks. */
   async nearest(m: MarketRow, t: number, includeOrderbook: boolean): Promise<Snapshot | undefined> {
-    const blocks = await this.sql.unsafe<StoredBlock[]>(NEAREST, [m.id, Math.max(-(2 ** 31), Math.min(2 ** 31 - 1, bucketOf(t)))], { prepare: true });
+    const blocks = await this.sql.unsafe<StoredBlock[]>(NEAREST, [m.id, clampInt(bucketOf(t))], { prepare: true });
     blocks.sort((a, b) => a.bucket - b.bucket);
     let before: { bucket: number; i: number; row: RawSnapshotRow } | undefined;
     let after: typeof before;
@@ -151,6 +190,11 @@ export class PgBlockReads {
     readBooks(block.books, new BlockVals(block.vals), i, i + 1, (_, b) => (found = booksText(b)));
     return found;
   }
+}
+
+/** A bucket number as an int4 parameter (offsets far outside any market ask for none). */
+function clampInt(v: number): number {
+  return Math.max(-(2 ** 31), Math.min(2 ** 31 - 1, v));
 }
 
 function rowOf(v: BlockVals, i: number): RawSnapshotRow {

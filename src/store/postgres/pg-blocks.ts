@@ -2,6 +2,7 @@
 // merged into the blocks of their buckets (what is stored wins, as INSERT ... ON CONFLICT DO NOTHING
 // did for rows; a stored snapshot without books takes the books that come), and rows of a table
 // (the legacy snapshots / orderbooks, or a load's temp tables) folded into blocks chunk by chunk.
+import { SNAPSHOT_INTERVAL_MS } from '../../domain/market.js';
 import { parsePair } from '../core/book-text.js';
 import { BLOCK_MS, bucketOf, decodeBlock, emptyRows, encodeBooks, encodeVals, type BlockRows, type StoredBooks } from './pg-block-codec.js';
 import type { Pg } from './pg-connection.js';
@@ -119,7 +120,7 @@ export async function writeBlock(tx: Pg, market: number, bucket: number, rows: B
   let offGrid = 0;
   let books = 0;
   for (let i = 0; i < n; i++) {
-    if (rows.t[i]! % 125 !== 0) offGrid++;
+    if (rows.t[i]! % SNAPSHOT_INTERVAL_MS !== 0) offGrid++;
     if (rows.books[i] !== undefined) books++;
   }
   await tx.unsafe(

@@ -96,7 +96,7 @@ async function load(tx: Tx, dump: StoreDumpSource, progress: (p: LoadProgress) =
   const rows = await copy('snapshots', dump.snapshots, 'load_snapshots', all);
   await copy('orderbooks', dump.orderbooks, 'load_orderbooks', all);
   await copy('snapshot ids', dump.snapshotIds, 'snapshot_ids', fresh);
-  await tx.unsafe(`CREATE INDEX ON load_snapshots (market, t); CREATE INDEX ON load_orderbooks (market, t)`).simple();
+  await tx.unsafe(`CREATE INDEX ON load_snapshots (market, t); CREATE INDEX ON load_orderbooks (market, t); ANALYZE load_snapshots, load_orderbooks`).simple();
   let snapshotsAdded = 0;
   let orderbooksAdded = 0;
   const isMerged = new Set(merged);

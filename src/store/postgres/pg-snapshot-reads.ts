@@ -41,7 +41,10 @@ export class PgSnapshotReads {
 
   /** See Store.snapshotPageJson. */
   async snapshotPageJson(marketId: string, q: SnapshotQuery): Promise<{ json: string; count: number; total: number }> {
-    const m = await this.markets.snapshotMarket(marketId);
+    // A page without from / before: the market and the blocks its page would need if dense, in one round trip.
+    const whole = q.from === undefined && q.before === undefined;
+    const pre = whole ? await this.blocks.marketWithBlocks(marketId, q) : undefined;
+    const m = pre ? pre.market : await this.markets.snapshotMarket(marketId);
     if (!m) return { json: '[]', count: 0, total: 0 };
     const range = offsetRange(m, q);
     if (!range) return { json: '[]', count: 0, total: 0 };
@@ -50,7 +53,7 @@ export class PgSnapshotReads {
     const ids: PageIds = { pattern: patternOf(m) };
     if (!m.in_rows) {
       const exceptions = m.id_exceptions > 0 ? this.exceptionsIn(m.id, lo, hi) : Promise.resolve(undefined);
-      return m.dense === 1 ? this.blocks.densePage(m, range, q, ids, exceptions) : this.blocks.page(m, range, q, ids, exceptions);
+      return m.dense === 1 ? this.blocks.densePage(m, range, q, ids, exceptions, pre?.blocks) : this.blocks.page(m, range, q, ids, exceptions);
     }
     let rows: RawSnapshotRow[];
     let total: number;
