@@ -179,36 +179,50 @@ export function isText(b: StoredBooks): b is readonly [string, string] {
   return Array.isArray(b);
 }
 
+/** Calls `each` for every row below `to` that has books: packed (the pair's bytes, a view) or text (both sides). */
+export function scanBooks(buf: Uint8Array, vals: BlockVals, to: number, each: (i: number, t: number, up: Uint8Array | string, down: string | null) => void): void {
+  const r = new ByteReader(buf);
+  for (let i = 0; i < Math.min(to, vals.n); i++) {
+    const tag = r.varint();
+    if (tag === 0) continue;
+    if (tag === 2) {
+      const up = text(buf, r);
+      each(i, vals.t(i), up, text(buf, r));
+      continue;
+    }
+    const len = r.varint();
+    const at = r.pos;
+    r.pos += len;
+    each(i, vals.t(i), buf.subarray(at, at + len), null);
+  }
+}
+
 /**
  * Use to read a block's books for rows [from, to) (times from `vals`): calls `each(i, books)` for
  * every row of the range that has any, pairs decoded against their reference. A pair handed to
  * `each` is reused by a later call: copy what must outlive it.
  */
 export function readBooks(buf: Uint8Array, vals: BlockVals, from: number, to: number, each: (i: number, books: StoredBooks) => void): void {
-  const r = new ByteReader(buf);
   // Pairs are decoded from the window of row `from` on: no reference reaches further back.
-  const start = from < vals.n ? Math.floor(vals.t(from) / BOOK_WINDOW_MS) * BOOK_WINDOW_MS : Infinity;
+  const start = from < vals.n ? windowStart(vals.t(from)) : Infinity;
   let prev: BookPair | undefined;
   let spare = emptyPair();
-  for (let i = 0; i < to; i++) {
-    const tag = r.varint();
-    if (tag === 0) continue;
-    if (tag === 2) {
-      const up = text(buf, r);
-      const down = text(buf, r);
-      if (i >= from) each(i, [up, down]);
-      continue;
+  scanBooks(buf, vals, to, (i, t, up, down) => {
+    if (typeof up === 'string') {
+      if (i >= from) each(i, [up, down!]);
+      return;
     }
-    const len = r.varint();
-    const at = r.pos;
-    r.pos += len;
-    if (vals.t(i) < start) continue;
-    const blob = buf.subarray(at, at + len);
-    const out = decodePair(blob, refDt(blob) > 0 ? prev : undefined, spare);
+    if (t < start) return;
+    const out = decodePair(up, refDt(up) > 0 ? prev : undefined, spare);
     spare = prev ?? emptyPair();
     prev = out;
     if (i >= from) each(i, out);
-  }
+  });
+}
+
+/** The start of the reference window holding offset t. */
+export function windowStart(t: number): number {
+  return Math.floor(t / BOOK_WINDOW_MS) * BOOK_WINDOW_MS;
 }
 
 function text(buf: Uint8Array, r: ByteReader): string {

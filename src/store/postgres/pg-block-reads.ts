@@ -7,7 +7,9 @@ import { booksText, bucketOf, BlockVals, readBooks, type StoredBooks } from './p
 import { selectBlocks, type StoredBlock } from './pg-blocks.js';
 import type { Pg } from './pg-connection.js';
 import { MARKET_COLUMNS } from './pg-market-reads.js';
+import { PageBooks } from '../core/book-page-bytes.js';
 import { writeDensePage } from '../core/dense-page-writer.js';
+import { pageBooks } from './pg-page-books.js';
 import type { MarketRow } from '../core/market-row.js';
 import { densePageRange, nearestRecord, pickNearest, type OffsetRange } from '../core/page-plan.js';
 import type { PageIds } from '../core/snapshot-ids.js';
@@ -89,8 +91,8 @@ export class PgBlockReads {
     if (exc) ids.exceptions = exc;
     const held = blocks.map((block) => ({ block, vals: new BlockVals(block.vals) }));
     const n = last - first;
-    if (!books && !exc && held.every((h) => h.vals.prices !== undefined)) {
-      // Values straight from the blocks: no row objects, no strings per number.
+    if (!exc && held.every((h) => h.vals.prices !== undefined)) {
+      // Values straight from the blocks, books straight from their packed pairs: no row objects, no strings per number.
       const prices = new Uint32Array(n);
       const sides = new Uint32Array(n);
       let at = 0;
@@ -102,7 +104,9 @@ export class PgBlockReads {
         at += b - a;
       }
       if (at === n) {
-        const json = writeDensePage(prices, sides, from, ids, m.market_id, m.start_time, q.format);
+        const extra = books ? pageBooks(held.map((h) => ({ vals: h.vals, books: h.block.books })), from, to) : undefined;
+        const writer = extra && new PageBooks(extra.pairs, m.id, from, extra.columns);
+        const json = writeDensePage(prices, sides, from, ids, m.market_id, m.start_time, q.format, writer);
         if (json !== undefined) return { json, count: n, total };
       }
     }

@@ -5,7 +5,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Snapshot } from '../../domain/market.js';
 import type { SnapshotQuery } from '../store.js';
 import { BookReader, type StoredBook } from './book-reader.js';
-import { PageBooks, type PageBookColumns } from './book-page-bytes.js';
+import { PageBooks, type PageBookColumns } from '../core/book-page-bytes.js';
 import type { DenseBlocks } from './dense-blocks.js';
 import { SIDE_BITS, writeDensePage, writeDenseRows } from '../core/dense-page-writer.js';
 import { type MarketRow } from '../core/market-row.js';
