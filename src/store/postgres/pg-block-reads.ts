@@ -4,7 +4,7 @@
 // store uses, so the bytes are the same.
 import { SNAPSHOT_INTERVAL_MS, type Snapshot } from '../../domain/market.js';
 import { booksText, bucketOf, BlockVals, readBooks, type StoredBooks } from './pg-block-codec.js';
-import { selectBlocks, type StoredBlock } from './pg-blocks.js';
+import { fromWire, selectBlocks, wireColumns, type StoredBlock } from './pg-blocks.js';
 import type { Pg } from './pg-connection.js';
 import { MARKET_COLUMNS } from './pg-market-reads.js';
 import { PageBooks } from '../core/book-page-bytes.js';
@@ -39,9 +39,9 @@ interface Held {
   vals: BlockVals;
 }
 
-const NEAREST = `(SELECT bucket, vals, NULL::bytea AS books FROM snapshot_blocks WHERE market = $1 AND bucket <= $2 ORDER BY bucket DESC LIMIT 2)
+const NEAREST = `(SELECT ${wireColumns()} FROM snapshot_blocks WHERE market = $1 AND bucket <= $2 ORDER BY bucket DESC LIMIT 2)
   UNION ALL
-  (SELECT bucket, vals, NULL::bytea AS books FROM snapshot_blocks WHERE market = $1 AND bucket > $2 ORDER BY bucket ASC LIMIT 1)`;
+  (SELECT ${wireColumns()} FROM snapshot_blocks WHERE market = $1 AND bucket > $2 ORDER BY bucket ASC LIMIT 1)`;
 
 /** Use for the snapshot reads of markets held in blocks. */
 export class PgBlockReads {
@@ -54,15 +54,15 @@ export class PgBlockReads {
   async marketWithBlocks(marketId: string, q: SnapshotQuery): Promise<{ market: PageMarket | undefined; blocks: StoredBlock[] }> {
     const b0 = bucketOf(q.offset * SNAPSHOT_INTERVAL_MS);
     const b1 = bucketOf((q.offset + Math.max(1, q.limit) - 1) * SNAPSHOT_INTERVAL_MS);
-    const rows = await this.sql.unsafe<(PageMarket & { bucket: number | null; vals: Buffer | null; books: Buffer | null })[]>(
+    const rows = await this.sql.unsafe<(PageMarket & { bucket: number | null; vals: string | null; books: string | null })[]>(
       `SELECT ${MARKET_COLUMNS}, m.in_rows, b.bucket, b.vals, b.books FROM markets m LEFT JOIN LATERAL (
-        SELECT bucket, vals, CASE WHEN $4 THEN books END AS books FROM snapshot_blocks
+        SELECT ${wireColumns('', 'CASE WHEN $4 THEN books END')} FROM snapshot_blocks
         WHERE m.dense AND NOT m.in_rows AND market = m.id AND bucket BETWEEN $2 AND $3 ORDER BY bucket) b ON true
       WHERE m.market_id = $1`,
       [marketId, clampInt(b0), clampInt(b1), q.includeOrderbook === true],
       { prepare: true },
     );
-    const blocks = rows.flatMap((r) => (r.bucket === null ? [] : [{ bucket: r.bucket, vals: r.vals!, books: r.books }]));
+    const blocks = rows.flatMap((r) => (r.bucket === null ? [] : [fromWire({ bucket: r.bucket, vals: r.vals, books: r.books })]));
     for (const r of rows) {
       delete (r as Partial<typeof r>).bucket;
       delete (r as Partial<typeof r>).vals;
@@ -143,9 +143,9 @@ export class PgBlockReads {
       start += h.n;
     }
     const got = await this.sql.unsafe<StoredBlock[]>(
-      `SELECT bucket, vals, ${books ? 'books' : 'NULL::bytea AS books'} FROM snapshot_blocks WHERE market = $1 AND bucket = ANY($2::int[]) ORDER BY bucket`,
+      `SELECT ${wireColumns('', books ? 'books' : undefined)} FROM snapshot_blocks WHERE market = $1 AND bucket = ANY($2::int[]) ORDER BY bucket`,
       [m.id, [...want]],
-    );
+    ).then((r) => r.map(fromWire));
     const byBucket = new Map(got.map((b) => [b.bucket, b]));
     const vals = new Map(got.map((b) => [b.bucket, new BlockVals(b.vals)]));
     const skip = headCut ? vals.get(head.bucket)!.lowerBound(lo) : 0;
@@ -167,7 +167,7 @@ export class PgBlockReads {
 
   /** See Store.nearestSnapshot, for a market in blocks. */
   async nearest(m: MarketRow, t: number, includeOrderbook: boolean): Promise<Snapshot | undefined> {
-    const blocks = await this.sql.unsafe<StoredBlock[]>(NEAREST, [m.id, clampInt(bucketOf(t))], { prepare: true });
+    const blocks = (await this.sql.unsafe<StoredBlock[]>(NEAREST, [m.id, clampInt(bucketOf(t))], { prepare: true })).map(fromWire);
     blocks.sort((a, b) => a.bucket - b.bucket);
     let before: { bucket: number; i: number; row: RawSnapshotRow } | undefined;
     let after: typeof before;
