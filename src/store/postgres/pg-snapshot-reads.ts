@@ -41,6 +41,31 @@ export class PgSnapshotReads {
 
   /** See Store.snapshotPageJson. */
   async snapshotPageJson(marketId: string, q: SnapshotQuery): Promise<{ json: string; count: number; total: number }> {
+    return this.settled((moved) => this.pageJson(marketId, q, moved));
+  }
+
+  /** See Store.nearestSnapshot. */
+  async nearestSnapshot(marketId: string, ts: number, includeOrderbook = false): Promise<Snapshot | undefined> {
+    return this.settled((moved) => this.nearest(marketId, ts, includeOrderbook, moved));
+  }
+
+  /**
+   * A read of a market still in rows may race serve compact-books moving it into blocks (its rows
+   * then read as gone): such a read checks afterwards that the market is still in rows, and is
+   * done again otherwise (from its blocks).
+   */
+  private async settled<T>(read: (moved: (market: number) => Promise<boolean>) => Promise<T>): Promise<T> {
+    let raced = false;
+    const moved = async (market: number) => {
+      const [row] = await this.sql<{ in_rows: boolean }[]>`SELECT in_rows FROM markets WHERE id = ${market}`;
+      raced = row?.in_rows !== true;
+      return raced;
+    };
+    const first = await read(moved);
+    return raced ? read(async () => false) : first;
+  }
+
+  private async pageJson(marketId: string, q: SnapshotQuery, moved: (market: number) => Promise<boolean>): Promise<{ json: string; count: number; total: number }> {
     // A page without from / before: the market and the blocks its page would need if dense, in one round trip.
     const whole = q.from === undefined && q.before === undefined;
     const pre = whole ? await this.blocks.marketWithBlocks(marketId, q) : undefined;
@@ -72,16 +97,17 @@ export class PgSnapshotReads {
       [rows, total, ids.exceptions] = await Promise.all([this.rows(page, [m.id, lo, hi, q.limit, q.offset]), count, exceptions]);
     }
     if (ids.exceptions === undefined) delete ids.exceptions;
+    if (await moved(m.id)) return { json: '[]', count: 0, total: 0 };
     return { json: snapshotRowsToJson(rows, ids, m.market_id, m.start_time, q.includeOrderbook, q.format), count: rows.length, total };
   }
 
-  /** See Store.nearestSnapshot. */
-  async nearestSnapshot(marketId: string, ts: number, includeOrderbook = false): Promise<Snapshot | undefined> {
+  private async nearest(marketId: string, ts: number, includeOrderbook: boolean, moved: (market: number) => Promise<boolean>): Promise<Snapshot | undefined> {
     const m = await this.markets.snapshotMarket(marketId);
     if (!m || m.snapshot_count === 0) return undefined;
     const t = ts - m.start_time;
     if (!m.in_rows) return this.blocks.nearest(m, t, includeOrderbook);
     const found = (await this.sql.unsafe(NEAREST, [m.id, t, includeOrderbook], { prepare: true }).values()) as unknown as NearestRow[];
+    if (await moved(m.id)) return undefined;
     const pick = pickNearest(
       found.find((r) => r[0] <= t),
       found.find((r) => r[0] > t),
