@@ -29,6 +29,7 @@ import { libraryIteratorFigure } from './figures/library-iterator.js';
 import { serveSoakFigure } from './figures/serve-soak.js';
 import { backtestFigure } from './figures/backtest.js';
 import { defaultDialectFigure } from './figures/default-dialect.js';
+import { streamFanoutFigure } from './figures/stream-fanout.js';
 import { pgStorageFigure } from './figures/pg-storage.js';
 
 const opts = benchOptions(process.argv.slice(2));
@@ -123,6 +124,7 @@ try {
   await measure(14, 'Serve soak: honest and hostile traffic together', () => serveSoakFigure(ctx));
   await measure(15, 'Backtest', () => backtestFigure(ctx));
   await measure(16, 'Default dialect: --api auto against msnap serve', () => defaultDialectFigure(ctx));
+  await measure(17, 'Stream fan-out', () => streamFanoutFigure(ctx));
   await measure(18, 'PostgreSQL storage: snapshots in blocks', () => pgStorageFigure(ctx));
 
   figures.sort((a, b) => a.id - b.id);
