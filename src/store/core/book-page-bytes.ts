@@ -4,7 +4,7 @@
 import { ascii, copy, integer } from './row-bytes.js';
 import { copyPair, emptyPair, type LevelList } from './book-codec.js';
 import type { RowExtra } from './dense-page-writer.js';
-import { BookReader, isPacked, type StoredBook } from './book-reader.js';
+import { isPacked, type PairSource, type StoredBook } from './stored-book.js';
 import { SNAPSHOT_INTERVAL_MS } from '../../domain/market.js';
 
 /** Room per row for its books: 36 levels at the longest numbers; a row needing more declines the page. */
@@ -39,7 +39,7 @@ export class PageBooks implements RowExtra {
   private flip = 0;
 
   constructor(
-    private readonly reader: BookReader,
+    private readonly reader: PairSource,
     private readonly market: number,
     private readonly firstT: number,
     private readonly rows: PageBookColumns,
