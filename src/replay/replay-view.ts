@@ -114,6 +114,9 @@ export class ReplayView implements Store {
   findKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
     return this.inner.findKeyByHash(keyHash);
   }
+  findKeyWithAccount(keyHash: string): Promise<(ApiKeyRecord & { account: Account }) | undefined> {
+    return this.inner.findKeyWithAccount(keyHash);
+  }
   listKeys(): Promise<(ApiKeyRecord & { account: Account })[]> {
     return this.inner.listKeys();
   }

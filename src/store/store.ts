@@ -37,6 +37,12 @@ export interface SnapshotQuery {
   format?: SnapshotFormat;
 }
 
+/** A market and a page of its snapshots, read together (Store.marketSnapshotPage). */
+export interface MarketPage {
+  market: ServedMarket;
+  page: { json: string; count: number; total: number };
+}
+
 /**
  * The storage interface the server, the dashboard and the `serve` subcommands use. Asynchronous so
  * a network database fits: SQLite (sqlite/sqlite-store.ts) answers at once, PostgreSQL
@@ -52,6 +58,12 @@ export interface Store {
   marketRank(market: Pick<Market, 'coin' | 'market_type' | 'start_time'>): Promise<number>;
   /** A page of a market's snapshots, oldest first, already serialised as a JSON array; `total` counts the whole range. */
   snapshotPageJson(marketId: string, q: SnapshotQuery): Promise<{ json: string; count: number; total: number }>;
+  /**
+   * getMarket, then snapshotPageJson, where reading both at once saves a round trip (PostgreSQL):
+   * `admit` sees the market before its page is written, may throw (nothing is answered then) and
+   * names the page's format. Undefined when no market has this id. Absent: call the two.
+   */
+  marketSnapshotPage?(marketId: string, now: number, q: SnapshotQuery, admit: (market: ServedMarket) => Promise<SnapshotFormat | undefined>): Promise<MarketPage | undefined>;
   /** The snapshot nearest `ts` (earlier wins a tie), or undefined when the market has none; depth when asked and stored. */
   nearestSnapshot(marketId: string, ts: number, includeOrderbook?: boolean): Promise<Snapshot | undefined>;
 
@@ -63,6 +75,8 @@ export interface Store {
   /** Records a use of key `id` at `now` unless one was recorded less than `minIntervalMs` before; true when written. */
   touchKey(id: number, now: number, minIntervalMs: number): Promise<boolean>;
   findKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  /** The key of this hash with its account, read together (one round trip where the database is remote); undefined when either is missing. */
+  findKeyWithAccount(keyHash: string): Promise<(ApiKeyRecord & { account: Account }) | undefined>;
   listKeys(): Promise<(ApiKeyRecord & { account: Account })[]>;
   revokeKey(id: number, now: number): Promise<boolean>;
   countActiveKeys(accountId: number, now: number): Promise<number>;

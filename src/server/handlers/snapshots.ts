@@ -5,7 +5,7 @@ import type { SnapshotFormat } from '../../store/store.js';
 import { clampToMax, type ListLimits, type ListPage } from '../list-limit.js';
 import { badParameter, type QueryReader } from '../query.js';
 import type { CoreRoute } from '../route.js';
-import { readableMarket } from './market-lookup.js';
+import { readableMarket, readableMarketPage } from './market-lookup.js';
 
 /** A page of snapshots: `json` is the array, printed in the format the route was given. */
 export interface SnapshotsResult extends ListPage {
@@ -31,18 +31,15 @@ export function snapshotsCore(limits: ListLimits, format: (coin: Coin) => Snapsh
   return {
     query: readQuery,
     handle: async (ctx, q) => {
-      const market = await readableMarket(ctx, q.id, q.coin);
       const offset = q.offset ?? 0;
       const { limit, warnings } = clampToMax(q.limit, limits);
-      if (!Number.isSafeInteger(offset + limit)) throw badParameter('offset', 'Parameter offset is too large.');
-      const page = await ctx.store.snapshotPageJson(market.market_id, {
-        limit,
-        offset,
-        from: q.from,
-        before: q.before,
-        includeOrderbook: q.includeOrderbook,
-        format: format(market.coin),
-      });
+      if (!Number.isSafeInteger(offset + limit)) {
+        // An unknown or unreadable market is said first.
+        await readableMarket(ctx, q.id, q.coin);
+        throw badParameter('offset', 'Parameter offset is too large.');
+      }
+      const query = { limit, offset, from: q.from, before: q.before, includeOrderbook: q.includeOrderbook };
+      const { market, page } = await readableMarketPage(ctx, q.id, q.coin, query, format);
       return { market, json: page.json, total: page.total, limit, offset, count: page.count, warnings, includeTotal: q.includeTotal };
     },
   };

@@ -252,6 +252,12 @@ export class MemoryStore implements Store {
     return k && { ...k };
   }
 
+  async findKeyWithAccount(keyHash: string): Promise<(ApiKeyRecord & { account: Account }) | undefined> {
+    const k = this.keys.find((x) => x.keyHash === keyHash);
+    const account = k && this.accountWithId(k.accountId);
+    return account && { ...k, account };
+  }
+
   async listKeys(): Promise<(ApiKeyRecord & { account: Account })[]> {
     return this.keys.map((k) => ({ ...k, account: this.accountWithId(k.accountId)! }));
   }

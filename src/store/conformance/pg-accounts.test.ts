@@ -48,6 +48,8 @@ async function script(s: Store, setExpiry: (keyId: number, at: number) => Promis
   note(keys);
   note(await s.findKeyByHash('hash-3'));
   note(await s.findKeyByHash('nope'));
+  note(await s.findKeyWithAccount('hash-3'));
+  note(await s.findKeyWithAccount('nope'));
   // A key's last use: written, then not again within the interval, then again after it.
   note(await s.touchKey(keys[1]!.id, NOW + 5 * HOUR, 60_000));
   note(await s.touchKey(keys[1]!.id, NOW + 5 * HOUR + 59_999, 60_000));
@@ -64,6 +66,9 @@ async function script(s: Store, setExpiry: (keyId: number, at: number) => Promis
   note(await s.countActiveKeys(ids[0]!, NOW + 20 * HOUR - 1));
   note(await s.countActiveKeys(ids[0]!, NOW + 20 * HOUR));
   note(await s.findKeyByHash('hash-2'));
+  // Revoked and expired keys come back with their account, as they are (authenticate refuses them).
+  note(await s.findKeyWithAccount('hash-2'));
+  note(await s.findKeyWithAccount('hash-0'));
   note(await s.listKeys());
 
   const auth = s.accountAuth;

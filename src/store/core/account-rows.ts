@@ -52,6 +52,11 @@ export function toKeyWithAccount(r: KeyWithAccountRow): ApiKeyRecord & { account
 /** The columns of a KeyRow, `k.` prefixed for a join. */
 export const KEY_SELECT = 'k.id, k.account_id, k.prefix, k.created_at, k.revoked_at, k.expires_at, k.name AS key_name, k.last_used_at';
 
+/** Every key joined with its account, as KeyWithAccountRow reads it (add a WHERE / ORDER BY). */
+export const KEY_WITH_ACCOUNT_FROM = `SELECT ${KEY_SELECT},
+       a.id AS a_id, a.name, a.plan, a.trial_ends_at, a.rpm, a.burst, a.created_at AS created_at_account
+  FROM api_keys k JOIN accounts a ON a.id = k.account_id`;
+
 /** Use to turn an `api_keys` row into the Store's ApiKeyRecord. */
 export function toKey(r: KeyRow): ApiKeyRecord {
   return {

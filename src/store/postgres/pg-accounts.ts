@@ -1,7 +1,7 @@
 // Accounts and API keys over PostgreSQL, with the SQLite store's semantics (sqlite/accounts.ts):
 // keys only as sha256 hashes, revoked or expired keys not counted, records built by the same
 // toAccount / toKey so every field and its order match.
-import { KEY_SELECT, toAccount, toKey, toKeyWithAccount, type AccountRow, type KeyRow, type KeyWithAccountRow } from '../core/account-rows.js';
+import { KEY_SELECT, KEY_WITH_ACCOUNT_FROM, toAccount, toKey, toKeyWithAccount, type AccountRow, type KeyRow, type KeyWithAccountRow } from '../core/account-rows.js';
 import type { Account, ApiKeyRecord } from '../store.js';
 import type { Pg } from './pg-connection.js';
 
@@ -49,12 +49,15 @@ export class PgAccounts {
     return row ? toKey(row) : undefined;
   }
 
+  /** See Store.findKeyWithAccount: one round trip for what every request's authentication reads. */
+  async findKeyWithAccount(keyHash: string): Promise<(ApiKeyRecord & { account: Account }) | undefined> {
+    const [row] = await this.sql.unsafe<KeyWithAccountRow[]>(`${KEY_WITH_ACCOUNT_FROM} WHERE k.key_hash = $1`, [keyHash], { prepare: true });
+    return row ? toKeyWithAccount(row) : undefined;
+  }
+
   /** See Store.listKeys. */
   async listKeys(): Promise<(ApiKeyRecord & { account: Account })[]> {
-    const rows = await this.sql.unsafe<KeyWithAccountRow[]>(`
-      SELECT ${KEY_SELECT},
-             a.id AS a_id, a.name, a.plan, a.trial_ends_at, a.rpm, a.burst, a.created_at AS created_at_account
-      FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.id`);
+    const rows = await this.sql.unsafe<KeyWithAccountRow[]>(`${KEY_WITH_ACCOUNT_FROM} ORDER BY k.id`);
     return rows.map(toKeyWithAccount);
   }
 

@@ -3,7 +3,7 @@
 // market's by the blocks' row counts, no OFFSET walk), written with the very renderers the SQLite
 // store uses, so the bytes are the same.
 import { SNAPSHOT_INTERVAL_MS, type Snapshot } from '../../domain/market.js';
-import { booksText, bucketOf, BlockVals, readBooks, type StoredBooks } from './pg-block-codec.js';
+import { BLOCK_MS, booksText, bucketOf, BlockVals, readBooks, type StoredBooks } from './pg-block-codec.js';
 import { fromWire, selectBlocks, wireColumns, type StoredBlock } from './pg-blocks.js';
 import type { Pg } from './pg-connection.js';
 import { MARKET_COLUMNS } from './pg-market-reads.js';
@@ -26,7 +26,8 @@ export interface JsonPage {
 /** A market row as a page reads it, with where its snapshots sit. */
 export type PageMarket = MarketRow & { in_rows: boolean };
 
-interface Header {
+/** A block's row count and first and last offset, read without its values. */
+export interface Header {
   bucket: number;
   n: number;
   t_first: number;
@@ -48,27 +49,33 @@ export class PgBlockReads {
   constructor(private readonly sql: Pg) {}
 
   /**
-   * The market row and, when it is dense and in blocks, the blocks a page from q.offset (no from /
-   * before) reads: one round trip. Undefined market: no such market.
+   * The market row and, when it is in blocks, what a page from q.offset (no from / before) reads
+   * first: a dense market's blocks, any other's block headers over the whole market. One round trip.
+   * Undefined market: no such market.
    */
-  async marketWithBlocks(marketId: string, q: SnapshotQuery): Promise<{ market: PageMarket | undefined; blocks: StoredBlock[] }> {
+  async marketWithBlocks(marketId: string, q: SnapshotQuery): Promise<{ market: PageMarket | undefined; blocks: StoredBlock[]; headers: Header[] }> {
     const b0 = bucketOf(q.offset * SNAPSHOT_INTERVAL_MS);
     const b1 = bucketOf((q.offset + Math.max(1, q.limit) - 1) * SNAPSHOT_INTERVAL_MS);
-    const rows = await this.sql.unsafe<(PageMarket & { bucket: number | null; vals: string | null; books: string | null })[]>(
-      `SELECT ${MARKET_COLUMNS}, m.in_rows, b.bucket, b.vals, b.books FROM markets m LEFT JOIN LATERAL (
-        SELECT ${wireColumns('', 'CASE WHEN $4 THEN books END')} FROM snapshot_blocks
-        WHERE m.dense AND NOT m.in_rows AND market = m.id AND bucket BETWEEN $2 AND $3 ORDER BY bucket) b ON true
+    const rows = await this.sql.unsafe<(PageMarket & Header & { vals: string | null; books: string | null })[]>(
+      `SELECT ${MARKET_COLUMNS}, m.in_rows, b.bucket, b.n, b.t_first, b.t_last, b.vals, b.books FROM markets m LEFT JOIN LATERAL (
+        (SELECT ${wireColumns('', 'CASE WHEN $4 THEN books END')}, NULL::int AS n, NULL::int AS t_first, NULL::int AS t_last FROM snapshot_blocks
+          WHERE m.dense AND NOT m.in_rows AND market = m.id AND bucket BETWEEN $2 AND $3 ORDER BY bucket)
+        UNION ALL
+        (SELECT bucket, NULL, NULL, n, t_first, t_last FROM snapshot_blocks
+          WHERE NOT m.dense AND NOT m.in_rows AND market = m.id AND bucket BETWEEN 0 AND (m.end_time - m.start_time - 1) / ${BLOCK_MS} ORDER BY bucket)
+      ) b ON true
       WHERE m.market_id = $1`,
       [marketId, clampInt(b0), clampInt(b1), q.includeOrderbook === true],
       { prepare: true },
     );
-    const blocks = rows.flatMap((r) => (r.bucket === null ? [] : [fromWire({ bucket: r.bucket, vals: r.vals, books: r.books })]));
+    const blocks: StoredBlock[] = [];
+    const headers: Header[] = [];
     for (const r of rows) {
-      delete (r as Partial<typeof r>).bucket;
-      delete (r as Partial<typeof r>).vals;
-      delete (r as Partial<typeof r>).books;
+      if (r.vals !== null) blocks.push(fromWire({ bucket: r.bucket, vals: r.vals, books: r.books }));
+      else if (r.n !== null) headers.push({ bucket: r.bucket, n: r.n, t_first: r.t_first, t_last: r.t_last });
+      for (const k of ['bucket', 'n', 't_first', 't_last', 'vals', 'books'] as const) delete (r as Partial<typeof r>)[k];
     }
-    return { market: rows[0], blocks };
+    return { market: rows[0], blocks, headers };
   }
 
   /** A dense market's page: the buckets of its offsets [from, to) (`fetched`: some of them, read already). */
@@ -115,15 +122,20 @@ export class PgBlockReads {
     return { json: snapshotRowsToJson(rows, ids, m.market_id, m.start_time, q.includeOrderbook, q.format), count: rows.length, total };
   }
 
-  /** Any other market's page: rows [offset, offset + limit) of those with offsets in [lo, hi). */
-  async page(m: MarketRow, range: OffsetRange, q: SnapshotQuery, ids: PageIds, exceptions: Promise<Map<number, number> | undefined>): Promise<JsonPage> {
+  /**
+   * Any other market's page: rows [offset, offset + limit) of those with offsets in [lo, hi)
+   * (`fetched`: the headers of every block of the market, read already).
+   */
+  async page(m: MarketRow, range: OffsetRange, q: SnapshotQuery, ids: PageIds, exceptions: Promise<Map<number, number> | undefined>, fetched?: Header[]): Promise<JsonPage> {
     const { lo, hi } = range;
     const books = q.includeOrderbook === true;
-    const all = await this.sql.unsafe<Header[]>(
-      'SELECT bucket, n, t_first, t_last FROM snapshot_blocks WHERE market = $1 AND bucket BETWEEN $2 AND $3 ORDER BY bucket',
-      [m.id, bucketOf(lo), bucketOf(hi - 1)],
-      { prepare: true },
-    );
+    const all =
+      fetched ??
+      (await this.sql.unsafe<Header[]>(
+        'SELECT bucket, n, t_first, t_last FROM snapshot_blocks WHERE market = $1 AND bucket BETWEEN $2 AND $3 ORDER BY bucket',
+        [m.id, bucketOf(lo), bucketOf(hi - 1)],
+        { prepare: true },
+      ));
     const headers = all.filter((h) => h.t_last >= lo && h.t_first < hi);
     const exc = await exceptions;
     if (exc) ids.exceptions = exc;

@@ -61,6 +61,7 @@ describe.skipIf(skipWithoutPostgres('PostgreSQL outage and open'))('PostgreSQL o
       ['listMarkets', () => store.listMarkets({ limit: 10, offset: 0, window: null, now: NOW })],
       ['snapshotPageJson', () => store.snapshotPageJson('btc-updown-5m-1763769600', { limit: 10, offset: 0, includeOrderbook: false })],
       ['findKeyByHash', () => store.findKeyByHash('x')],
+      ['findKeyWithAccount', () => store.findKeyWithAccount('x')],
       ['accountAuth.findSession', () => store.accountAuth.findSession('x', NOW)],
       ['transaction', () => store.transaction(async (tx) => tx.getAccount('acme'))],
     ];

@@ -3,14 +3,22 @@
 // rule (core/page-plan.ts). Markets in blocks read through pg-block-reads.ts; a market an older
 // msnap stored as rows (until serve compact-books moves it) reads its rows here, dense ones by
 // key range.
-import type { Snapshot } from '../../domain/market.js';
+import type { ServedMarket, Snapshot } from '../../domain/market.js';
+import { toMarket } from '../core/market-row.js';
 import { densePageRange, nearestRecord, offsetRange, pickNearest } from '../core/page-plan.js';
 import { patternOf, type PageIds } from '../core/snapshot-ids.js';
 import { snapshotRowsToJson, type RawSnapshotRow } from '../core/snapshot-json.js';
-import type { SnapshotQuery } from '../store.js';
+import type { MarketPage, SnapshotFormat, SnapshotQuery } from '../store.js';
 import type { Pg } from './pg-connection.js';
 import type { PgMarketReads } from './pg-market-reads.js';
-import { PgBlockReads } from './pg-block-reads.js';
+import { PgBlockReads, type Header, type JsonPage, type PageMarket } from './pg-block-reads.js';
+import type { StoredBlock } from './pg-blocks.js';
+
+/** What a whole page's first round trip read beside its market: a dense market's blocks, any other's headers. */
+interface Prefetched {
+  blocks: StoredBlock[];
+  headers: Header[];
+}
 
 const PAGE = 'SELECT t, price, price_up, price_down FROM snapshots WHERE market = $1 AND t >= $2 AND t < $3 ORDER BY t LIMIT $4 OFFSET $5';
 const PAGE_OB = `SELECT s.t, s.price, s.price_up, s.price_down, o.up, o.down FROM snapshots s
@@ -41,7 +49,37 @@ export class PgSnapshotReads {
 
   /** See Store.snapshotPageJson. */
   async snapshotPageJson(marketId: string, q: SnapshotQuery): Promise<{ json: string; count: number; total: number }> {
-    return this.settled((moved) => this.pageJson(marketId, q, moved));
+    return this.settled(async (moved) => {
+      const { m, pre } = await this.pageMarket(marketId, q);
+      return m ? this.pageJson(m, q, moved, pre) : { json: '[]', count: 0, total: 0 };
+    });
+  }
+
+  /**
+   * See Store.marketSnapshotPage: the market row (and a dense page's blocks) in the round trip a
+   * page reads first anyway, so the route needs no lookup of its own. `admit` runs once.
+   */
+  async marketSnapshotPage(marketId: string, now: number, q: SnapshotQuery, admit: (market: ServedMarket) => Promise<SnapshotFormat | undefined>): Promise<MarketPage | undefined> {
+    const { m, pre } = await this.pageMarket(marketId, q);
+    if (!m) return undefined;
+    const market = toMarket(m, now);
+    const asked = { ...q, format: await admit(market) };
+    let first = true;
+    const page = await this.settled(async (moved) => {
+      // A read done again (the market moved into blocks meanwhile) reads its row again too.
+      const again = first ? { m, pre } : await this.pageMarket(marketId, asked);
+      first = false;
+      return again.m ? this.pageJson(again.m, asked, moved, again.pre) : { json: '[]', count: 0, total: 0 };
+    });
+    return { market, page };
+  }
+
+  /** A page's market row: without from / before, with the blocks its page would need if dense, in one round trip. */
+  private async pageMarket(marketId: string, q: SnapshotQuery): Promise<{ m: PageMarket | undefined; pre?: Prefetched }> {
+    const whole = q.from === undefined && q.before === undefined;
+    if (!whole) return { m: await this.markets.snapshotMarket(marketId) };
+    const { market, ...pre } = await this.blocks.marketWithBlocks(marketId, q);
+    return { m: market, pre };
   }
 
   /** See Store.nearestSnapshot. */
@@ -65,12 +103,7 @@ export class PgSnapshotReads {
     return raced ? read(async () => false) : first;
   }
 
-  private async pageJson(marketId: string, q: SnapshotQuery, moved: (market: number) => Promise<boolean>): Promise<{ json: string; count: number; total: number }> {
-    // A page without from / before: the market and the blocks its page would need if dense, in one round trip.
-    const whole = q.from === undefined && q.before === undefined;
-    const pre = whole ? await this.blocks.marketWithBlocks(marketId, q) : undefined;
-    const m = pre ? pre.market : await this.markets.snapshotMarket(marketId);
-    if (!m) return { json: '[]', count: 0, total: 0 };
+  private async pageJson(m: PageMarket, q: SnapshotQuery, moved: (market: number) => Promise<boolean>, pre: Prefetched | undefined): Promise<JsonPage> {
     const range = offsetRange(m, q);
     if (!range) return { json: '[]', count: 0, total: 0 };
     const { lo, hi } = range;
@@ -78,7 +111,7 @@ export class PgSnapshotReads {
     const ids: PageIds = { pattern: patternOf(m) };
     if (!m.in_rows) {
       const exceptions = m.id_exceptions > 0 ? this.exceptionsIn(m.id, lo, hi) : Promise.resolve(undefined);
-      return m.dense === 1 ? this.blocks.densePage(m, range, q, ids, exceptions, pre?.blocks) : this.blocks.page(m, range, q, ids, exceptions);
+      return m.dense === 1 ? this.blocks.densePage(m, range, q, ids, exceptions, pre?.blocks) : this.blocks.page(m, range, q, ids, exceptions, pre?.headers);
     }
     let rows: RawSnapshotRow[];
     let total: number;

@@ -9,7 +9,7 @@ import type { Origin, OriginSummary } from '../core/mirror-state.js';
 import type { TableCounts } from '../core/write-records.js';
 import type { MirrorStore, StoreCapabilities } from '../mirror-store.js';
 import type { PaperLedger } from '../paper-ledger.js';
-import { V1_SNAPSHOT_FORMAT, type Account, type ApiKeyRecord, type MarketQuery, type SnapshotQuery, type Store } from '../store.js';
+import { V1_SNAPSHOT_FORMAT, type Account, type ApiKeyRecord, type MarketPage, type MarketQuery, type SnapshotFormat, type SnapshotQuery, type Store } from '../store.js';
 import type { BlockMoveProgress, BlockMoveResult, RowsToBlocks } from '../block-migration.js';
 import { PgAccountAuth } from './pg-account-auth.js';
 import { moveRowsToBlocks } from './pg-block-migration.js';
@@ -84,6 +84,10 @@ export class PgStore implements MirrorStore, RowsToBlocks {
     return this.snapshots.snapshotPageJson(marketId, q);
   }
 
+  marketSnapshotPage(marketId: string, now: number, q: SnapshotQuery, admit: (market: ServedMarket) => Promise<SnapshotFormat | undefined>): Promise<MarketPage | undefined> {
+    return this.snapshots.marketSnapshotPage(marketId, now, q, admit);
+  }
+
   /**
    * A page as snapshotPageJson gives it, as records: for local reads (msnap --db). Parsed back from
    * the page's JSON, which gives the very same numbers (see sqlite/snapshot-objects.ts).
@@ -119,6 +123,10 @@ export class PgStore implements MirrorStore, RowsToBlocks {
 
   findKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
     return this.accounts.findKeyByHash(keyHash);
+  }
+
+  findKeyWithAccount(keyHash: string): Promise<(ApiKeyRecord & { account: Account }) | undefined> {
+    return this.accounts.findKeyWithAccount(keyHash);
   }
 
   listKeys(): Promise<(ApiKeyRecord & { account: Account })[]> {

@@ -2,7 +2,7 @@
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import type { Account, ApiKeyRecord } from '../store.js';
-import { KEY_SELECT, toAccount, toKey, toKeyWithAccount, type AccountRow, type KeyRow, type KeyWithAccountRow } from '../core/account-rows.js';
+import { KEY_SELECT, KEY_WITH_ACCOUNT_FROM, toAccount, toKey, toKeyWithAccount, type AccountRow, type KeyRow, type KeyWithAccountRow } from '../core/account-rows.js';
 import type { DataVersion } from './data-version.js';
 
 /**
@@ -21,6 +21,7 @@ export class AccountRecords {
   private readonly insertAccount: () => Statement;
   private readonly insertKey: () => Statement;
   private readonly keyByHash: () => Statement;
+  private readonly keyWithAccount: () => Statement;
   private readonly touch: () => Statement;
   private readonly allKeys: () => Statement;
   private readonly revoke: () => Statement;
@@ -38,11 +39,8 @@ export class AccountRecords {
     this.insertKey = lazy(db, 'INSERT INTO api_keys (account_id, key_hash, prefix, created_at, name) VALUES (?, ?, ?, ?, ?)');
     this.keyByHash = lazy(db, `SELECT ${KEY_SELECT} FROM api_keys k WHERE key_hash = ?`);
     this.touch = lazy(db, 'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)');
-    this.allKeys = lazy(db, 
-      `SELECT ${KEY_SELECT},
-              a.id AS a_id, a.name, a.plan, a.trial_ends_at, a.rpm, a.burst, a.created_at AS created_at_account
-       FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.id`,
-    );
+    this.keyWithAccount = lazy(db, `${KEY_WITH_ACCOUNT_FROM} WHERE k.key_hash = ?`);
+    this.allKeys = lazy(db, `${KEY_WITH_ACCOUNT_FROM} ORDER BY k.id`);
     this.revoke = lazy(db, 'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
     this.activeKeys = lazy(
       db,
@@ -87,6 +85,12 @@ export class AccountRecords {
   findKeyByHash(keyHash: string): ApiKeyRecord | undefined {
     const row = this.keyByHash().get(keyHash) as KeyRow | undefined;
     return row ? toKey(row) : undefined;
+  }
+
+  /** See Store.findKeyWithAccount. */
+  findKeyWithAccount(keyHash: string): (ApiKeyRecord & { account: Account }) | undefined {
+    const row = this.keyWithAccount().get(keyHash) as KeyWithAccountRow | undefined;
+    return row ? toKeyWithAccount(row) : undefined;
   }
 
   /** See Store.listKeys. */

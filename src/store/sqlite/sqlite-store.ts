@@ -97,6 +97,10 @@ export class SqliteStore implements MirrorStore {
     return this.accounts.findKeyByHash(keyHash);
   }
 
+  async findKeyWithAccount(keyHash: string): Promise<(ApiKeyRecord & { account: Account }) | undefined> {
+    return this.accounts.findKeyWithAccount(keyHash);
+  }
+
   async listKeys(): Promise<(ApiKeyRecord & { account: Account })[]> {
     return this.accounts.listKeys();
   }
