@@ -175,7 +175,16 @@ export function encodePair(pair: BookPair, ref?: BookPair, dt = 0): Uint8Array {
 /** The reference a packed pair needs: dt ms before its own snapshot, or 0 for a key (self-contained) pair. */
 export function refDt(blob: Uint8Array): number {
   if (blob.length === 0 || blob[0] === 0) return 0;
-  return new ByteReader(blob.subarray(1)).varint();
+  // The varint after the kind byte, read in place (once per row read: no reader, no view).
+  let v = 0;
+  let mul = 1;
+  for (let i = 1; ; i++) {
+    if (i >= blob.length) throw new RangeError('packed orderbook ends early');
+    const b = blob[i]!;
+    v += (b & 127) * mul;
+    if (b < 128) return v;
+    mul *= 128;
+  }
 }
 
 /** Use to unpack `blob` into `out` (its arrays reused); `ref` must be the pair refDt names, when it names one. */

@@ -1,8 +1,8 @@
 // A served page's orderbooks written as bytes straight from the packed pairs, into the dense page
 // writer's buffer (dense-page-writer.ts RowExtra): the same text sideText and the row layout make,
 // without a string per number. Text rows (older stores) are copied as they are.
-import { ascii, copy, integer } from './row-bytes.js';
-import { copyPair, emptyPair, type LevelList } from './book-codec.js';
+import { ascii, copy, integer, quad } from './row-bytes.js';
+import { emptyPair, type BookPair, type LevelList } from './book-codec.js';
 import type { RowExtra } from './dense-page-writer.js';
 import { BookReader, isPacked, type StoredBook } from './book-reader.js';
 import { SNAPSHOT_INTERVAL_MS } from '../../domain/market.js';
@@ -32,7 +32,8 @@ export class PageBooks implements RowExtra {
   readonly maxBytes = ROW_BOOK_BYTES;
   private next = 0;
   /** The previous row's pair and where each of its lists' levels were written: a list unchanged since is copied. */
-  private prev = emptyPair();
+  /** The previous row's pair: the reader's own, intact through the next pair() call (see BookReader.pair). */
+  private prev: BookPair = emptyPair();
   private prevValid = false;
   /** Where each level of the previous row (and of this one) starts and ends: [start per list and level..., end...]. */
   private readonly spans = [new Int32Array(MAX_LIST * 8), new Int32Array(MAX_LIST * 8)];
@@ -76,7 +77,7 @@ export class PageBooks implements RowExtra {
         // The whole list as the previous row wrote it (most lists, between two 125 ms snapshots).
         const from = prev[starts]!;
         const shift = pos - from;
-        pos += buf.copy(buf, pos, from, prev[ends + l.n - 1]!);
+        pos = within(buf, pos, from, prev[ends + l.n - 1]!);
         for (let i = 0; i < l.n; i++) {
           cur[starts + i] = prev[starts + i]! + shift;
           cur[ends + i] = prev[ends + i]! + shift;
@@ -105,7 +106,7 @@ export class PageBooks implements RowExtra {
         if (found >= 0 && runFrom >= 0 && found === lastJ + 1) {
           runTo = prev[ends + found]!;
         } else {
-          if (runFrom >= 0) pos += buf.copy(buf, pos, runFrom, runTo);
+          if (runFrom >= 0) pos = within(buf, pos, runFrom, runTo);
           runFrom = -1;
           if (i > 0) buf[pos++] = 44; // ,
           if (found >= 0) {
@@ -127,40 +128,50 @@ export class PageBooks implements RowExtra {
         }
         lastJ = found;
       }
-      if (runFrom >= 0) pos += buf.copy(buf, pos, runFrom, runTo);
+      if (runFrom >= 0) pos = within(buf, pos, runFrom, runTo);
       if (k % 2 === 1) pos = copy(buf, pos, END);
     }
-    copyPair(pair, this.prev);
+    this.prev = pair;
     this.prevValid = true;
     this.flip = 1 - this.flip;
     return pos;
   }
 }
 
-/** Per number of decimals up to 4, every fraction's text ("." and its digits, trailing zeros dropped; "" for 0). */
-const FRACTIONS: Uint8Array[][] = [0, 1, 2, 3, 4].map((d) =>
-  Array.from({ length: 10 ** d }, (_, f) => (f === 0 ? new Uint8Array(0) : ascii(`.${String(f).padStart(d, '0')}`.replace(/0+$/, ''))!)),
-);
+// Bytes [from, to) of the page copied to pos (earlier bytes, never overlapping): a loop for the
+// short runs most are, where Buffer#copy's checks cost more than the bytes.
+function within(buf: Buffer, pos: number, from: number, to: number): number {
+  if (to - from > 64) {
+    buf.copyWithin(pos, from, to);
+    return pos + to - from;
+  }
+  for (let k = from; k < to; k++) buf[pos++] = buf[k]!;
+  return pos;
+}
 
-/** v / 10^d as book-codec's scaledText prints it: whole digits, then the fraction without trailing zeros. */
+/** 10^(4 - d) for d decimals up to 4: the fraction scaled to four digits (quad prints them). */
+const TO_FOUR = [10_000, 1000, 100, 10, 1];
+
 function sameLevels(a: LevelList, b: LevelList): boolean {
   if (a.n !== b.n) return false;
   for (let i = 0; i < a.n; i++) if (a.prices[i] !== b.prices[i] || a.sizes[i] !== b.sizes[i]) return false;
   return true;
 }
 
+/** v / 10^d as book-codec's scaledText prints it: whole digits, then the fraction without trailing zeros. */
 function scaledDigits(buf: Buffer, pos: number, v: number, d: number): number {
   if (d === 0) return integer(buf, pos, v);
   const unit = 10 ** d;
   const whole = Math.floor(v / unit);
   let frac = v - whole * unit;
   pos = integer(buf, pos, whole);
-  if (d < FRACTIONS.length) {
-    const text = FRACTIONS[d]![frac]!;
-    for (let k = 0; k < text.length; k++) buf[pos + k] = text[k]!;
-    return pos + text.length;
-  }
   if (frac === 0) return pos;
+  if (d < TO_FOUR.length) {
+    buf[pos++] = 46; // .
+    pos = quad(buf, pos, frac * TO_FOUR[d]!);
+    while (buf[pos - 1] === 48) pos--;
+    return pos;
+  }
   buf[pos++] = 46; // .
   for (let k = d - 1; k >= 0; k--) {
     const q = Math.floor(frac / 10);
