@@ -115,8 +115,10 @@ export class PageBooks implements RowExtra {
             runAt = pos;
           } else {
             const start = pos;
-            pos = scaledDigits(buf, copy(buf, pos, PRICE), price, pair.dp);
-            pos = scaledDigits(buf, copy(buf, pos, SIZE), l.sizes[i]!, pair.ds);
+            const head = pricePiece(price, pair.dp);
+            if (head) pos = copy(buf, pos, head);
+            else pos = copy(buf, scaledDigits(buf, copy(buf, pos, PRICE), price, pair.dp), SIZE);
+            pos = scaledDigits(buf, pos, l.sizes[i]!, pair.ds);
             buf[pos++] = 125; // }
             cur[starts + i] = start;
             cur[ends + i] = pos;
@@ -136,6 +138,23 @@ export class PageBooks implements RowExtra {
     this.flip = 1 - this.flip;
     return pos;
   }
+}
+
+// `{"price":P,"size":` for a price of up to 4 decimals below 10^5 scaled (every seeded or hosted
+// book's cents), made once per price and exponent: a level printed anew then costs its size alone.
+const PRICE_PIECES: (Uint8Array | undefined)[][] = [[], [], [], [], []];
+const PIECE_LIMIT = 100_000;
+const pieceScratch = Buffer.allocUnsafe(64);
+
+function pricePiece(price: number, dp: number): Uint8Array | undefined {
+  if (dp >= PRICE_PIECES.length || price >= PIECE_LIMIT || price < 0) return undefined;
+  const pieces = PRICE_PIECES[dp]!;
+  let piece = pieces[price];
+  if (piece === undefined) {
+    const end = copy(pieceScratch, scaledDigits(pieceScratch, copy(pieceScratch, 0, PRICE), price, dp), SIZE);
+    piece = pieces[price] = Uint8Array.from(pieceScratch.subarray(0, end));
+  }
+  return piece;
 }
 
 // Bytes [from, to) of the page copied to pos (earlier bytes, never overlapping): a loop for the
