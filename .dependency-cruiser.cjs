@@ -67,6 +67,20 @@ module.exports = {
       to: { path: ['^src/store/(sqlite|postgres)/', 'better-sqlite3', '^node_modules/postgres/'] },
     },
     {
+      name: 'paper-is-a-layer',
+      severity: 'error',
+      comment: "Paper trading's logic (src/paper) knows the store's ports and the backtest's fill model, never HTTP, the CLI, a backend or a store's internals.",
+      from: { path: '^src/paper/' },
+      to: { path: ['^src/(server|cli|dashboard|client|local|live|replay|mcp)/', '^src/store/(sqlite|postgres|core|copy|seed|import)/'] },
+    },
+    {
+      name: 'fill-model-is-neutral',
+      severity: 'error',
+      comment: 'The fill, fee and rounding model the backtest and paper trading share depends on the domain alone.',
+      from: { path: '^src/backtest/(fills|rounding|order-fill|series-builder|result)\\.ts$' },
+      to: { path: '^src/', pathNot: ['^src/domain/', '^src/backtest/(fills|rounding|order-fill|series-builder|result)\\.ts$'] },
+    },
+    {
       name: 'server-never-imports-dashboard',
       severity: 'error',
       comment: 'The dashboard plugs into the server through the interface the server defines (server/site.ts).',

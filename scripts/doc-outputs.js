@@ -2,7 +2,9 @@
 // Command outputs shown in README.md and docs/*.md that cannot go stale. A fenced block right after
 // a line `<!-- checked-output: PLAN -->` holds `$ msnap ...` lines, each followed by what the command
 // prints (stderr and stdout as they interleave). They run with the built CLI against a freshly
-// seeded `msnap serve` and a key of PLAN. `npm run docs:outputs` rewrites the blocks from the real
+// seeded `msnap serve` and a key of PLAN (builder, pro), or for PLAN `replay` against a pro key
+// of a `serve --replay` started for the block (a store with books, history from REPLAY_FROM on at
+// REPLAY_SPEED), where `$ curl ...` lines run too (in bash, with MSNAP_BASE_URL and MSNAP_API_KEY). `npm run docs:outputs` rewrites the blocks from the real
 // output; test/doc-outputs.test.ts fails when a block's shape (its text with every number as N:
 // the seeded data moves with the clock) differs from the real one.
 import { spawn, spawnSync } from 'node:child_process';
@@ -17,6 +19,11 @@ const BIN = path.join(ROOT, 'bin', 'msnap.js');
 const MARK = /^<!-- checked-output: (\w+) -->$/;
 /** 15 days of markets (more than a builder's 4,100 5m window), snapshots for the newest 5m ones only. */
 const SEED_ARGS = ['--days', '15', '--full', '5m=4,15m=0,1hr=0,4hr=0,24hr=0', '--orderbook-minutes', '0'];
+/** The replay's store: the newest four 5m markets of each coin in full, with books. */
+const REPLAY_SEED_ARGS = ['--days', '1', '--full', '5m=4,15m=0,1hr=0,4hr=0,24hr=0', '--orderbook-days', '1'];
+/** Inside the oldest full 5m market, so the block starts with an active market that has snapshots. */
+const REPLAY_FROM = '17m';
+const REPLAY_SPEED = '60';
 
 /** The markdown files that may hold checked blocks. */
 export function docFiles() {
@@ -69,15 +76,16 @@ export function shapeOf(lines) {
 }
 
 /** Use to run one `$ msnap ARGS [| head -N]` line: its stderr and stdout as one interleaved text, as lines. */
-export function runStep(command, env, cwd) {
-  const m = /^msnap (.*?)(?: \| head -(\d+))?$/.exec(command);
-  if (!m) throw new Error(`a checked block runs only "msnap ..." (optionally "| head -N"): ${command}`);
-  const args = m[1].split(' ').filter(Boolean);
+export function runStep(command, env, cwd, allowCurl = false) {
+  const curl = allowCurl && /^curl /.test(command);
+  const m = curl ? [command, command, undefined] : /^msnap (.*?)(?: \| head -(\d+))?$/.exec(command);
+  if (!m) throw new Error(`a checked block runs only "msnap ..." (optionally "| head -N")${allowCurl ? ' or "curl ..."' : ''}: ${command}`);
   const file = path.join(cwd, 'out.txt');
   const fd = openSync(file, 'w');
   try {
     // One descriptor for both streams keeps their real order.
-    spawnSync(process.execPath, [BIN, ...args], { cwd, env, stdio: ['ignore', fd, fd], timeout: 60_000 });
+    if (curl) spawnSync('bash', ['-c', command], { cwd, env, stdio: ['ignore', fd, fd], timeout: 60_000 });
+    else spawnSync(process.execPath, [BIN, ...m[1].split(' ').filter(Boolean)], { cwd, env, stdio: ['ignore', fd, fd], timeout: 60_000 });
   } finally {
     closeSync(fd);
   }
@@ -104,26 +112,46 @@ export async function startDocService() {
   run(['serve', 'seed', '--db', db, ...SEED_ARGS]);
   const keys = {};
   for (const plan of ['builder', 'pro']) keys[plan] = run(['serve', 'keys', 'create', '--db', db, '--account', `docs-${plan}`, '--plan', plan]);
-  const server = spawn(process.execPath, [BIN, 'serve', '--db', db, '--port', '0', '--no-live'], { cwd: dir, env: base, stdio: ['ignore', 'pipe', 'ignore'] });
-  const url = await new Promise((resolve, reject) => {
-    let out = '';
-    server.stdout.on('data', (d) => {
-      out += d;
-      const hit = /listening on (http:\/\/\S+)/.exec(out);
-      if (hit) resolve(hit[1]);
+  const servers = [];
+  const serve = async (args) => {
+    const server = spawn(process.execPath, [BIN, 'serve', ...args, '--port', '0'], { cwd: dir, env: base, stdio: ['ignore', 'pipe', 'ignore'] });
+    servers.push(server);
+    return new Promise((resolve, reject) => {
+      let out = '';
+      server.stdout.on('data', (d) => {
+        out += d;
+        const hit = /listening on (http:\/\/\S+)/.exec(out);
+        if (hit) resolve({ url: hit[1], server });
+      });
+      server.once('exit', (code) => reject(new Error(`msnap serve exited (${code}): ${out}`)));
     });
-    server.once('exit', (code) => reject(new Error(`msnap serve exited (${code}): ${out}`)));
-  });
+  };
+  const stop = async (server) => {
+    server.kill('SIGTERM');
+    await new Promise((resolve) => (server.exitCode === null ? server.once('exit', resolve) : resolve()));
+  };
+  const { url } = await serve(['--db', db, '--no-live']);
+  const envOf = (baseUrl, key) => cleanEnv({ MSNAP_BASE_URL: baseUrl, MSNAP_API_KEY: key, MSNAP_CONFIG_DIR: path.join(dir, 'config') });
+  let replayDb;
   return {
     dir,
     /** The environment a step of a block marked `plan` runs in. */
     env: (plan) => {
-      if (!keys[plan]) throw new Error(`no key for plan ${plan} (builder or pro)`);
-      return cleanEnv({ MSNAP_BASE_URL: url, MSNAP_API_KEY: keys[plan], MSNAP_CONFIG_DIR: path.join(dir, 'config') });
+      if (!keys[plan]) throw new Error(`no key for plan ${plan} (builder, pro or replay)`);
+      return envOf(url, keys[plan]);
+    },
+    /** Starts a replay from REPLAY_FROM for one block; `stop()` ends it. */
+    async replay() {
+      if (!replayDb) {
+        replayDb = path.join(dir, 'replay.db');
+        run(['serve', 'seed', '--db', replayDb, ...REPLAY_SEED_ARGS]);
+        keys.replay = run(['serve', 'keys', 'create', '--db', replayDb, '--account', 'docs-bot', '--plan', 'pro']);
+      }
+      const started = await serve(['--db', replayDb, '--replay', REPLAY_FROM, '--speed', REPLAY_SPEED]);
+      return { env: envOf(started.url, keys.replay), stop: () => stop(started.server) };
     },
     async close() {
-      server.kill('SIGTERM');
-      await new Promise((resolve) => (server.exitCode === null ? server.once('exit', resolve) : resolve()));
+      for (const server of servers) await stop(server);
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -136,7 +164,7 @@ function cleanEnv(extra) {
 }
 
 /** Use to check (or with write, rewrite) every checked block of `files`; returns the differences found. */
-export function checkFiles(service, files = docFiles(), write = false) {
+export async function checkFiles(service, files = docFiles(), write = false) {
   const differences = [];
   for (const file of files) {
     const full = path.join(ROOT, file);
@@ -146,14 +174,16 @@ export function checkFiles(service, files = docFiles(), write = false) {
     for (const block of blocks.reverse()) {
       const fresh = [];
       let stale = false;
+      const replay = block.plan === 'replay' ? await service.replay() : undefined;
       for (const step of block.steps) {
-        const actual = runStep(step.command, service.env(block.plan), service.dir);
+        const actual = runStep(step.command, replay ? replay.env : service.env(block.plan), service.dir, replay !== undefined);
         fresh.push(`$ ${step.command}`, ...actual);
         if (shapeOf(actual).join('\n') !== shapeOf(step.expected).join('\n')) {
           stale = true;
           differences.push({ file, line: block.from + 1, command: step.command, expected: step.expected, actual });
         }
       }
+      await replay?.stop();
       // A current block keeps its text: only a stale one is rewritten, whole.
       if (write && stale) lines.splice(block.from, block.to - block.from, ...fresh);
     }
@@ -165,7 +195,7 @@ export function checkFiles(service, files = docFiles(), write = false) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const service = await startDocService();
   try {
-    const differences = checkFiles(service, docFiles(), true);
+    const differences = await checkFiles(service, docFiles(), true);
     for (const d of differences) console.log(`${d.file}:${d.line}: rewrote the output of \`${d.command}\``);
     console.log(differences.length === 0 ? 'every checked output is current' : `${differences.length} outputs rewritten`);
   } finally {

@@ -25,8 +25,8 @@ describe('checked outputs in the docs', () => {
     expect(commands('docs/service-client.md').some((c) => c.includes('--verbose'))).toBe(true);
   });
 
-  it('every checked block prints what the docs show', () => {
-    const differences = checkFiles(service, docFiles(), false);
+  it('every checked block prints what the docs show', async () => {
+    const differences = await checkFiles(service, docFiles(), false);
     const report = differences.map((d) => `${d.file}:${d.line} $ ${d.command}\n--- shown\n${d.expected.join('\n')}\n+++ printed\n${d.actual.join('\n')}`);
     expect(report, 'stale outputs: run `npm run docs:outputs` and review the diff').toEqual([]);
   }, 120_000);

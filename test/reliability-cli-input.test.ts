@@ -176,6 +176,7 @@ const CASES: Case[] = [
   // across awaits would block a second one's synchronous busy wait until it times out)
   ['serve import without a file', () => ['serve', 'import', ...dbArgs()], USAGE],
   ['serve import a missing file', () => ['serve', 'import', path.join(dir, 'missing.ndjson'), ...dbArgs()], USAGE],
+  ['serve import a missing file as --format parquet', () => ['serve', 'import', path.join(dir, 'missing.parquet'), '--format', 'parquet', ...dbArgs()], USAGE],
   ['serve import --format xml', () => ['serve', 'import', path.join(dir, 'bad.ndjson'), '--format', 'xml', ...dbArgs()], USAGE],
   ['serve import a bad NDJSON line', () => ['serve', 'import', path.join(dir, 'bad.ndjson'), '--db', path.join(dir, 'imp-ndjson.db')], USAGE],
   ['serve import a bad CSV row', () => ['serve', 'import', path.join(dir, 'bad.csv'), '--db', path.join(dir, 'imp-csv.db')], USAGE],

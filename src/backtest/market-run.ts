@@ -2,15 +2,13 @@
 // order, execution against the book at the execution snapshot, and settlement after the last one.
 import type { MarketSeries, OutcomeSide } from '../domain/market-series.js';
 import type { Account } from './account.js';
-import { quoteLevel, walkBuy, walkSell } from './fills.js';
+import { addShares, fillOrder, payoutOf, settleLine, tradeLine } from './order-fill.js';
 import type { BacktestParams } from './params.js';
 import type { MarketLine } from './result.js';
 import { round5, round6 } from './rounding.js';
 
 /** No order is pending. */
 const NONE = Number.POSITIVE_INFINITY;
-// A position left this close to 0 by binary arithmetic (10 − 3.3 − 6.7) is 0.
-const POSITION_EPSILON = 1e-9;
 
 /** Use per market: the engine's loop drives it, a strategy's decider places orders on it. */
 export class MarketRun {
@@ -70,51 +68,28 @@ export class MarketRun {
   execute(e: number): void {
     this.dueAt = NONE;
     const s = this.series;
-    const book = s.book(e, this.side);
     const acct = this.account;
-    if (!book && this.params.no_book === 'reject') {
+    const ticket = { action: this.action, side: this.side, shares: this.shares, limit: this.limit };
+    const fill = fillOrder(s, e, ticket, acct.cash, this.position(this.side), this.feeRate, this.params.no_book);
+    if (!fill) {
       acct.rejected += 1;
       return;
     }
-    const buy = this.action === 'buy';
-    const levels = book ? (buy ? book.asks : book.bids) : quoteLevel(this.side === 'up' ? s.priceUp[e]! : s.priceDown[e]!);
-    const walk = buy
-      ? walkBuy(levels, this.shares, this.limit, acct.cash, this.feeRate)
-      : walkSell(levels, Math.min(this.shares, this.position(this.side)), this.limit, this.feeRate);
-    if (!(walk.shares > 0)) {
-      acct.rejected += 1;
-      return;
-    }
-    const fee = round5(walk.rawFee);
     acct.fills += 1;
-    if (!book) acct.fillsWithoutDepth += 1;
-    this.fees += fee;
+    if (!fill.depth) acct.fillsWithoutDepth += 1;
+    this.fees += fill.fee;
     this.traded = true;
-    if (buy) {
-      acct.cash -= walk.notional + fee;
-      acct.sharesBought += walk.shares;
+    acct.cash = fill.cashAfter;
+    if (this.action === 'buy') {
+      acct.sharesBought += fill.shares;
       this.entriesFilled += 1;
       this.brierPrices.push(this.decisionPrice);
       this.brierSides.push(this.side);
-      this.addPosition(this.side, walk.shares);
+      this.addPosition(this.side, fill.shares);
     } else {
-      acct.cash += walk.notional - fee;
-      this.addPosition(this.side, -walk.shares);
+      this.addPosition(this.side, -fill.shares);
     }
-    acct.trades.push({
-      market_id: s.market.market_id,
-      side: this.side,
-      action: this.action,
-      decided_at: this.decidedAt,
-      filled_at: s.time[e]!,
-      shares_requested: round6(this.shares),
-      shares: round6(walk.shares),
-      vwap: round6(walk.notional / walk.shares),
-      fee,
-      cash_after: round6(acct.cash),
-      depth: book !== undefined,
-      levels: walk.levels,
-    });
+    acct.trades.push(tradeLine(s.market.market_id, ticket, this.decidedAt, s.time[e]!, fill));
   }
 
   /**
@@ -131,10 +106,10 @@ export class MarketRun {
     const m = this.series.market;
     let unsettled = 0;
     if (m.winner !== null) {
-      this.settle('up', m.winner === 'Up' ? 1 : 0);
-      this.settle('down', m.winner === 'Down' ? 1 : 0);
+      this.settle('up', payoutOf(m.winner, 'up'));
+      this.settle('down', payoutOf(m.winner, 'down'));
       for (let k = 0; k < this.brierPrices.length; k++) {
-        const outcome = (this.brierSides[k] === 'up') === (m.winner === 'Up') ? 1 : 0;
+        const outcome = payoutOf(m.winner, this.brierSides[k]!);
         acct.brierSum += (this.brierPrices[k]! - outcome) ** 2;
         acct.brierCount += 1;
       }
@@ -164,26 +139,11 @@ export class MarketRun {
     const acct = this.account;
     acct.cash += shares * payout;
     this.addPosition(side, -shares);
-    const end = this.series.market.end_time;
-    acct.trades.push({
-      market_id: this.series.market.market_id,
-      side,
-      action: 'settle',
-      decided_at: end,
-      filled_at: end,
-      shares_requested: round6(shares),
-      shares: round6(shares),
-      vwap: payout,
-      fee: 0,
-      cash_after: round6(acct.cash),
-      depth: true,
-      levels: 0,
-    });
+    acct.trades.push(settleLine(this.series.market.market_id, side, shares, payout, this.series.market.end_time, acct.cash));
   }
 
   private addPosition(side: OutcomeSide, delta: number): void {
-    let v = this.position(side) + delta;
-    if (Math.abs(v) < POSITION_EPSILON) v = 0;
+    const v = addShares(this.position(side), delta);
     if (side === 'up') this.posUp = v;
     else this.posDown = v;
   }

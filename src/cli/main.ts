@@ -16,6 +16,7 @@ import { limitsCommand } from './commands/limits.js';
 import { healthCommand } from './commands/health.js';
 import { keysCommand } from './commands/keys.js';
 import { mcpCommand } from './commands/mcp.js';
+import { paperCommand } from './commands/paper.js';
 import { addGlobalOptions } from './global-options.js';
 import { VERSION } from '../version.js';
 
@@ -35,6 +36,7 @@ export function buildProgram(ctx: CliContext): Command {
   program.addCommand(limitsCommand(ctx));
   program.addCommand(healthCommand(ctx));
   program.addCommand(keysCommand(ctx));
+  program.addCommand(paperCommand(ctx));
   program.addCommand(mcpCommand(ctx));
   program.addCommand(serveCommand(ctx));
   const [completion, complete] = completionCommands(ctx);

@@ -13,9 +13,11 @@ import { redactKey } from './mask-key.js';
 import { mergeNewestFirst, slice } from './merged-listing.js';
 import { withSnapshotCounts } from './snapshot-counts.js';
 import type { SnapshotPage } from './row-page.js';
-import { pageSnapshots } from './snapshot-pager.js';
+import { pageSnapshots, SERVICE_PAGES_AHEAD } from './snapshot-pager.js';
+import { PaperClient } from './paper-client.js';
 import { Transport, type ClientStats, type TransportOptions } from './transport.js';
 import type {
+  ApiCapabilities,
   AtOptions,
   AtResult,
   Health,
@@ -37,10 +39,6 @@ export { DEFAULT_MARKETS_PAGE } from './market-listing.js';
 export { DEFAULT_SNAPSHOT_PAGE } from './snapshot-pager.js';
 export { FIRST_CONTACT_RETRIES, type ClientStats } from './transport.js';
 
-// Snapshot pages fetched beyond the one being used: with two, the service always has the next
-// request while the reader writes one page and the next waits, so neither side waits on the other.
-const PAGES_AHEAD = 2;
-
 /** How to reach the service, for tests every source of time and chance, and where warnings go. */
 export interface ClientOptions extends TransportOptions {
   /** The service's `warning` (clamping), once per distinct text. */
@@ -57,6 +55,7 @@ export class MsnapClient implements MsnapApi {
   private readonly warned = new Set<string>();
   private dialectOnce: Promise<Dialect> | undefined;
   private limitsOnce: Promise<void> | undefined;
+  private paper: PaperClient | undefined;
   private knownLimits: Limits | undefined;
   // auto's probe answers, kept for the first limits() and health() so they cost no second request.
   private probeAnswer: DialectLimits | undefined;
@@ -252,12 +251,18 @@ export class MsnapClient implements MsnapApi {
 
   private async *snapshotPagesIn(d: Dialect, id: string, q: SnapshotsStreamQuery): AsyncGenerator<SnapshotPage> {
     await this.ensureLimits();
-    yield* pageSnapshots((pq, signal) => d.snapshotsPage(this.transport, id, pq, signal), q, PAGES_AHEAD);
+    yield* pageSnapshots((pq, signal) => d.snapshotsPage(this.transport, id, pq, signal), q, SERVICE_PAGES_AHEAD);
   }
 
   /** The snapshot nearest to `ts` in a market (404 when none within 2 s), with its depth when asked. */
   async at(marketId: string, ts: number, opts: AtOptions = {}): Promise<AtResult> {
     return this.onDialect((d) => d.at(this.transport, marketId, ts, opts.includeOrderbook === true));
+  }
+
+  /** A service client: its dialect, its pace and paper trading (which only msnap serve answers); no local text fast path. */
+  capabilities(): ApiCapabilities {
+    this.paper ??= new PaperClient(this.transport);
+    return { service: { dialect: () => this.api(), paceEstimateMs: (requests) => this.paceEstimateMs(requests) }, paper: this.paper };
   }
 
   /** The least time `requests` more requests take at the key's limits (undefined before they are known). */
@@ -284,8 +289,7 @@ export class MsnapClient implements MsnapApi {
       .then(
         (answer) => this.learn(answer),
         (err: unknown) => {
-          // Auth problems are the user's to see now, a retired v1 switches the run to v4; anything
-          // else only costs us exact pacing.
+          // Auth problems are the user's to see now, a retired v1 switches the run to v4; anything else only costs exact pacing.
           if (err instanceof AuthError || (err instanceof HttpError && err.status === 410)) throw err;
           if (err instanceof MsnapError) return undefined;
           throw err;

@@ -10,6 +10,7 @@ import { normalizeSnapshot } from './normalize.js';
 import { rowKeys } from './snapshot-page-scan.js';
 import type { SnapshotPage } from './row-page.js';
 import { readSnapshotPage } from './snapshot-page.js';
+import { expectSameOutput } from '../test-support/fast-path.js';
 import { mockAgent, KEY } from './test-support/mock-service.js';
 import { Transport, type RawAnswer } from './transport.js';
 
@@ -61,7 +62,7 @@ describe('readSnapshotPage', () => {
 
   it('offers ready CSV equal to what the renderer writes for the rows', () => {
     const { page, general } = read(JSON.stringify({ snapshots: rows(25, (i) => 276.148 - i / 8), total: 25 }));
-    expect(Buffer.from(page.page.readyCsv!).toString()).toBe(csvLines(snapshotSchema(false))(general));
+    expectSameOutput('ready CSV of a page', page.page.readyCsv ?? '', csvLines(snapshotSchema(false))(general), page.page.readyCsv !== undefined);
   });
 
   it("maps v4's rows with the dialect's own function, to v1's records", () => {

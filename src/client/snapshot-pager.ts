@@ -27,6 +27,12 @@ interface Asked {
 }
 
 /**
+ * Pages a service client fetches beyond the one being used: with two, the service always has the
+ * next request while the reader writes one page and the next waits, so neither side waits on the other.
+ */
+export const SERVICE_PAGES_AHEAD = 2;
+
+/**
  * Use to stream a market's snapshots (never an empty page). Pages advance by the rows actually
  * returned, so a server that clamps `limit` loses nothing. Every fetch goes through `read` (and
  * so through the pacer) like any other request. A page that fails surfaces only after every page

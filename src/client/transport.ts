@@ -2,82 +2,23 @@
 // error mapping and body parsing. Everything above it deals in parsed 2xx bodies, but snapshot
 // pages, which read their bytes themselves (snapshot-page.ts).
 import type { Dispatcher } from 'undici';
-import { AuthError, HttpError, type MsnapError } from '../errors.js';
+import { AuthError, HttpError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { backoffMs, parseRetryAfter, rateLimitDelayMs } from './backoff.js';
 import { errorForStatus, NO_KEY_MESSAGE, timeoutError, tlsError, unreachableError } from './error-map.js';
 import { redactKey } from './mask-key.js';
 import { asObject, MalformedBodyError, normalizeErrorBody } from './normalize.js';
 import { NO_LISTENER_CODES, TIMEOUT_CODES, TIMEOUT_RETRIES, reasonOf, tlsFailure, networkCode } from './network-failure.js';
-import { Pacer, type RateHeaders, type Ticket } from './pacer.js';
+import { Pacer, type Ticket } from './pacer.js';
+import type { Answer, ClientStats, ErrorMapper, Query, RawAnswer, TransportOptions } from './transport-types.js';
 import { header, rateHeaders, bodyText, parseBody } from './response-body.js';
 import { paceStateFile, StateFile } from './state-file.js';
 import { Agent, request } from './undici-core.js';
 
-/** How to reach the service and, for tests, every source of time and chance. */
-export interface TransportOptions {
-  /** e.g. http://127.0.0.1:8787 (a trailing slash is fine). */
-  baseUrl: string;
-  /** Missing: every request fails with AuthError saying how to set one. */
-  apiKey?: string;
-  /** Header that carries the key; default `x-api-key`. */
-  authScheme?: 'x-api-key' | 'bearer';
-  /** undici dispatcher; tests pass a MockAgent; default a keep-alive Agent the client owns. */
-  dispatcher?: Dispatcher;
-  /** Epoch ms clock. */
-  now?: () => number;
-  sleep?: (ms: number) => Promise<void>;
-  /** Jitter source in [0, 1). */
-  random?: () => number;
-  /** Every HTTP attempt (status 0 for a network failure); the URL never holds the key. */
-  onRequest?: (info: { url: string; status: number; ms: number; attempt: number }) => void;
-  /** Retries of a GET on network errors and 5xx; default 5. */
-  maxRetries?: number;
-  /** Consecutive 429s tolerated per request before RateLimitedError; default 10. */
-  maxRateLimitRetries?: number;
-  /** Pace requests under the key's limits; default true. */
-  pacing?: boolean;
-  /** Connect, headers and body-idle timeout per attempt; default 30 s (`--timeout`, MSNAP_TIMEOUT). */
-  timeoutMs?: number;
-  /** Share the key's pace with other msnap processes through a state file in this directory. */
-  paceStateDir?: string;
-  /** Told before each retry after a network failure or timeout: what happened and how long until the next try. */
-  onRetry?: (info: { reason: string; waitMs: number; retry: number; of: number }) => void;
-}
-
-/** Counters for `--verbose` and the benches (429s received must stay 0 when pacing). */
-export interface ClientStats {
-  requests: number;
-  responses429: number;
-  retries: number;
-  pacedMs: number;
-}
-
 /** Nothing ever answered and the connection is refused: fail fast after this many retries. */
 export const FIRST_CONTACT_RETRIES = 2;
 
-/** Query-string values of one request; undefined ones are left out. */
-export type Query = Record<string, string | number | boolean | undefined>;
-
-/** A parsed 2xx body, the round-trip time of the attempt that got it and its rate-limit headers. */
-export interface Answer {
-  body: unknown;
-  ms: number;
-  rate: RateHeaders;
-}
-
-/** A 2xx body as it came (not yet parsed), with what `json()` needs to parse it the way `get()` does. */
-export interface RawAnswer {
-  bytes: Buffer;
-  ms: number;
-  rate: RateHeaders;
-  status: number;
-  url: string;
-  headers: Record<string, string | string[] | undefined>;
-}
-
-/** Turns a final non-2xx answer into the error the CLI shows; a dialect passes its own. */
-export type ErrorMapper = (status: number, body: unknown, url: string, key: string | undefined) => MsnapError;
+export type { Answer, ClientStats, ErrorMapper, Query, RawAnswer, TransportOptions } from './transport-types.js';
 
 /** Use for every request of one key: the client facade holds one and shares its pacer. */
 export class Transport {
@@ -173,16 +114,27 @@ export class Transport {
    * JSON.parse would (snapshot pages). Pacing, retries and errors are the same.
    */
   async getBytes(path: string, query: Query, signal?: AbortSignal, mapError: ErrorMapper = errorForStatus): Promise<RawAnswer> {
+    return this.send(this.url(path, query), this.keyedHeaders(), signal, mapError, true);
+  }
+
+  /**
+   * One POST of a JSON body (paper orders), paced and charged like a GET. Not idempotent, so it is
+   * sent again only when the server cannot have acted on it: a refused connection, or a 429 (the
+   * rate limit is checked before anything runs). A timeout or a 5xx is the caller's to look into.
+   */
+  async post(path: string, body: unknown, mapError: ErrorMapper = errorForStatus): Promise<Answer> {
+    const headers = { ...this.keyedHeaders(), 'content-type': 'application/json' };
+    const raw = await this.send(this.url(path, {}), headers, undefined, mapError, true, JSON.stringify(body));
+    return { body: this.json(raw), ms: raw.ms, rate: raw.rate };
+  }
+
+  private keyedHeaders(): Record<string, string> {
     const key = this.opts.apiKey;
     if (!key) throw new AuthError(NO_KEY_MESSAGE, 'get a key from your account page, then `msnap keys add NAME`');
-    const url = this.url(path, query);
-    const headers: Record<string, string> = {
-      accept: 'application/json',
-      'user-agent': `msnap/${VERSION}`,
-    };
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': `msnap/${VERSION}` };
     if (this.opts.authScheme === 'bearer') headers['authorization'] = `Bearer ${key}`;
     else headers['x-api-key'] = key;
-    return this.send(url, headers, signal, mapError, true);
+    return headers;
   }
 
   /**
@@ -200,6 +152,7 @@ export class Transport {
     signal: AbortSignal | undefined,
     mapError: ErrorMapper,
     paced: boolean,
+    payload?: string,
   ): Promise<RawAnswer> {
     const key = this.opts.apiKey;
     const pacer = paced ? this.pacer : undefined;
@@ -215,8 +168,9 @@ export class Transport {
       let bytes: Buffer;
       try {
         const res = await request(url, {
-          method: 'GET',
+          method: payload === undefined ? 'GET' : 'POST',
           headers,
+          ...(payload === undefined ? {} : { body: payload }),
           dispatcher: this.dispatcher,
           headersTimeout: this.timeoutMs,
           bodyTimeout: this.timeoutMs,
@@ -235,7 +189,10 @@ export class Transport {
         const code = networkCode(err);
         if (!code) throw err;
         const timedOut = TIMEOUT_CODES.has(code);
-        const budget = timedOut
+        // A POST that may have reached the server is not sent twice.
+        const budget = payload !== undefined && !NO_LISTENER_CODES.has(code)
+          ? 0
+          : timedOut
           ? Math.min(TIMEOUT_RETRIES, this.maxRetries)
           : !this.everAnswered && NO_LISTENER_CODES.has(code)
             ? Math.min(FIRST_CONTACT_RETRIES, this.maxRetries)
@@ -272,7 +229,7 @@ export class Transport {
         else await this.sleep(until - this.now());
         continue;
       }
-      if (status >= 500 && retries < this.maxRetries) {
+      if (status >= 500 && payload === undefined && retries < this.maxRetries) {
         const wait = Math.max(backoffMs(retries, this.random), (parseRetryAfter(header(resHeaders, 'retry-after'), this.now()) ?? 0) * 1000);
         await this.sleep(Math.min(wait, 60_000));
         retries++;

@@ -1,5 +1,6 @@
 // The records and queries that cross the client/CLI boundary, and `MsnapApi`, the part of the
 // client core that commands use: one definition each, so the compiler guards the boundary.
+import type { PaperApi } from './paper-types.js';
 import type { SnapshotPage } from './row-page.js';
 import type { Coin, Market, MarketStatus, MarketType, Snapshot } from '../domain/market.js';
 import type { RowLayout } from '../domain/row-layout.js';
@@ -121,9 +122,31 @@ export interface AtOptions {
   includeOrderbook?: boolean;
 }
 
+/**
+ * What a source offers beyond the reads every MsnapApi has, declared in one place so commands ask
+ * for a fast path or a service fact instead of probing for optional methods.
+ */
+export interface ApiCapabilities {
+  /** Present when the source talks to a service (not a local store). */
+  readonly service?: {
+    /** The API dialect spoken (`v1`, `v4`; `auto` probes once); pull records it as a market's origin. */
+    dialect(): Promise<string>;
+    /** The least time `requests` more requests take at the key's limits (undefined while unknown). */
+    paceEstimateMs(requests: number): number | undefined;
+  };
+  /** Paper trading: orders, account, history and reset (msnap serve only; the hosted service answers 404). */
+  readonly paper?: PaperApi;
+  /**
+   * Present for local stores that write export text themselves (SQLite): the same snapshots as
+   * snapshotPages, as text in `layout` straight from the stored values, byte for byte what the
+   * exporter writes from the records.
+   */
+  readonly snapshotText?: (id: string, q: SnapshotsStreamQuery, layout: RowLayout) => AsyncIterable<TextPage>;
+}
+
 export interface MsnapApi {
-  /** The API dialect spoken (`v1`, `v4`), when it talks to a service; pull records it as a market's origin. */
-  api?(): Promise<string>;
+  /** The fast paths and service facts this source has (constant for the source's life). */
+  capabilities(): ApiCapabilities;
   health(): Promise<Health>;
   limits(): Promise<Limits>;
   markets(q: MarketsListingQuery): AsyncIterable<Market>;
@@ -131,14 +154,7 @@ export interface MsnapApi {
   market(id: string): Promise<Market>;
   /** A market's snapshots a page at a time (exports render whole pages). */
   snapshotPages(id: string, q: SnapshotsStreamQuery): AsyncIterable<SnapshotPage>;
-  /**
-   * Local stores only: the same snapshots as export text in `layout`, written straight from the
-   * stored values (no records), byte for byte what the exporter writes from snapshotPages' records.
-   */
-  snapshotText?(id: string, q: SnapshotsStreamQuery, layout: RowLayout): AsyncIterable<TextPage>;
   /** The snapshot nearest `ts` (404 when none within 2 s); with `includeOrderbook`, its depth where stored. */
   at(marketId: string, ts: number, opts?: AtOptions): Promise<AtResult>;
-  /** The least time `requests` more requests take at the key's limits (a service client that paces; undefined while unknown). */
-  paceEstimateMs?(requests: number): number | undefined;
   close(): Promise<void>;
 }

@@ -3,6 +3,7 @@
 import type { Coin, Market, MarketType, Snapshot } from '../domain/market.js';
 import { UsageError } from '../errors.js';
 import { chooseMarkets } from '../client/market-selection.js';
+import type { PaperApi } from '../client/paper-types.js';
 import type { AtResult, Health, Limits, MarketsListingQuery, MsnapApi, SnapshotsStreamQuery } from '../client/types.js';
 import { checkRange, coinArg, marketTypeArg } from '../cli/arguments.js';
 import { parseTime } from '../cli/time.js';
@@ -40,6 +41,14 @@ export class MsnapReader {
     readonly core: MsnapApi,
     private readonly opts: ReaderOptions,
   ) {}
+
+  /**
+   * Paper trading on `msnap serve` (docs/bots.md): `order`, `account`, `orders`, `reset`. A local
+   * store has none (undefined); the hosted service answers NotFoundError.
+   */
+  get paper(): PaperApi | undefined {
+    return this.core.capabilities().paper;
+  }
 
   /** Status, time and version of the service (a local store answers `ok` at once). */
   health(): Promise<Health> {

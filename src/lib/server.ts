@@ -11,6 +11,8 @@ import { buildDeps, httpClientFactory, type CliDeps } from '../cli/deps.js';
 import { runServe } from '../cli/commands/serve.js';
 import { runKeysCreate } from '../cli/commands/serve-keys.js';
 import { runSeed } from '../cli/commands/serve-seed.js';
+import { parseReplayFlags, type ReplayFlags } from '../cli/commands/serve-replay.js';
+import { isPostgresUrl } from '../store/db-path.js';
 import type { RunningServer } from '../server/listen.js';
 import { DEFAULT_SIGNUPS_PER_DAY } from '../dashboard/signup-default.js';
 
@@ -34,6 +36,19 @@ export interface ServeOptions {
   log?: (line: string) => void;
   /** Epoch ms clock; default the real one. */
   now?: () => number;
+  /** Keep a seeded SQLite store's synthetic world running (`serve --live`); excludes `replay`. */
+  live?: boolean;
+  /** Replay the store's history as if it were now (`serve --replay FROM --speed N --until TO`; docs/bots.md). */
+  replay?: ReplayOptions;
+}
+
+/** When a replay starts and ends (epoch ms, a Date, or any CLI TIME such as `2d`) and how fast it runs. */
+export interface ReplayOptions {
+  from: number | Date | string;
+  /** Default: the newest snapshot in the store. */
+  until?: number | Date | string;
+  /** Times wall speed, > 0 (default 1; 60 = a minute of history a second). */
+  speed?: number;
 }
 
 /** A running server. */
@@ -45,13 +60,14 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-/** Use to run `msnap serve` in-process; resolves once it listens (errors as the command's: UsageError for a taken port). */
-export function startServer(options: ServeOptions): Promise<RunningService> {
+/** Use to run `msnap serve` in-process; resolves once it listens, rejects as the command fails (UsageError for bad options or a taken port). */
+export async function startServer(options: ServeOptions): Promise<RunningService> {
   const port = options.port ?? 0;
   if (!(Number.isInteger(port) && port >= 0 && port <= 65535)) throw new UsageError(`port must be an integer from 0 to 65535, got ${port}`);
+  const replay = replayFlags(options, (options.now ?? Date.now)());
   let stop!: (signal: string) => void;
   const stopped = new Promise<string>((resolve) => (stop = resolve));
-  return new Promise((resolve, reject) => {
+  return await new Promise((resolve, reject) => {
     let listening = false;
     const run = runServe(
       {
@@ -61,7 +77,8 @@ export function startServer(options: ServeOptions): Promise<RunningService> {
         port,
         demo: false,
         signup: options.signup ?? true,
-        live: false,
+        live: options.live ?? false,
+        ...(replay ? { replay } : {}),
         // serve's defaults: no proxy trusted, the listener's response budget, the dashboard's sign-up cap.
         proxy: { trusted: [] },
         responseLimits: {},
@@ -87,6 +104,25 @@ export function startServer(options: ServeOptions): Promise<RunningService> {
       if (!listening) reject(err);
     });
   });
+}
+
+/** The replay flags `serve` would parse from --replay/--speed/--until, checked the same way (UsageError). */
+function replayFlags(options: ServeOptions, now: number): ReplayFlags | undefined {
+  if (options.live === true && isPostgresUrl(options.store)) throw new UsageError('live runs the synthetic world over an SQLite file; it is not available with a PostgreSQL store');
+  if (!options.replay) return undefined;
+  const { from, until, speed } = options.replay;
+  if (speed !== undefined && !(Number.isFinite(speed) && speed > 0)) throw new UsageError(`replay.speed must be a number > 0, got ${speed}`);
+  return parseReplayFlags(
+    { replay: timeText(from), ...(until !== undefined ? { until: timeText(until) } : {}), ...(speed !== undefined ? { speed: String(speed) } : {}), live: options.live ?? false },
+    now,
+  );
+}
+
+/** A TIME as the CLI spells it: epoch ms as its 13 digits, a Date as ISO 8601. */
+function timeText(t: number | Date | string): string {
+  if (t instanceof Date) return t.toISOString();
+  if (typeof t === 'number') return Number.isSafeInteger(t) && t >= 0 ? new Date(t).toISOString() : String(t);
+  return t;
 }
 
 /** What `serve seed` takes: a small world by default (1 day, the newest 5m market of each coin full). */

@@ -14,7 +14,7 @@ import { normalizeSnapshot } from '../client/normalize.js';
 import { pageOf, type SnapshotPage } from '../client/row-page.js';
 import { DEFAULT_SNAPSHOT_PAGE, pageSnapshots } from '../client/snapshot-pager.js';
 import type { RowLayout } from '../domain/row-layout.js';
-import type { AtResult, Health, Limits, MarketsListingQuery, MarketsPage, MsnapApi, SnapshotsStreamQuery, TextPage } from '../client/types.js';
+import type { ApiCapabilities, AtResult, Health, Limits, MarketsListingQuery, MarketsPage, MsnapApi, SnapshotsStreamQuery, TextPage } from '../client/types.js';
 
 /** The service's page maxima, so pages (and a failure midway) fall where they would through serve. */
 const MARKETS_MAX = 1000;
@@ -50,14 +50,19 @@ export class LocalApi implements MsnapApi {
    * a local export several times faster than the same export through serve. Same pages, so the
    * same progress and the same point of failure. Only where the store writes text itself (SQLite).
    */
-  readonly snapshotText?: (id: string, q: SnapshotsStreamQuery, layout: RowLayout) => AsyncGenerator<TextPage>;
+  private readonly caps: ApiCapabilities;
 
   constructor(
     private readonly store: ReadStore,
     private readonly now: () => number,
   ) {
     const textOf = store.snapshotPageText?.bind(store);
-    if (textOf) this.snapshotText = (id, q, layout) => this.textPages(textOf, id, q, layout);
+    this.caps = textOf ? { snapshotText: (id, q, layout) => this.textPages(textOf, id, q, layout) } : {};
+  }
+
+  /** No service behind it; SQLite stores add the text fast path. */
+  capabilities(): ApiCapabilities {
+    return this.caps;
   }
 
   health(): Promise<Health> {

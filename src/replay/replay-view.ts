@@ -7,6 +7,7 @@
 import { COINS, type Market, type ServedMarket, type Snapshot } from '../domain/market.js';
 import type { DataWindow } from '../domain/plans.js';
 import type { AccountAuthStore } from '../store/account-auth-store.js';
+import type { PaperLedger } from '../store/paper-ledger.js';
 import type { Account, ApiKeyRecord, MarketQuery, SnapshotQuery, Store } from '../store/store.js';
 
 type Series = Pick<Market, 'coin' | 'market_type'>;
@@ -14,12 +15,15 @@ type Series = Pick<Market, 'coin' | 'market_type'>;
 /** Use for `serve --replay`: `store` as it stood at `now()` (the callers' own `now` arguments are ignored). */
 export class ReplayView implements Store {
   readonly accountAuth: AccountAuthStore;
+  /** Paper accounts are the caller's own writes, not history: the inner store's, unbounded. */
+  readonly paper: PaperLedger | undefined;
 
   constructor(
     private readonly inner: Store,
     private readonly now: () => number,
   ) {
     this.accountAuth = inner.accountAuth;
+    this.paper = inner.paper;
   }
 
   async listMarkets(q: MarketQuery): Promise<{ markets: ServedMarket[]; total: number }> {

@@ -16,7 +16,9 @@ import { QueryReader } from './query.js';
 import { ANONYMOUS_CONFIG, limitsFor, rateLimitHeaders, RateLimits, tooManyRequests } from './rate-limit.js';
 import { backendsDown, OutageLog, unavailableError, unknownDecision } from './unavailable.js';
 import type { SharedLimiter } from '../ratelimit/shared-limiter.js';
-import { ALLOWED_METHODS, type RouteMatch } from './routes.js';
+import { allowedMethods, type RouteMatch } from './routes.js';
+import type { RequestBody } from './route.js';
+import { DEFAULT_PAPER, type PaperSettings } from '../paper/paper-settings.js';
 
 /** What the core needs to know about a request. */
 export interface AppRequest {
@@ -26,6 +28,8 @@ export interface AppRequest {
   headers: IncomingHttpHeaders;
   /** Client address: the key of the anonymous limiter. */
   remoteAddress: string;
+  /** An API POST's body (the listener reads it with a cap; the dashboard's forms have their own). */
+  payload?: RequestBody;
 }
 
 /** What the core answers; the listener writes it as is. */
@@ -50,6 +54,8 @@ export interface AppOptions {
   hashKey?: KeyHasher;
   /** Where unexpected errors are reported (never into a response). */
   log?: (line: string) => void;
+  /** Paper trading's starting cash and fee rate (default 1000, 0.07). */
+  paper?: PaperSettings;
 }
 
 /** The app: `handle` answers one request; `reject` answers a request the listener refused early. */
@@ -77,6 +83,7 @@ export function createApp(options: AppOptions): App {
   const maxUrlLength = options.maxUrlLength ?? MAX_URL_LENGTH;
   const hashKey = options.hashKey ?? hashApiKey;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const paper = options.paper ?? DEFAULT_PAPER;
   const limits = new RateLimits(options.limiter);
   const outage = new OutageLog(log);
 
@@ -138,18 +145,21 @@ export function createApp(options: AppOptions): App {
       }
 
       if (!found) throw new HttpException(404, dialect.noRouteMessage, {}, {}, { kind: 'no_route' });
-      // HEAD only on the health routes, for load balancers (the listener sends no body); GET everywhere.
-      const allowed = publicRoute ? 'GET, HEAD' : ALLOWED_METHODS;
-      if (req.method !== 'GET' && !(publicRoute && req.method === 'HEAD')) {
-        throw new HttpException(405, `Method ${req.method} is not allowed; use ${publicRoute ? 'GET or HEAD' : 'GET'}.`, {}, { Allow: allowed }, { kind: 'method' });
+      // HEAD only on the health routes, for load balancers (the listener sends no body); GET everywhere
+      // but POST-only paths; POST where msnap adds one (paper trading).
+      const allowed = publicRoute ? 'GET, HEAD' : allowedMethods(found.route);
+      const post = req.method === 'POST' && !publicRoute ? found.route.post : undefined;
+      if (!post && (req.method !== 'GET' || found.route.get === false) && !(publicRoute && req.method === 'HEAD')) {
+        throw new HttpException(405, `Method ${req.method} is not allowed; use ${allowed.replace(', ', ' or ')}.`, {}, { Allow: allowed }, { kind: 'method' });
       }
 
       const reader = new QueryReader(new URLSearchParams(queryAt < 0 ? '' : req.url.slice(queryAt + 1)), dialect.rules);
-      const run = found.route.prepare(reader, found.params);
+      const run = post ? post.prepare(req.payload, req.headers, reader, found.params) : found.route.prepare(reader, found.params);
       const shown = decision ?? unknownDecision(ANONYMOUS_CONFIG, at);
-      const body = await run({ store, now: at, clock, version, caller, decision: shown, unavailable });
+      const out = await run({ store, now: at, clock, version, caller, decision: shown, unavailable, paper });
+      const { status, body } = typeof out === 'string' ? { status: 200, body: out } : out;
       outage.recovered();
-      return respond(unavailable.length ? 503 : 200, body, shown, at, unavailable.length ? { ...scope.headers, 'Retry-After': '1' } : scope.headers);
+      return respond(unavailable.length ? 503 : status, body, shown, at, unavailable.length ? { ...scope.headers, 'Retry-After': '1' } : scope.headers);
     } catch (err) {
       const refusal = err instanceof HttpException ? err : unavailableError(err);
       if (refusal) {

@@ -25,7 +25,7 @@ export type ErrorKind =
 /** One bad parameter: where it was, what kind of value it wanted, and a sentence naming it. */
 export interface ParamFailure {
   name: string;
-  location: 'query' | 'path';
+  location: 'query' | 'path' | 'body';
   /** `missing` when absent; `coin` and `time` get their own v4 codes. */
   problem: 'missing' | 'coin' | 'time' | 'invalid';
   message: string;

@@ -5,6 +5,7 @@ import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { MAX_URL_LENGTH, type App, type AppRequest } from './app.js';
 import { BodyTooLarge, readBody } from './form-body.js';
+import { withBody } from './request-body.js';
 import { allowedHostsFor, clientOf, hostAllowed, type ProxySettings } from './proxy.js';
 import { ResponseBudget, type Answer, type ResponseLimits } from './response-writer.js';
 import { reasonPhrase } from './http-error.js';
@@ -98,8 +99,9 @@ export async function startServer(options: ListenOptions): Promise<RunningServer
     const { dashboard } = options;
     // An oversized target is the API's 414 whoever would have answered it.
     if (!dashboard || request.url.length > MAX_URL_LENGTH || !dashboard.claims(request.url)) {
-      // handle never rejects: every failure is already an answer (a 503 or a logged 500).
-      return app.handle(request);
+      // handle never rejects: every failure is already an answer (a 503 or a logged 500); a POST body
+      // the client broke off drops the connection.
+      return app.handle(await withBody(request, req, res));
     }
     try {
       return await dashboard.handle({ ...request, body: await readBody(req) });

@@ -1,6 +1,8 @@
 // The shape of one endpoint: a dialect-free core (parameters -> result) and a dialect's renderer
 // (result -> body). Parameters are read and checked before the handler runs, so every 400 precedes
 // every 404 for a market and every data-window refusal, in every dialect.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { PaperSettings } from '../paper/paper-settings.js';
 import type { Decision } from '../ratelimit/key-limiter.js';
 import type { ServerClock } from '../replay/server-clock.js';
 import type { Store } from '../store/store.js';
@@ -21,6 +23,8 @@ export interface RouteContext {
   decision: Decision;
   /** Public routes only: the backends that cannot be reached now (`store`, `limiter`); empty when all answer. */
   unavailable: readonly string[];
+  /** serve --paper-cash and --paper-fee-rate. */
+  paper: PaperSettings;
 }
 
 /** What a keyed handler may use: the caller is known. */
@@ -36,7 +40,28 @@ export interface CoreRoute<Q, R> {
 export interface Route {
   /** Path after the dialect's prefix, e.g. `markets/:id/snapshots`. */
   pattern: string;
+  /** The GET handler. */
   prepare(query: QueryReader, params: Readonly<Record<string, string>>): (ctx: RouteContext) => Promise<string>;
+  /** False: the path takes no GET (POST only). */
+  get?: false;
+  /** msnap's JSON POST on the same path (paper trading). */
+  post?: PostHandler;
+}
+
+/** The body of a POST as the listener read it: its text, or tooLarge past the cap (nothing kept). */
+export interface RequestBody {
+  text: string;
+  tooLarge: boolean;
+}
+
+/** A POST endpoint: `prepare` checks the body and the query (400, 413, 415), then the handler answers with its own status. */
+export interface PostHandler {
+  prepare(
+    body: RequestBody | undefined,
+    headers: IncomingHttpHeaders,
+    query: QueryReader,
+    params: Readonly<Record<string, string>>,
+  ): (ctx: RouteContext) => Promise<{ status: number; body: string }>;
 }
 
 /** Use in a dialect's route table: the path, the core endpoint, and how this dialect prints its result. */

@@ -2,8 +2,10 @@
 // dialect's prefixes (or looked up among its whole-path aliases) and matched segment by segment.
 import type { Route } from './route.js';
 
-/** The methods every route allows (HEAD included in none: the contract says GET only). */
-export const ALLOWED_METHODS = 'GET';
+/** The methods a route allows, for Allow: GET (the contract's), POST where msnap adds one (HEAD on none). */
+export function allowedMethods(route: Route): string {
+  return [...(route.get === false ? [] : ['GET']), ...(route.post ? ['POST'] : [])].join(', ');
+}
 
 /** A matched route and its decoded `:params`. */
 export interface RouteMatch {

@@ -4,6 +4,7 @@ import type { Coin, Market, MarketStatus, MarketType, ServedMarket, Snapshot } f
 import type { DataWindow } from '../domain/plans.js';
 import { type SnapshotFormat } from '../domain/snapshot-format.js';
 import type { AccountAuthStore } from './account-auth-store.js';
+import type { PaperLedger } from './paper-ledger.js';
 import type { Account, ApiKeyRecord } from './records.js';
 
 export type { Account, ApiKeyRecord } from './records.js';
@@ -68,6 +69,9 @@ export interface Store {
 
   /** The dashboard's passwords and sessions, in the same database (sign-up writes both in one transaction). */
   readonly accountAuth: AccountAuthStore;
+
+  /** serve's paper accounts, in the same database; absent on a store that keeps none (the tests' memory store). */
+  readonly paper?: PaperLedger;
 
   /**
    * Runs fn as one atomic write (all or nothing, no other writer in between), e.g. check-then-create.

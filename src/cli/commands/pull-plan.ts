@@ -24,7 +24,7 @@ export interface PullPlan {
 
 /** Use for a plan's page size: what the run will ask per request (v4 pages hold at most 1,000 rows). */
 export async function snapshotPageSize(client: MsnapApi): Promise<number> {
-  if ((await client.api?.()) !== 'v4') return DEFAULT_SNAPSHOT_PAGE;
+  if ((await client.capabilities().service?.dialect()) !== 'v4') return DEFAULT_SNAPSHOT_PAGE;
   // Loaded already by the client that speaks v4.
   const { V4_SNAPSHOTS_PAGE_MAX } = await import('../../client/dialects/v4.js');
   return Math.min(DEFAULT_SNAPSHOT_PAGE, V4_SNAPSHOTS_PAGE_MAX);

@@ -69,7 +69,7 @@ export async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSum
     ),
   );
   try {
-    const writer: MirrorWriterPort = store.mirrorWriter({ baseUrl: await deps.serviceUrl(), dialect: (await client.api?.()) ?? 'v1', pulledAt: deps.now() });
+    const writer: MirrorWriterPort = store.mirrorWriter({ baseUrl: await deps.serviceUrl(), dialect: (await client.capabilities().service?.dialect()) ?? 'v1', pulledAt: deps.now() });
     const progress = await deps.progress('pull');
     const total = markets.reduce((n, m) => n + m.snapshot_count, 0);
     let done = 0;

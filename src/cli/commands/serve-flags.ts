@@ -8,6 +8,8 @@ import type { ProxySettings } from '../../server/proxy.js';
 import type { ResponseLimits } from '../../server/response-writer.js';
 import { DEFAULT_SIGNUPS_PER_DAY } from '../../dashboard/signup-default.js';
 import { parseReplayFlags, type RawReplayFlags, type ReplayFlags } from './serve-replay.js';
+import { parsePaperFlags, type RawPaperFlags } from './serve-paper.js';
+import type { PaperSettings } from '../../paper/paper-settings.js';
 
 /** Flag values of `msnap serve`, checked. */
 export interface ServeOptions {
@@ -33,6 +35,8 @@ export interface ServeOptions {
   signupsPerDay: number;
   /** --trust-proxy, --public-url and --allowed-hosts (or their MSNAP_* variables). */
   proxy: ProxySettings;
+  /** --paper-cash and --paper-fee-rate; the defaults when absent (the library's startServer). */
+  paper?: PaperSettings;
 }
 
 const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
@@ -51,7 +55,7 @@ export function parseHost(value: string): string {
 }
 
 /** Raw flag values of `msnap serve` as commander hands them over. */
-export interface ServeFlags extends RawReplayFlags {
+export interface ServeFlags extends RawReplayFlags, RawPaperFlags {
   db?: string;
   store?: string;
   limiter?: string;
@@ -89,6 +93,7 @@ export function parseServeFlags(raw: ServeFlags, env: NodeJS.ProcessEnv, now = D
     signup: raw.signup,
     live: raw.live ?? (raw.demo && !isPostgresUrl(db) && !replay),
     replay,
+    paper: parsePaperFlags(raw),
     signupsPerDay: raw.signupsPerDay === undefined ? DEFAULT_SIGNUPS_PER_DAY : parseSignupsPerDay(raw.signupsPerDay),
     responseLimits: { totalBytes: mib(envMs(env, 'MSNAP_RESPONSE_BUDGET_MB')), stallMs: envMs(env, 'MSNAP_WRITE_STALL_MS') },
     headersTimeoutMs: envMs(env, 'MSNAP_HEADERS_TIMEOUT_MS'),

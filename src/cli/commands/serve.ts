@@ -57,6 +57,8 @@ export function serveCommand(ctx: CliContext): Command {
     .option('--replay <from>', 'replay stored history as if it were now: the clock starts at FROM (a TIME) and nothing after it is visible; excludes --live')
     .option('--speed <n>', 'with --replay: how many times wall speed the clock runs (default 1; 60 = a minute a second)')
     .option('--until <to>', 'with --replay: where the clock stops (a TIME; default the newest snapshot in the store)')
+    .option('--paper-cash <usdc>', 'paper trading: the cash a new or reset paper account starts with (default 1000)')
+    .option('--paper-fee-rate <rate>', "paper trading: the taker fee rate of paper fills (default 0.07, the backtest's)")
     .addHelpText(
       'after',
       `
@@ -71,6 +73,8 @@ are never changed.
 With --replay FROM the server answers, in every API version and the dashboard, as the store stood
 at a clock that starts at FROM and runs --speed times wall speed up to --until; GET /v1/clock
 reports it. Date headers and rate limits stay on the wall clock.
+Paper trading (POST /v1/paper/orders, GET /v1/paper/account, docs/bots.md): one account per API
+key, kept in the store, filled on the newest snapshot at the server's clock as the backtest fills.
 A store filled by msnap pull says on stderr where its markets came from.
 
 Examples:
@@ -158,7 +162,7 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
     // One limiter for the API and the dashboard's throttles: shared through Redis when given.
     const limits = limiter ?? new (await import('../../ratelimit/shared-limiter.js')).LocalLimiter();
     const { clock, view } = await dataClock(options, store, ctx, live !== undefined);
-    const app = createApp({ store: view, limiter: limits, now: ctx.now, clock, version: VERSION, log });
+    const app = createApp({ store: view, limiter: limits, now: ctx.now, clock, version: VERSION, log, paper: options.paper });
     const dashboard = serveDashboard(view, app, { now: ctx.now, signupOpen: options.signup, signupsPerDay: options.signupsPerDay, limiter: limits, log });
     running = await startServer({
       app,
@@ -207,8 +211,11 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
 /** The clock answers are computed at, and the store as seen at it: a replay's view, or the store itself. */
 async function dataClock(options: ServeOptions, store: ServeStore, ctx: CliContext, live: boolean): Promise<{ clock: ServerClock; view: Store }> {
   // Loaded here, not at CLI start: only serve runs a data clock.
-  const [{ wallClock }, { ReplayView }] = await Promise.all([import('../../replay/server-clock.js'), import('../../replay/replay-view.js')]);
-  if (!options.replay) return { clock: wallClock(live ? 'live' : 'static', ctx.now), view: store };
+  if (!options.replay) {
+    const { wallClock } = await import('../../replay/server-clock.js');
+    return { clock: wallClock(live ? 'live' : 'static', ctx.now), view: store };
+  }
+  const { ReplayView } = await import('../../replay/replay-view.js');
   const clock = await startReplayClock(options.replay, store, ctx.now);
   const { until, speed } = clock.read();
   ctx.stderr.write(`msnap serve: replaying from ${new Date(options.replay.from).toISOString()} at ${speed}x until ${new Date(until!).toISOString()}\n`);

@@ -10,7 +10,7 @@ import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
 import type { Progress } from '../output/progress.js';
 import { pagesOf, rowsOfPages, type SnapshotPage } from '../../client/row-page.js';
-import type { MsnapApi, SnapshotsStreamQuery, TextPage } from '../../client/types.js';
+import type { ApiCapabilities, MsnapApi, SnapshotsStreamQuery, TextPage } from '../../client/types.js';
 import type { RowLayout } from '../../domain/row-layout.js';
 import { BAR_SCHEMA, snapshotSchema } from '../output/record-schemas.js';
 import { RESAMPLE_INTERVALS, resampleInterval, resamplePages } from '../../analysis/bars.js';
@@ -103,7 +103,7 @@ export async function runSnapshots(opts: SnapshotsOptions, deps: CliDeps): Promi
     knownTotal = opts.from === undefined && opts.to === undefined
       ? markets.reduce((sum, m) => sum + m.snapshot_count, 0)
       : undefined;
-    const estimate = client.paceEstimateMs?.bind(client);
+    const estimate = client.capabilities().service?.paceEstimateMs;
     if (knownTotal !== undefined && estimate) pace = { requests: planPull(markets, () => 0, await snapshotPageSize(client)).requests, estimate };
   }
   const exporter = await deps.exporter();
@@ -113,7 +113,8 @@ export async function runSnapshots(opts: SnapshotsOptions, deps: CliDeps): Promi
     const onPage = pageCounter(ids.length, progress, knownTotal, pace);
     const pages = streamAll(client, ids, opts, onPage);
     // A local store writes machine text itself, straight from its stored values.
-    const text = client.snapshotText ? (layout: RowLayout) => streamText(client, ids, opts, onPage, layout) : undefined;
+    const textOf = client.capabilities().snapshotText;
+    const text = textOf ? (layout: RowLayout) => streamText(textOf, ids, opts, onPage, layout) : undefined;
     result = opts.resample !== undefined
       ? await exporter.listPages(BAR_SCHEMA, pagesOf(resamplePages(rowsOfPages(pages), opts.resample, opts.fill)))
       : await exporter.listPages(snapshotSchema(opts.orderbookColumns ? 'flat' : opts.orderbook), pages, text);
@@ -170,8 +171,8 @@ async function* streamAll(client: MsnapApi, ids: string[], opts: SnapshotsOption
   for (const id of ids) yield* client.snapshotPages(id, streamQuery(opts, onPage));
 }
 
-async function* streamText(client: MsnapApi, ids: string[], opts: SnapshotsOptions, onPage: PageCounter, layout: RowLayout): AsyncGenerator<TextPage> {
-  for (const id of ids) yield* client.snapshotText!(id, streamQuery(opts, onPage), layout);
+async function* streamText(textOf: NonNullable<ApiCapabilities['snapshotText']>, ids: string[], opts: SnapshotsOptions, onPage: PageCounter, layout: RowLayout): AsyncGenerator<TextPage> {
+  for (const id of ids) yield* textOf(id, streamQuery(opts, onPage), layout);
 }
 
 /** The `snapshots` command. */

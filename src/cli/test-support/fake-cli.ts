@@ -97,6 +97,7 @@ export function fakeClient(
   const factory: ClientFactory = (conn, hooks) => {
     calls.connections.push(conn);
     const client: MsnapApi = {
+      capabilities: () => ({}),
       async health() {
         return { status: 'ok', time: 1763769600000, version: '9.9.9', rttMs: 1.234 };
       },

@@ -8,6 +8,7 @@ import { healthCore } from '../handlers/health.js';
 import { limitsCore } from '../handlers/limits.js';
 import { marketCore } from '../handlers/market.js';
 import { marketsCore } from '../handlers/markets.js';
+import { PAPER_ROUTES } from '../handlers/paper.js';
 import { snapshotAtCore } from '../handlers/snapshot-at.js';
 import { snapshotsCore } from '../handlers/snapshots.js';
 import { errorBody } from '../http-error.js';
@@ -39,6 +40,7 @@ const routes = [
   defineRoute('snapshots/at-timestamp', atTimestampCore, (r) => JSON.stringify(r)),
   defineRoute('limits', limitsCore, (r) => JSON.stringify(r)),
   defineRoute('clock', clockCore, (r) => JSON.stringify(r)),
+  ...PAPER_ROUTES,
 ];
 
 /** v1, the dialect of every path not under /v2/ or /v4/. */

@@ -47,6 +47,8 @@ export async function importFile(
   if (typeof source === 'string') {
     if (source !== '-' && (format === 'parquet' || (format === undefined && startsWith(source, PARQUET_MAGIC)))) {
       format = 'parquet';
+      // The Parquet reader opens the file itself, later: a missing one is the same one line here.
+      (await openFile(source)).destroy();
     } else if (source === '-') {
       if (!opts.stdin) throw new UsageError('reading from stdin ("-") needs standard input');
       input = opts.stdin;

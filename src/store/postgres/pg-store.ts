@@ -8,9 +8,11 @@ import type { AccountAuthStore } from '../account-auth-store.js';
 import type { Origin, OriginSummary } from '../core/mirror-state.js';
 import type { TableCounts } from '../core/write-records.js';
 import type { MirrorStore, StoreCapabilities } from '../mirror-store.js';
+import type { PaperLedger } from '../paper-ledger.js';
 import { V1_SNAPSHOT_FORMAT, type Account, type ApiKeyRecord, type MarketQuery, type SnapshotQuery, type Store } from '../store.js';
 import { PgAccountAuth } from './pg-account-auth.js';
 import { PgAccounts } from './pg-accounts.js';
+import { PgPaperLedger } from './pg-paper-ledger.js';
 import { connectPg, describePgUrl, guarded, withDeadline, isConnectionError, redact, unavailableOr, type Pg, type PgStoreOptions } from './pg-connection.js';
 import { pgOriginSummary, PgMirrorState, PgMirrorWriter } from './pg-mirror-writer.js';
 import { PgMarketReads } from './pg-market-reads.js';
@@ -31,6 +33,8 @@ const PG_CAPABILITIES: StoreCapabilities = { backend: 'postgres', directBulkWrit
 /** Use through openPgStore; a transaction hands fn a PgStore bound to its one connection. */
 export class PgStore implements MirrorStore {
   readonly accountAuth: AccountAuthStore;
+  /** serve's paper accounts: one transaction per order, the account's row locked. */
+  readonly paper: PaperLedger;
   private readonly markets: PgMarketReads;
   private readonly snapshots: PgSnapshotReads;
   private readonly accounts: PgAccounts;
@@ -54,6 +58,7 @@ export class PgStore implements MirrorStore {
     this.snapshots = guard(new PgSnapshotReads(sql, this.markets), connection, deadline);
     this.accounts = guard(new PgAccounts(sql), connection, deadline);
     this.accountAuth = guard(new PgAccountAuth(sql, (fn) => this.atomically(fn)), connection, deadline);
+    this.paper = guard(new PgPaperLedger(sql, pool), connection, deadline);
   }
 
   /** Shared by any number of instances; seed and import load it from a staging SQLite file. */

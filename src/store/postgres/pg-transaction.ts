@@ -14,19 +14,20 @@ export interface ConnectionState {
 
 /**
  * Use for every multi-statement write: fn runs between BEGIN and COMMIT on one connection, after
- * the advisory lock named `lock` (held until the end of the transaction), and is rolled back if it
+ * the advisory lock named `lock` (held until the end of the transaction; none when undefined: fn
+ * takes the row locks it needs), and is rolled back if it
  * throws. `state.lost` tells fn's helpers (and this function) not to touch the connection again.
  */
 export async function inTransaction<T>(
   pool: postgres.Sql,
-  lock: string,
+  lock: string | undefined,
   fn: (tx: postgres.ReservedSql, state: ConnectionState) => Promise<T>,
 ): Promise<T> {
   const tx = await pool.reserve();
   const state: ConnectionState = { lost: false };
   try {
     await tx`BEGIN`;
-    await tx`SELECT pg_advisory_xact_lock(hashtext(${lock}))`;
+    if (lock !== undefined) await tx`SELECT pg_advisory_xact_lock(hashtext(${lock}))`;
     const result = await fn(tx, state);
     await tx`COMMIT`;
     return result;

@@ -133,10 +133,10 @@ export class BulkWriter {
     this.beginStmt.run();
   }
 
-  /** Ends what begin() started. */
-  commit(): void {
+  /** Ends what begin() started; `dataChanged` false (paper accounts) leaves the read caches valid. */
+  commit(dataChanged = true): void {
     this.commitStmt.run();
-    this.version.bump();
+    if (dataChanged) this.version.bump();
   }
 
   /** Undoes everything since begin(); the database is exactly as before. */

@@ -219,6 +219,49 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE api_keys ADD COLUMN last_used_at INTEGER;
     `,
   },
+  {
+    version: 11,
+    description: 'paper trading: one account per API key, its positions and its order lines',
+    sql: `
+      -- serve's paper accounts (docs/bots.md): money kept unrounded, answers round it.
+      CREATE TABLE paper_accounts (
+        key_id       INTEGER PRIMARY KEY REFERENCES api_keys (id),
+        cash         REAL    NOT NULL,
+        realized_pnl REAL    NOT NULL DEFAULT 0,
+        fees         REAL    NOT NULL DEFAULT 0,
+        created_at   INTEGER NOT NULL
+      );
+      -- cost = price x shares of what is still held (avg_price = cost / shares).
+      CREATE TABLE paper_positions (
+        key_id    INTEGER NOT NULL REFERENCES paper_accounts (key_id),
+        market_id TEXT    NOT NULL,
+        side      TEXT    NOT NULL,
+        shares    REAL    NOT NULL,
+        cost      REAL    NOT NULL,
+        PRIMARY KEY (key_id, market_id, side)
+      ) WITHOUT ROWID;
+      -- Orders as answered, and settlements (action 'settle'); newest first by id.
+      CREATE TABLE paper_orders (
+        id               INTEGER PRIMARY KEY,
+        key_id           INTEGER NOT NULL REFERENCES paper_accounts (key_id),
+        created_at       INTEGER NOT NULL,
+        status           TEXT    NOT NULL,
+        reason           TEXT,
+        market_id        TEXT    NOT NULL,
+        side             TEXT    NOT NULL,
+        action           TEXT    NOT NULL,
+        shares_requested REAL    NOT NULL,
+        shares           REAL    NOT NULL,
+        vwap             REAL,
+        fee              REAL    NOT NULL,
+        filled_at        INTEGER NOT NULL,
+        depth            INTEGER NOT NULL,
+        levels           INTEGER NOT NULL,
+        cash_after       REAL    NOT NULL
+      );
+      CREATE INDEX paper_orders_key ON paper_orders (key_id, id);
+    `,
+  },
 ];
 
 /** SQL turning one orderbook column's [price, size] levels into {price, size} objects, best first as stored. */

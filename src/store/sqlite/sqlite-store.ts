@@ -12,6 +12,7 @@ import { DenseBlocks } from './dense-blocks.js';
 import { MarketReads } from './market-reads.js';
 import type { RowLayout } from '../../domain/row-layout.js';
 import { SnapshotReads } from './snapshot-reads.js';
+import { SqlitePaperLedger } from './paper-ledger-sqlite.js';
 import type { Origin, OriginSummary } from '../core/mirror-state.js';
 import { MirrorWriter, originSummary } from './mirror-writer.js';
 import { MirrorState } from './mirror-state.js';
@@ -24,6 +25,8 @@ export class SqliteStore implements MirrorStore {
   readonly bulk: BulkWriter;
   /** The dashboard's passwords and sessions, on the same connection (sign-up writes both sides in one transaction). */
   readonly accountAuth: SqliteAccountAuthStore;
+  /** serve's paper accounts, written in the store's own transactions. */
+  readonly paper: SqlitePaperLedger;
   private readonly markets: MarketReads;
   private readonly snapshots: SnapshotReads;
   private readonly accounts: AccountRecords;
@@ -37,6 +40,7 @@ export class SqliteStore implements MirrorStore {
     this.accounts = new AccountRecords(db, version);
     this.bulk = new BulkWriter(db, blocks, version);
     this.accountAuth = new SqliteAccountAuthStore(db);
+    this.paper = new SqlitePaperLedger(db, (fn) => this.queued(fn, false));
   }
 
   /** One file, one writer: seed, import and live write into it directly. */
@@ -111,11 +115,16 @@ export class SqliteStore implements MirrorStore {
    * Transactions still queue behind each other, in case fn awaits something slower.
    */
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+    return this.queued(() => fn(this), true);
+  }
+
+  /** One transaction in the queue; `dataChanged` false: it writes nothing a read cache derives from (paper accounts). */
+  private queued<T>(fn: () => Promise<T>, dataChanged: boolean): Promise<T> {
     const run = this.txQueue.then(async () => {
       this.bulk.begin();
       try {
-        const result = await fn(this);
-        this.bulk.commit();
+        const result = await fn();
+        this.bulk.commit(dataChanged);
         return result;
       } catch (err) {
         this.bulk.rollback();

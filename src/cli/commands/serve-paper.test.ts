@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../errors.js';
+import { parseServeFlags } from './serve-flags.js';
+
+const BASE = { host: '127.0.0.1', port: '0', demo: false, signup: true };
+
+describe('serve --paper-cash and --paper-fee-rate', () => {
+  it('default to 1000 and 0.07, and take decimals', () => {
+    expect(parseServeFlags(BASE, {}).paper).toEqual({ startCash: 1000, feeRate: 0.07 });
+    expect(parseServeFlags({ ...BASE, paperCash: '250.5', paperFeeRate: '0' }, {}).paper).toEqual({ startCash: 250.5, feeRate: 0 });
+  });
+
+  it('refuse what is not a cash amount or a rate, in one line', () => {
+    for (const [flag, value] of [
+      ['paperCash', '0'],
+      ['paperCash', '-5'],
+      ['paperCash', 'lots'],
+      ['paperCash', '1e13'],
+      ['paperFeeRate', '1.5'],
+      ['paperFeeRate', '-0.1'],
+      ['paperFeeRate', '7%'],
+    ] as const) {
+      expect(() => parseServeFlags({ ...BASE, [flag]: value }, {}), `${flag}=${value}`).toThrow(UsageError);
+    }
+    expect(() => parseServeFlags({ ...BASE, paperCash: 'x' }, {})).toThrow(/^--paper-cash must be a number of USDC > 0/);
+  });
+});

@@ -1,0 +1,29 @@
+// `serve --paper-cash N --paper-fee-rate R`: paper trading's starting cash and taker fee rate, checked.
+import { UsageError } from '../../errors.js';
+import { DEFAULT_PAPER, type PaperSettings } from '../../paper/paper-settings.js';
+
+/** Raw values of the paper flags as commander hands them over. */
+export interface RawPaperFlags {
+  paperCash?: string;
+  paperFeeRate?: string;
+}
+
+/** The most starting cash an account may be given (USDC). */
+export const MAX_PAPER_CASH = 1e12;
+
+const DECIMAL = /^\d+(\.\d+)?$/;
+
+/** Use in parseServeFlags: the settings, defaults where a flag is absent; a UsageError for a bad value. */
+export function parsePaperFlags(raw: RawPaperFlags): PaperSettings {
+  const cashText = raw.paperCash ?? String(DEFAULT_PAPER.startCash);
+  const startCash = DECIMAL.test(cashText) ? Number(cashText) : NaN;
+  if (!(startCash > 0 && startCash <= MAX_PAPER_CASH)) {
+    throw new UsageError(`--paper-cash must be a number of USDC > 0 and at most ${MAX_PAPER_CASH}; got "${cashText.slice(0, 40)}"`);
+  }
+  const rateText = raw.paperFeeRate ?? String(DEFAULT_PAPER.feeRate);
+  const feeRate = DECIMAL.test(rateText) ? Number(rateText) : NaN;
+  if (!(feeRate >= 0 && feeRate <= 1)) {
+    throw new UsageError(`--paper-fee-rate must be a number from 0 to 1 (0.07 = Polymarket's crypto taker rate); got "${rateText.slice(0, 40)}"`);
+  }
+  return { startCash, feeRate };
+}

@@ -1,0 +1,172 @@
+// A paper account's arithmetic, pure: an order executed on one snapshot with the backtest's fill,
+// fee and cash model (backtest/order-fill.ts, the very code the engine runs), and the settlement of
+// resolved markets (docs/backtest-model.md "Settlement"). The desk (paper-desk.ts) loads the
+// account, runs these and stores what they changed, in one transaction.
+import type { Market, Snapshot } from '../domain/market.js';
+import type { OutcomeSide } from '../domain/market-series.js';
+import { addShares, fillOrder, payoutOf, settleLine, tradeLine, type OrderTicket } from '../backtest/order-fill.js';
+import type { Trade } from '../backtest/result.js';
+import { round5, round6 } from '../backtest/rounding.js';
+import { SeriesBuilder } from '../backtest/series-builder.js';
+import type { PaperMoney, PaperOrderLine, PaperPosition } from '../store/paper-ledger.js';
+
+/** An order as the API takes it (checked). */
+export interface OrderRequest {
+  market_id: string;
+  side: OutcomeSide;
+  action: 'buy' | 'sell';
+  shares: number;
+  /** Buys: the highest price taken (default 1). */
+  max_price?: number;
+  /** Sells: the lowest price taken (default 0). */
+  min_price?: number;
+}
+
+/** An account being worked on: its money and positions, changed in place. */
+export interface PaperBook {
+  money: PaperMoney;
+  positions: PaperPosition[];
+}
+
+/** What a step did: the order lines to append and the positions it changed. */
+export interface PaperStep {
+  lines: PaperOrderLine[];
+  touched: PaperPosition[];
+}
+
+/** Why an order filled nothing. */
+export type RejectReason = 'market_closed' | 'no_snapshot' | 'no_position' | 'insufficient_cash' | 'no_fill';
+
+/** The account's answer (GET /v1/paper/account): money to 6 decimals, fees to 5. */
+export interface AccountView {
+  cash: number;
+  positions: { market_id: string; side: OutcomeSide; shares: number; avg_price: number }[];
+  realized_pnl: number;
+  fees: number;
+}
+
+/** Use for a book's answer. */
+export function accountView(book: PaperBook): AccountView {
+  return {
+    cash: round6(book.money.cash),
+    positions: book.positions
+      .filter((p) => p.shares > 0)
+      .map((p) => ({ market_id: p.marketId, side: p.side, shares: round6(p.shares), avg_price: round6(p.cost / p.shares) })),
+    realized_pnl: round6(book.money.realizedPnl),
+    fees: round5(book.money.fees),
+  };
+}
+
+/**
+ * Use to execute `req` at data time `at` on `market` (as the clock shows it) and `snapshot` (the
+ * newest visible, orderbooks included; undefined when there is none). A market that is not active
+ * rejects the order; otherwise it fills as the backtest would on that snapshot, or is rejected
+ * when it fills nothing.
+ */
+export function executeOrder(book: PaperBook, req: OrderRequest, market: Market, snapshot: Snapshot | undefined, feeRate: number, at: number): PaperStep {
+  const ticket: OrderTicket = {
+    action: req.action,
+    side: req.side,
+    shares: req.shares,
+    limit: req.action === 'buy' ? (req.max_price ?? 1) : (req.min_price ?? 0),
+  };
+  const reject = (reason: RejectReason): PaperStep => ({ lines: [rejected(req, reason, book.money.cash, at)], touched: [] });
+  if (market.status !== 'active') return reject('market_closed');
+  if (!snapshot) return reject('no_snapshot');
+  const builder = new SeriesBuilder(market, 1);
+  builder.add([snapshot]);
+  const series = builder.finish();
+  const position = positionOf(book, req.market_id, req.side);
+  const fill = fillOrder(series, 0, ticket, book.money.cash, position.shares, feeRate);
+  if (!fill) {
+    if (req.action === 'sell') return reject(position.shares > 0 ? 'no_fill' : 'no_position');
+    return reject(fillOrder(series, 0, ticket, Infinity, 0, feeRate) ? 'insufficient_cash' : 'no_fill');
+  }
+  const money = book.money;
+  money.cash = fill.cashAfter;
+  money.fees += fill.fee;
+  if (req.action === 'buy') {
+    position.shares = addShares(position.shares, fill.shares);
+    position.cost += fill.notional;
+  } else {
+    const closedCost = (position.cost / position.shares) * fill.shares;
+    money.realizedPnl += fill.notional - closedCost;
+    position.shares = addShares(position.shares, -fill.shares);
+    position.cost = position.shares > 0 ? position.cost - closedCost : 0;
+  }
+  const trade = tradeLine(req.market_id, ticket, at, snapshot.time, fill);
+  return { lines: [lineOf(trade, trade.shares < trade.shares_requested ? 'partial' : 'filled', at)], touched: [position] };
+}
+
+/**
+ * Use before every read or order: each position whose market the clock shows resolved with a
+ * winner pays 1 a share on the winning side and 0 on the other, and is closed (up before down,
+ * markets by id, as the backtest orders them). `marketOf` gives the market as the clock shows it
+ * (undefined: unknown, left as it is).
+ */
+export function settleResolved(book: PaperBook, marketOf: (id: string) => Market | undefined, at: number): PaperStep {
+  const step: PaperStep = { lines: [], touched: [] };
+  const open = book.positions
+    .filter((p) => p.shares > 0)
+    .sort((a, b) => (a.marketId < b.marketId ? -1 : a.marketId > b.marketId ? 1 : a.side === 'up' ? -1 : 1));
+  for (const p of open) {
+    const m = marketOf(p.marketId);
+    if (!m || m.status !== 'resolved' || m.winner === null) continue;
+    const payout = payoutOf(m.winner, p.side);
+    const shares = p.shares;
+    book.money.cash += shares * payout;
+    book.money.realizedPnl += shares * payout - p.cost;
+    p.shares = 0;
+    p.cost = 0;
+    step.lines.push(lineOf(settleLine(p.marketId, p.side, shares, payout, m.end_time, book.money.cash), 'filled', at));
+    step.touched.push(p);
+  }
+  return step;
+}
+
+/** The book's position in `side` of `marketId`, added (empty) when it holds none. */
+function positionOf(book: PaperBook, marketId: string, side: OutcomeSide): PaperPosition {
+  let p = book.positions.find((x) => x.marketId === marketId && x.side === side);
+  if (!p) {
+    p = { marketId, side, shares: 0, cost: 0 };
+    book.positions.push(p);
+  }
+  return p;
+}
+
+function lineOf(t: Trade, status: PaperOrderLine['status'], at: number): PaperOrderLine {
+  return {
+    created_at: at,
+    status,
+    market_id: t.market_id,
+    side: t.side,
+    action: t.action,
+    shares_requested: t.shares_requested,
+    shares: t.shares,
+    vwap: t.vwap,
+    fee: t.fee,
+    filled_at: t.filled_at,
+    depth: t.depth,
+    levels: t.levels,
+    cash_after: t.cash_after,
+  };
+}
+
+function rejected(req: OrderRequest, reason: RejectReason, cash: number, at: number): PaperOrderLine {
+  return {
+    created_at: at,
+    status: 'rejected',
+    reason,
+    market_id: req.market_id,
+    side: req.side,
+    action: req.action,
+    shares_requested: round6(req.shares),
+    shares: 0,
+    vwap: null,
+    fee: 0,
+    filled_at: at,
+    depth: false,
+    levels: 0,
+    cash_after: round6(cash),
+  };
+}

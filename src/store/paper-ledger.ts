@@ -1,0 +1,95 @@
+// The paper accounts `msnap serve` keeps per API key (docs/bots.md "Paper trading"): cash,
+// positions and the order list, in the store's own database so they survive restarts and every
+// instance on one PostgreSQL shares them. SQLite (sqlite/paper-ledger-sqlite.ts) and PostgreSQL
+// (postgres/pg-paper-ledger.ts) implement it; src/paper holds the trading logic over it.
+import type { OutcomeSide } from '../domain/market-series.js';
+
+/** The money of one account; numbers are kept unrounded (the answers round them). */
+export interface PaperMoney {
+  cash: number;
+  /** Proceeds of sells and settlements minus the cost (at avg_price) of the shares they closed; fees apart. */
+  realizedPnl: number;
+  /** Every fee paid. */
+  fees: number;
+}
+
+/** Shares of one side of one market; `cost` = sum of price × shares bought, less the cost of shares sold. */
+export interface PaperPosition {
+  marketId: string;
+  side: OutcomeSide;
+  shares: number;
+  cost: number;
+}
+
+/** One line of the order list: an order as it was answered, or a settlement (action `settle`). */
+export interface PaperOrderLine {
+  /** The server's data clock when it was placed (or settled). */
+  created_at: number;
+  status: 'filled' | 'partial' | 'rejected';
+  reason?: string;
+  market_id: string;
+  side: OutcomeSide;
+  action: 'buy' | 'sell' | 'settle';
+  shares_requested: number;
+  shares: number;
+  /** null when nothing filled. */
+  vwap: number | null;
+  fee: number;
+  /** The executing snapshot's time (a settlement: the market's end_time; a rejection: the clock's now). */
+  filled_at: number;
+  /** False at the quote without a book, and when rejected. */
+  depth: boolean;
+  levels: number;
+  cash_after: number;
+}
+
+/** A stored order line with its id (ids grow: a newer line has a larger id). */
+export type PaperOrderRecord = PaperOrderLine & { id: number };
+
+/** Use for an order line with its id, fields in the documented order (id, status, reason?, ..., created_at). */
+export function orderRecord(id: number, o: PaperOrderLine): PaperOrderRecord {
+  return {
+    id,
+    status: o.status,
+    ...(o.reason !== undefined ? { reason: o.reason } : {}),
+    market_id: o.market_id,
+    side: o.side,
+    action: o.action,
+    shares_requested: o.shares_requested,
+    shares: o.shares,
+    vwap: o.vwap,
+    fee: o.fee,
+    filled_at: o.filled_at,
+    depth: o.depth,
+    levels: o.levels,
+    cash_after: o.cash_after,
+    created_at: o.created_at,
+  };
+}
+
+/** One account, locked for one transaction: what it holds, and the writes that commit with it. */
+export interface PaperAccountTx {
+  readonly money: PaperMoney;
+  readonly positions: readonly PaperPosition[];
+  setMoney(money: PaperMoney): Promise<void>;
+  /** Writes a position; 0 shares removes it. */
+  putPosition(p: PaperPosition): Promise<void>;
+  /** Appends an order line; returns its id. */
+  addOrder(line: PaperOrderLine): Promise<number>;
+  /** Removes every position and order line of the account (its money is set with setMoney). */
+  clear(): Promise<void>;
+}
+
+/** Use for everything paper trading stores. */
+export interface PaperLedger {
+  /**
+   * Runs fn in one transaction on key `keyId`'s account (opened with `start.cash` at `start.at` when it has none),
+   * locked against every other transaction on it, in any process: its writes commit together or
+   * not at all. fn awaits nothing but `tx` (SQLite runs it without yielding to other requests).
+   */
+  withAccount<T>(keyId: number, start: { cash: number; at: number }, fn: (tx: PaperAccountTx) => Promise<T>): Promise<T>;
+  /** The markets the key holds positions in, read without a lock (to fetch them before one is taken). */
+  heldMarkets(keyId: number): Promise<string[]>;
+  /** A page of the key's order lines, newest first, and how many it has. */
+  orders(keyId: number, limit: number, offset: number): Promise<{ orders: PaperOrderRecord[]; total: number }>;
+}
