@@ -4,10 +4,11 @@
 // holds the two writers to the same bytes. Only what the snapshot columns need is here: REQUIRED
 // columns in one data page (v2) each, INT64 delta-packed, DOUBLE dictionary-or-plain as the
 // library decides it, and strings always dictionary-encoded.
-import { ByteWriter, ByteWriter as PageWriter } from 'hyparquet-writer';
+import { ByteWriter } from 'hyparquet-writer';
 import type { ColumnChunk, CompressionCodec, Encoding, ParquetType, Statistics } from 'hyparquet';
 import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
 import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
+import { deltaPacked } from './parquet-delta.js';
 
 /** Where a row group's chunks go, and how their pages are compressed. */
 export interface ChunkTarget {
@@ -15,15 +16,6 @@ export interface ChunkTarget {
   codec: CompressionCodec;
   compressors: Record<string, ((input: Uint8Array) => Uint8Array) | undefined>;
 }
-
-/** Values with magnitudes below this are delta-packed here with exact double arithmetic. */
-export const DELTA_SAFE = 2 ** 44;
-
-const BLOCK = 128;
-const MINIBLOCK = 32;
-const deltas = new Float64Array(BLOCK);
-const widths = new Uint8Array(4);
-const packed = new Uint8Array(64 * 4);
 
 /** A page body: its encoding and (for a dictionary column) the dictionary's PLAIN bytes. */
 interface PageBody {
@@ -112,78 +104,7 @@ export function int64Chunk(target: ChunkTarget, name: string, values: Float64Arr
     if (v < min) min = v;
     if (v > max) max = v;
   }
-  const page = new PageWriter();
-  page.appendVarInt(BLOCK);
-  page.appendVarInt(4);
-  page.appendVarInt(n);
-  zigzag(page, values[0]!);
-  for (let index = 1; index < n; index += BLOCK) {
-    const size = Math.min(index + BLOCK, n) - index;
-    let minDelta = 0;
-    for (let i = 0; i < size; i++) {
-      const d = values[index + i]! - values[index + i - 1]!;
-      deltas[i] = d;
-      if (i === 0 || d < minDelta) minDelta = d;
-    }
-    zigzag(page, minDelta);
-    for (let mb = 0; mb < 4; mb++) {
-      let top = 0;
-      for (let i = mb * MINIBLOCK, end = Math.min(i + MINIBLOCK, size); i < end; i++) if (deltas[i]! - minDelta > top) top = deltas[i]! - minDelta;
-      widths[mb] = bitWidth(top);
-    }
-    page.appendBytes(widths);
-    for (let mb = 0; mb < 4; mb++) {
-      const w = widths[mb]!;
-      if (w !== 0) page.appendBytes(pack(mb * MINIBLOCK, size, minDelta, w));
-    }
-  }
-  return writeChunk(target, name, 'INT64', n, { encoding: 'DELTA_BINARY_PACKED', data: page.getBytes() }, { min_value: BigInt(min), max_value: BigInt(max), null_count: 0n });
-}
-
-// One miniblock's 32 adjusted deltas (zeros past the block's end) at `w` bits each, low bits first.
-function pack(start: number, size: number, minDelta: number, w: number): Uint8Array {
-  let at = 0;
-  let buffer = 0;
-  let used = 0;
-  for (let i = start; i < start + MINIBLOCK; i++) {
-    const v = i < size ? deltas[i]! - minDelta : 0;
-    if (w <= 24) {
-      buffer |= v << used;
-      used += w;
-      while (used >= 8) {
-        packed[at++] = buffer & 0xff;
-        buffer >>>= 8;
-        used -= 8;
-      }
-    } else {
-      // Below 2^53 throughout: w <= 46 bits (DELTA_SAFE) plus fewer than 8 pending.
-      buffer += v * 2 ** used;
-      used += w;
-      while (used >= 8) {
-        packed[at++] = buffer % 0x100;
-        buffer = Math.floor(buffer / 0x100);
-        used -= 8;
-      }
-    }
-  }
-  return packed.subarray(0, at);
-}
-
-// Bits needed for a non-negative integer (exact beyond 32 bits too).
-function bitWidth(x: number): number {
-  if (x <= 0xffffffff) return x === 0 ? 0 : 32 - Math.clz32(x);
-  let bits = 0;
-  for (; x >= 1; x = Math.floor(x / 2)) bits++;
-  return bits;
-}
-
-function zigzag(page: PageWriter, v: number): void {
-  let z = v < 0 ? -v * 2 - 1 : v * 2;
-  while (z >= 0x80) {
-    page.appendUint8((z % 0x80) + 0x80);
-    z = Math.floor(z / 0x80);
-  }
-  page.appendUint8(z);
+  return writeChunk(target, name, 'INT64', n, { encoding: 'DELTA_BINARY_PACKED', data: deltaPacked(values, n) }, { min_value: BigInt(min), max_value: BigInt(max), null_count: 0n });
 }
 
 /** A DOUBLE column: dictionary-encoded when the library's useDictionary would choose it, else PLAIN. */
@@ -272,7 +193,7 @@ export function stringChunk(target: ChunkTarget, name: string, dictionary: reado
     if (max === undefined || compareStrings(s, max) > 0) max = s;
   }
   const encoder = new TextEncoder();
-  const plain = new PageWriter();
+  const plain = new ByteWriter();
   for (const s of dictionary) {
     const bytes = encoder.encode(s);
     plain.appendUint32(bytes.length);
@@ -284,7 +205,7 @@ export function stringChunk(target: ChunkTarget, name: string, dictionary: reado
 
 // A dictionary data page: the indexes' bit width, then the indexes RLE/bit-packed.
 function indexPage(indexes: Int32Array, n: number, entries: number): Uint8Array {
-  const page = new PageWriter();
+  const page = new ByteWriter();
   const bitWidth = Math.ceil(Math.log2(entries));
   page.appendUint8(bitWidth);
   writeRleBitPackedHybrid(page, indexes.subarray(0, n), bitWidth);

@@ -6,7 +6,8 @@
 import type { ColumnChunk, RowGroup } from 'hyparquet';
 import type { ColumnSource } from 'hyparquet-writer';
 import { readyCsvColumns, type SnapshotColumns } from '../../client/snapshot-csv-rows.js';
-import { DELTA_SAFE, doubleChunk, int64Chunk, stringChunk, type ChunkTarget } from './parquet-chunks.js';
+import { doubleChunk, int64Chunk, stringChunk, type ChunkTarget } from './parquet-chunks.js';
+import { DELTA_SAFE } from './parquet-delta.js';
 import type { ParquetCodec } from './parquet-codecs.js';
 import { openParquetFile, ParquetRowWriter, type ByteOutput, type ParquetFile } from './parquet.js';
 import { machineColumns, type Column, type RecordSchema } from './schema.js';
@@ -63,6 +64,8 @@ export class SnapshotParquetWriter<T> implements SnapshotColumns {
   private filled = 0;
   /** Rows handed to the writer so far. */
   rows = 0;
+  /** Row groups handed to the library (values the encoders here do not take); the rest were encoded here. */
+  libraryGroups = 0;
 
   constructor(schema: RecordSchema<T>, private readonly out: ByteOutput, codec: ParquetCodec = 'snappy', groupRows?: number) {
     this.columns = machineColumns(schema);
@@ -166,8 +169,12 @@ export class SnapshotParquetWriter<T> implements SnapshotColumns {
     const n = this.filled;
     this.filled = 0;
     this.rows += n;
-    if (this.unusual) await this.file.writer.write({ columnData: this.librarySources(n), rowGroupSize: n });
-    else await this.encodeGroup(n);
+    if (this.unusual) {
+      this.libraryGroups += 1;
+      await this.file.writer.write({ columnData: this.librarySources(n), rowGroupSize: n });
+    } else {
+      await this.encodeGroup(n);
+    }
     this.unusual = false;
     this.dictionary = [];
     this.dictionaryIndex.clear();
