@@ -65,8 +65,8 @@ export interface SnapshotColumns {
   price: Float64Array;
   up: Float64Array;
   down: Float64Array;
-  /** Told each row's market id as bytes `[start, end)` of `csv`; keeps what it needs. */
-  marketId(csv: Uint8Array, start: number, end: number, row: number): void;
+  /** Told where a row's market id starts in `csv` (it ends at the next comma); keeps what it needs, returns that comma's index. */
+  marketId(csv: Uint8Array, start: number, row: number): number;
 }
 
 /**
@@ -78,10 +78,7 @@ export interface SnapshotColumns {
 export function readyCsvColumns(csv: Uint8Array, byteAt: number, rows: number, into: SnapshotColumns, at: number): number {
   for (let r = 0; r < rows; r++, at++) {
     into.id[at] = readNumber(csv, byteAt);
-    const idStart = numberEnd + 1;
-    let idEnd = idStart;
-    while (csv[idEnd] !== COMMA) idEnd++;
-    into.marketId(csv, idStart, idEnd, at);
+    const idEnd = into.marketId(csv, numberEnd + 1, at);
     into.time[at] = readNumber(csv, idEnd + 1);
     into.price[at] = readNumber(csv, numberEnd + 1);
     into.up[at] = readNumber(csv, numberEnd + 1);

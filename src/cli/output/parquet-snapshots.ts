@@ -114,17 +114,23 @@ export class SnapshotParquetWriter<T> implements SnapshotColumns {
     }
   }
 
-  /** SnapshotColumns: a row's market id as bytes of the page's CSV (printable ASCII). */
-  marketId(csv: Uint8Array, start: number, end: number, row: number): void {
+  /** SnapshotColumns: a row's market id, bytes of the page's CSV (printable ASCII) up to the next comma. */
+  marketId(csv: Uint8Array, start: number, row: number): number {
+    // Most rows name the market the row before named: its bytes and the comma after them.
     const last = this.lastBytes;
-    let same = last !== undefined && end - start === last.length;
-    for (let k = 0; same && k < last!.length; k++) same = csv[start + k] === last![k];
-    if (same) {
-      this.ids[row] = this.lastIndex;
-      return;
+    if (last !== undefined && csv[start + last.length] === 44) {
+      let k = 0;
+      while (k < last.length && csv[start + k] === last[k]) k++;
+      if (k === last.length) {
+        this.ids[row] = this.lastIndex;
+        return start + k;
+      }
     }
+    let end = start;
+    while (csv[end] !== 44) end++;
     this.intern(Buffer.from(csv.buffer, csv.byteOffset + start, end - start).toString('latin1'), row);
     this.lastBytes = csv.slice(start, end);
+    return end;
   }
 
   /** Write the last row group and the footer. */
