@@ -14,11 +14,11 @@ const LEVEL_BYTES = 64;
 const MAX_LIST = Math.ceil(ROW_BOOK_BYTES / LEVEL_BYTES);
 const UP = ascii(',"orderbook_up":')!;
 const DOWN = ascii(',"orderbook_down":')!;
-const BIDS = ascii('{"bids":[')!;
-const ASKS = ascii('],"asks":[')!;
 const END = ascii(']}')!;
 const PRICE = ascii('{"price":')!;
 const SIZE = ascii(',"size":')!;
+/** Before up bids, up asks, down bids, down asks (the closing of the list before included). */
+const OPENERS = [ascii(',"orderbook_up":{"bids":[')!, ascii('],"asks":[')!, ascii(']},"orderbook_down":{"bids":[')!, ascii('],"asks":[')!];
 
 /** A page's stored books as columns, in t order (no array per row): t, up, and down where up is text. */
 export interface PageBookColumns {
@@ -62,13 +62,14 @@ export class PageBooks implements RowExtra {
     }
     const pair = this.reader.pair(this.market, t, up);
     let levels = 0;
-    for (const l of pair.lists) levels += l.n;
+    for (let k = 0; k < 4; k++) levels += pair.lists[k]!.n;
     if (100 + levels * LEVEL_BYTES > ROW_BOOK_BYTES) return -1;
     const reuse = this.prevValid && pair.dp === this.prev.dp && pair.ds === this.prev.ds;
-    const [cur, prev] = [this.spans[this.flip]!, this.spans[1 - this.flip]!];
+    const cur = this.spans[this.flip]!;
+    const prev = this.spans[1 - this.flip]!;
     for (let k = 0; k < 4; k++) {
-      pos = copy(buf, pos, k === 0 ? UP : k === 2 ? DOWN : ASKS);
-      if (k % 2 === 0) pos = copy(buf, pos, BIDS);
+      // What comes before each list, and after the last: one piece each.
+      pos = copy(buf, pos, OPENERS[k]!);
       const l = pair.lists[k]!;
       const p = this.prev.lists[k]!;
       const starts = k * MAX_LIST;
@@ -82,7 +83,6 @@ export class PageBooks implements RowExtra {
           cur[starts + i] = prev[starts + i]! + shift;
           cur[ends + i] = prev[ends + i]! + shift;
         }
-        if (k % 2 === 1) pos = copy(buf, pos, END);
         continue;
       }
       let j = 0;
@@ -131,8 +131,8 @@ export class PageBooks implements RowExtra {
         lastJ = found;
       }
       if (runFrom >= 0) pos = within(buf, pos, runFrom, runTo);
-      if (k % 2 === 1) pos = copy(buf, pos, END);
     }
+    pos = copy(buf, pos, END);
     this.prev = pair;
     this.prevValid = true;
     this.flip = 1 - this.flip;
