@@ -87,6 +87,13 @@ module.exports = {
       from: { path: '^src/server/' },
       to: { path: '^src/dashboard/' },
     },
+    {
+      name: 'stream-is-above-the-server',
+      severity: 'error',
+      comment: 'The live stream (src/stream) uses the server, the replay clock and the store; none of them knows it (serve wires it in through listen.ts\'s upgrade option).',
+      from: { path: '^src/(server|replay|store|domain|live|ratelimit|accounts|paper)/' },
+      to: { path: '^src/stream/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -29,6 +29,7 @@ import { libraryIteratorFigure } from './figures/library-iterator.js';
 import { serveSoakFigure } from './figures/serve-soak.js';
 import { backtestFigure } from './figures/backtest.js';
 import { defaultDialectFigure } from './figures/default-dialect.js';
+import { streamFanoutFigure } from './figures/stream-fanout.js';
 
 const opts = benchOptions(process.argv.slice(2));
 const started = performance.now();
@@ -122,6 +123,7 @@ try {
   await measure(14, 'Serve soak: honest and hostile traffic together', () => serveSoakFigure(ctx));
   await measure(15, 'Backtest', () => backtestFigure(ctx));
   await measure(16, 'Default dialect: --api auto against msnap serve', () => defaultDialectFigure(ctx));
+  await measure(17, 'Stream fan-out', () => streamFanoutFigure(ctx));
 
   figures.sort((a, b) => a.id - b.id);
   const totalSeconds = (performance.now() - started) / 1000;

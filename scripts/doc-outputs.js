@@ -21,8 +21,8 @@ const MARK = /^<!-- checked-output: (\w+) -->$/;
 const SEED_ARGS = ['--days', '15', '--full', '5m=4,15m=0,1hr=0,4hr=0,24hr=0', '--orderbook-minutes', '0'];
 /** The replay's store: the newest four 5m markets of each coin in full, with books. */
 const REPLAY_SEED_ARGS = ['--days', '1', '--full', '5m=4,15m=0,1hr=0,4hr=0,24hr=0', '--orderbook-days', '1'];
-/** Inside the oldest full 5m market, so the block starts with an active market that has snapshots. */
-const REPLAY_FROM = '17m';
+/** Within the newest four 5m markets whatever the minute (each is full), so every step finds an active market with snapshots and books. */
+const REPLAY_FROM = '15m';
 const REPLAY_SPEED = '60';
 
 /** The markdown files that may hold checked blocks. */

@@ -31,11 +31,11 @@ describe('CLI startup', () => {
   const relative = [...files].map((f) => path.relative(SRC, f));
 
   it('loads no server, store, importer or key-creation code until a serve command runs', () => {
-    expect(relative.filter((f) => /^(server\/|store\/sqlite\/sqlite-store|store\/import\/|accounts\/create-key)/.test(f))).toEqual([]);
+    expect(relative.filter((f) => /^(server\/|stream\/|store\/sqlite\/sqlite-store|store\/import\/|accounts\/create-key)/.test(f))).toEqual([]);
   });
 
   it('loads no heavy package until a command needs it', () => {
-    expect([...packages].filter((p) => ['better-sqlite3', 'undici', 'conf', 'ora', 'cli-table3', 'hyparquet', 'hyparquet-writer', 'postgres', 'ioredis', '@modelcontextprotocol/sdk'].includes(p))).toEqual([]);
+    expect([...packages].filter((p) => ['better-sqlite3', 'undici', 'conf', 'ora', 'cli-table3', 'hyparquet', 'hyparquet-writer', 'postgres', 'ioredis', 'ws', '@modelcontextprotocol/sdk'].includes(p))).toEqual([]);
   });
 
   it('loads no backtest engine, replay clock, limiter, dashboard or MCP code until its command runs', () => {

@@ -17,6 +17,8 @@ export interface Plan {
   /** Active (not revoked, not expired) keys; null = unlimited. */
   maxActiveKeys: number | null;
   dataWindow: DataWindow;
+  /** Open live streams (GET /v1/stream) per key; null = unlimited. */
+  maxStreamsPerKey: number | null;
 }
 
 /** Use for every plan-dependent decision; never hard-code a plan's number elsewhere. */
@@ -27,9 +29,10 @@ export const PLANS: Record<PlanName, Plan> = {
     burstPerSecond: 12,
     maxActiveKeys: 3,
     dataWindow: { '5m': 4100, '15m': 1400, '1hr': 350, '4hr': 85, '24hr': 14 },
+    maxStreamsPerKey: 2,
   },
-  pro: { name: 'pro', requestsPerMinute: 750, burstPerSecond: 40, maxActiveKeys: 10, dataWindow: null },
-  enterprise: { name: 'enterprise', requestsPerMinute: null, burstPerSecond: null, maxActiveKeys: null, dataWindow: null },
+  pro: { name: 'pro', requestsPerMinute: 750, burstPerSecond: 40, maxActiveKeys: 10, dataWindow: null, maxStreamsPerKey: 10 },
+  enterprise: { name: 'enterprise', requestsPerMinute: null, burstPerSecond: null, maxActiveKeys: null, dataWindow: null, maxStreamsPerKey: null },
 };
 
 /** Enterprise limits when an account sets none. */

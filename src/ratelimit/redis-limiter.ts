@@ -7,6 +7,8 @@ import { Redis } from 'ioredis';
 import { UnreachableError } from '../errors.js';
 import { WINDOW_MS, type Decision, type LimitConfig } from './key-limiter.js';
 import { LIMIT_SCRIPT } from './redis-limit.lua.js';
+import { RedisSlots } from './redis-slots.js';
+import type { Slots } from './slots.js';
 import { parseRedisUrl, type RedisTarget } from './redis-url.js';
 import { LimiterUnavailableError, type SharedLimiter } from './shared-limiter.js';
 
@@ -35,6 +37,8 @@ export class RedisLimiter implements SharedLimiter {
   private up = false;
   private closed = false;
   private probe: NodeJS.Timeout | undefined;
+  /** Open streams per key, shared by every instance (`msnap:rl:slots:…`). */
+  readonly slots: Slots;
 
   constructor(
     readonly target: RedisTarget,
@@ -62,6 +66,7 @@ export class RedisLimiter implements SharedLimiter {
       connectTimeout: 1000,
       retryStrategy: (times: number) => Math.min(times * 50, retryDelayMs),
     });
+    this.slots = new RedisSlots(this.redis, `${this.prefix}slots:`);
     this.redis.on('ready', () => this.markUp('connected'));
     // Listening to 'error' also keeps ioredis from printing each failed reconnect.
     this.redis.on('error', (err: Error) => this.markDown(err.message));

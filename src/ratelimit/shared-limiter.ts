@@ -2,6 +2,7 @@
 // (Redis) that several `msnap serve` instances charge atomically, or in this process.
 import type { Decision, LimitConfig } from './key-limiter.js';
 import { LimiterRegistry } from './limiter-registry.js';
+import { LocalSlots, type Slots } from './slots.js';
 
 /** Use for rate limiting in the server, whatever the backend; one instance per app. */
 export interface SharedLimiter {
@@ -11,6 +12,8 @@ export interface SharedLimiter {
   peek(key: string, config: LimitConfig, now: number): Promise<Decision>;
   /** False after the backend failed and until it answers again (health reports it). */
   readonly healthy: boolean;
+  /** Open streams per key, counted in the same place as the limits. */
+  readonly slots: Slots;
   /** Release connections and timers; take/peek fail afterwards. */
   close(): Promise<void>;
 }
@@ -32,6 +35,7 @@ export class LocalLimiter implements SharedLimiter {
   private readonly keys = new LimiterRegistry<string>(undefined, 200_000);
   private readonly others: LimiterRegistry<string>;
   readonly healthy = true;
+  readonly slots: Slots = new LocalSlots();
 
   constructor(opts: { maxEntries?: number } = {}) {
     this.others = new LimiterRegistry<string>(undefined, opts.maxEntries);

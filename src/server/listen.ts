@@ -2,6 +2,7 @@
 // JSON for the errors Node itself would answer, and a graceful close.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { MAX_URL_LENGTH, type App, type AppRequest } from './app.js';
 import { BodyTooLarge, readBody } from './form-body.js';
@@ -34,6 +35,8 @@ export interface ListenOptions {
   responseLimits?: Partial<ResponseLimits>;
   /** How often Node looks for requests past their timeouts (its default, 30 s, lets a stalled client linger). */
   timeoutCheckMs?: number;
+  /** Takes WebSocket upgrades (GET /v1/stream); without it an upgrade is answered as a plain request. */
+  upgrade?: (req: IncomingMessage, socket: Duplex, head: Buffer, address: string) => void;
 }
 
 /** A running server: where it listens, and how to stop it. */
@@ -110,6 +113,13 @@ export async function startServer(options: ListenOptions): Promise<RunningServer
       res.setHeader('Connection', 'close');
       return app.reject(413, 'The form is too large.', request.remoteAddress);
     }
+  }
+  const { upgrade } = options;
+  if (upgrade) {
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      if (!hostAllowed(req.headers.host, proxy)) return void socket.destroy();
+      upgrade(req, socket, head, clientOf(req.socket.remoteAddress ?? 'unknown', req.headers, proxy).address);
+    });
   }
   server.headersTimeout = headersTimeout;
   server.requestTimeout = requestTimeout;

@@ -8,6 +8,10 @@ import { explainStoreError } from './serve-store.js';
 export interface LiveRun {
   start(): void;
   stop(): void;
+  /** The clock the world is written up to (the live stream shows nothing after it). */
+  through(): number;
+  /** Runs `fn` after every tick that wrote (the stream reads right after the write); returns the cancel. */
+  onAdvance(fn: () => void): () => void;
 }
 
 /** Use in runServe before listening: undefined (with a line on stderr) when the database holds no seeded world. */
@@ -29,13 +33,31 @@ export async function prepareLive(store: BulkLoadStore, ctx: CliContext, db: str
     `msnap serve: live: seed ${world.state()!.seed} runs on; caught up ${caughtUp.snapshots} snapshots (at most the last ${hours} h), ` +
       `opened ${caughtUp.opened} markets, resolved ${caughtUp.resolved}\n`,
   );
+  let through = caughtUp.through;
+  const listeners = new Set<() => void>();
+  // The ticker's world, noting how far each advance wrote and telling who reads after it.
+  const tracked = {
+    advance(now: number, opts: { wait?: boolean }) {
+      const summary = world.advance(now, opts);
+      if (summary) {
+        through = summary.through;
+        for (const fn of listeners) fn();
+      }
+      return summary;
+    },
+  };
   let ticker: { stop(): void } | undefined;
   return {
     start() {
-      ticker ??= startTicker({ world, now: ctx.now, warn: (line) => ctx.stderr.write(`${line}\n`) });
+      ticker ??= startTicker({ world: tracked, now: ctx.now, warn: (line) => ctx.stderr.write(`${line}\n`) });
     },
     stop() {
       ticker?.stop();
+    },
+    through: () => through,
+    onAdvance(fn) {
+      listeners.add(fn);
+      return () => listeners.delete(fn);
     },
   };
 }

@@ -19,8 +19,10 @@ import { serveKeysCommand } from './serve-keys.js';
 import { prepareLive, type LiveRun } from './serve-live.js';
 import { storeDeps } from '../store-deps.js';
 import { startReplayClock } from './serve-replay.js';
+import { prepareStream } from './serve-stream.js';
 import type { ServerClock } from '../../replay/server-clock.js';
 import type { Store } from '../../store/store.js';
+import type { StreamHub } from '../../stream/stream-hub.js';
 import { serveCompactBooksCommand } from './serve-compact-books.js';
 import { serveSeedCommand } from './serve-seed.js';
 import { explainStoreError, isSqlite, openAnyStore, throughStaging, type ServeStore } from './serve-store.js';
@@ -73,6 +75,7 @@ are never changed.
 With --replay FROM the server answers, in every API version and the dashboard, as the store stood
 at a clock that starts at FROM and runs --speed times wall speed up to --until; GET /v1/clock
 reports it. Date headers and rate limits stay on the wall clock.
+With --live or --replay, GET /v1/stream (a WebSocket) pushes each snapshot as it becomes visible.
 Paper trading (POST /v1/paper/orders, GET /v1/paper/account, docs/bots.md): one account per API
 key, kept in the store, filled on the newest snapshot at the server's clock as the backtest fills.
 A store filled by msnap pull says on stderr where its markets came from.
@@ -145,6 +148,7 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
   let running: RunningServer;
   let demoLines: string[] = [];
   let live: LiveRun | undefined;
+  let stream: StreamHub | undefined;
   try {
     if (!options.demo) {
       const { total } = await store.listMarkets({ limit: 1, offset: 0, window: null, now: ctx.now() });
@@ -163,6 +167,7 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
     const limits = limiter ?? new (await import('../../ratelimit/shared-limiter.js')).LocalLimiter();
     const { clock, view } = await dataClock(options, store, ctx, live !== undefined);
     const app = createApp({ store: view, limiter: limits, now: ctx.now, clock, version: VERSION, log, paper: options.paper });
+    stream = await prepareStream(clock, store, live, limits, ctx.now, log);
     const dashboard = serveDashboard(view, app, { now: ctx.now, signupOpen: options.signup, signupsPerDay: options.signupsPerDay, limiter: limits, log });
     running = await startServer({
       app,
@@ -173,6 +178,7 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
       requestTimeoutMs: options.requestTimeoutMs,
       responseLimits: options.responseLimits,
       proxy: options.proxy,
+      upgrade: stream?.upgrade,
     });
   } catch (err) {
     await store.close();
@@ -196,12 +202,13 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
     );
   }
   live?.start();
+  stream?.start();
   deps.onListening?.(running);
   const signal = await deps.waitForStop();
   live?.stop();
   ctx.stderr.write(`msnap serve: ${signal}, finishing in-flight requests\n`);
   try {
-    await running.close();
+    await Promise.all([running.close(), stream?.close()]);
   } finally {
     await store.close();
     await limiter?.close();
