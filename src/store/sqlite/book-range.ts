@@ -4,8 +4,8 @@
 // holding text rows (an older store) is read column by column as before.
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
-import type { StoredBook } from './book-reader.js';
-import type { PageBookColumns } from './book-page-bytes.js';
+import type { StoredBook } from '../core/stored-book.js';
+import type { PageBookColumns } from '../core/book-page-bytes.js';
 
 const COMMA = 44;
 

@@ -6,7 +6,7 @@ import { SNAPSHOT_INTERVAL_MS } from '../../domain/market.js';
 import { V1_SNAPSHOT_FORMAT, type SnapshotFormat } from '../store.js';
 import { ascii, clock, copy, digits8, integer, pageSetup, printable, writeTime, writeValues } from './row-bytes.js';
 import { servedPageLayout, type RowLayout } from '../../domain/row-layout.js';
-import { pageIds, type PageIds } from '../core/snapshot-ids.js';
+import { pageIds, type PageIds } from './snapshot-ids.js';
 
 /** The dense page query packs both probabilities into one value: up * 2^14 + down, -1 if out of range. */
 export const SIDE_BITS = 14;

@@ -4,7 +4,7 @@
 import { ascii, copy, integer, quad } from './row-bytes.js';
 import { emptyPair, type BookPair, type LevelList } from './book-codec.js';
 import type { RowExtra } from './dense-page-writer.js';
-import { BookReader, isPacked, type StoredBook } from './book-reader.js';
+import { isPacked, type PairSource, type StoredBook } from './stored-book.js';
 import { SNAPSHOT_INTERVAL_MS } from '../../domain/market.js';
 
 /** Room per row for its books: 36 levels at the longest numbers; a row needing more declines the page. */
@@ -31,8 +31,7 @@ export interface PageBookColumns {
 export class PageBooks implements RowExtra {
   readonly maxBytes = ROW_BOOK_BYTES;
   private next = 0;
-  /** The previous row's pair and where each of its lists' levels were written: a list unchanged since is copied. */
-  /** The previous row's pair: the reader's own, intact through the next pair() call (see BookReader.pair). */
+  /** The previous row's pair (the source's own, intact through the next pair() call: see PairSource.pair); a list unchanged since is copied. */
   private prev: BookPair = emptyPair();
   private prevValid = false;
   /** Where each level of the previous row (and of this one) starts and ends: [start per list and level..., end...]. */
@@ -40,7 +39,7 @@ export class PageBooks implements RowExtra {
   private flip = 0;
 
   constructor(
-    private readonly reader: BookReader,
+    private readonly reader: PairSource,
     private readonly market: number,
     private readonly firstT: number,
     private readonly rows: PageBookColumns,

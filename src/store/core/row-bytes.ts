@@ -1,9 +1,9 @@
 // Printing a snapshot row into a byte buffer: ASCII digits through a table of 4-digit groups, a
 // RowLayout's pieces as bytes, and what a page's rows share (ids, times, the market id) checked
 // once per page. The dense and raw-row page writers build on it.
-import { EXACT_SCALED_LIMIT, PRICE_SCALE } from '../core/price-scale.js';
+import { EXACT_SCALED_LIMIT, PRICE_SCALE } from './price-scale.js';
 import type { RowLayout } from '../../domain/row-layout.js';
-import { idAt, SNAPSHOT_ID_STRIDE, type PageIds } from '../core/snapshot-ids.js';
+import { idAt, SNAPSHOT_ID_STRIDE, type PageIds } from './snapshot-ids.js';
 
 /** Longest row: fixed keys and a market id (~120 bytes) plus 20-digit numbers; generous on purpose. */
 const ROW_BYTES_BESIDES_ID = 200;
