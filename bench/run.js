@@ -30,6 +30,7 @@ import { serveSoakFigure } from './figures/serve-soak.js';
 import { backtestFigure } from './figures/backtest.js';
 import { defaultDialectFigure } from './figures/default-dialect.js';
 import { streamFanoutFigure } from './figures/stream-fanout.js';
+import { pgStorageFigure } from './figures/pg-storage.js';
 
 const opts = benchOptions(process.argv.slice(2));
 const started = performance.now();
@@ -124,6 +125,7 @@ try {
   await measure(15, 'Backtest', () => backtestFigure(ctx));
   await measure(16, 'Default dialect: --api auto against msnap serve', () => defaultDialectFigure(ctx));
   await measure(17, 'Stream fan-out', () => streamFanoutFigure(ctx));
+  await measure(18, 'PostgreSQL storage: snapshots in blocks', () => pgStorageFigure(ctx));
 
   figures.sort((a, b) => a.id - b.id);
   const totalSeconds = (performance.now() - started) / 1000;

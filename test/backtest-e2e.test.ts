@@ -6,6 +6,7 @@ import path from 'node:path';
 import { parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { msnap } from './support/msnap-process.js';
+import { throwawayDatabase } from './support/throwaway-database.js';
 import { startSeededService, type SeededService } from './support/seeded-service.js';
 
 let svc: SeededService;
@@ -71,6 +72,25 @@ describe('msnap backtest', () => {
     // The seed's books cover its newest half hour: fills with and without depth both occur.
     expect(r.trades.some((t: { depth: boolean; action: string }) => t.depth && t.action === 'buy')).toBe(true);
     expect(r.summary.fills).toBeGreaterThan(0);
+  });
+
+  it('gives the same bytes over --db postgres:// (the store imported), single runs and sweeps', async () => {
+    const pg = await throwawayDatabase();
+    try {
+      const imported = await svc.run(['serve', 'import', svc.db, '--db', pg.url]);
+      expect(imported.exitCode, imported.stderr).toBe(0);
+      const args = [rule, ...selection, '--latency-ms', '250', '--format', 'json'];
+      const fromFile = await run([...args, '--db', svc.db]);
+      const fromPg = await run([...args, '--db', pg.url]);
+      expect(fromPg.exitCode, fromPg.stderr).toBe(0);
+      expect(fromPg.stdout).toBe(fromFile.stdout);
+      const sweep = ['--sweep', 'size=5,20', '--csv'];
+      const sweptPg = await run([rule, ...selection, '--db', pg.url, ...sweep]);
+      expect(sweptPg.exitCode, sweptPg.stderr).toBe(0);
+      expect(sweptPg.stdout).toBe((await run([rule, ...selection, '--db', svc.db, ...sweep])).stdout);
+    } finally {
+      await pg.destroy();
+    }
   });
 
   it('cuts markets at a --from/--to inside them the same way over --db and over serve', async () => {

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BookReader, type StoredBook } from '../src/store/sqlite/book-reader.js';
 import { openSqliteStore } from '../src/store/sqlite/open.js';
-import { buildIfStale, msnap, seed, spawnMsnap } from './support/msnap-process.js';
+import { buildIfStale, msnap, seed, killAfterProgress } from './support/msnap-process.js';
 
 const NOW = Date.now();
 let dir: string;
@@ -94,19 +94,7 @@ describe('serve compact-books', () => {
     copyFileSync(original, killed);
     expect((await msnap(['serve', 'compact-books', '--db', whole, '--batch', '50'], { cwd: dir, timeout: 120_000 })).exitCode).toBe(0);
 
-    const child = spawnMsnap(['serve', 'compact-books', '--db', killed, '--batch', '50'], { cwd: dir });
-    let lines = 0;
-    await new Promise<void>((resolve) => {
-      child.stderr!.on('data', (chunk: Buffer) => {
-        lines += chunk.toString().split('\n').filter((l) => l.startsWith('compact-books:')).length;
-        if (lines >= 3 && !child.killed) {
-          child.kill('SIGKILL');
-          resolve();
-        }
-      });
-      void child.then(() => resolve());
-    });
-    const ended = await child;
+    const ended = await killAfterProgress(['serve', 'compact-books', '--db', killed, '--batch', '50'], 'compact-books:', 3, { cwd: dir });
     expect(ended.signal).toBe('SIGKILL');
     const partial = bookRows(killed);
     expect(partial.text).toBeGreaterThan(1);

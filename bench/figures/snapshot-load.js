@@ -3,13 +3,13 @@
 // scaled-out serve) splits the connections over them and runs one autocannon per instance at once.
 import autocannon from 'autocannon';
 
-/** `sides`: [name, urls[]] (`keys[name]`: that side's own key, else `key`); returns per side { requests, seconds, reqPerSec, p50, p99, non2xx, errors }. */
-export async function loadSnapshots(sides, { key, keys = {}, markets, page, sizes }) {
+/** `sides`: [name, urls[]] (`keys[name]`: that side's own key, else `key`; `query`: more parameters, e.g. '&include_orderbook=true'); returns per side { requests, seconds, reqPerSec, p50, p99, non2xx, errors }. */
+export async function loadSnapshots(sides, { key, keys = {}, markets, page, sizes, query = '' }) {
   const headersOf = (name) => ({ 'x-api-key': keys[name] ?? key });
   const path = () => {
     const m = markets[Math.floor(Math.random() * markets.length)];
     const offset = Math.floor(Math.random() * Math.max(1, m.snapshot_count - page));
-    return `/api/v1/markets/${m.market_id}/snapshots?limit=${page}&offset=${offset}`;
+    return `/api/v1/markets/${m.market_id}/snapshots?limit=${page}&offset=${offset}${query}`;
   };
   // A short unrecorded run per side first: JIT, page cache, pools and connection set-up.
   for (const [name, urls] of sides) await side(urls, headersOf(name), path, sizes.connections, sizes.warmupSeconds);

@@ -14,12 +14,18 @@ export interface CliContext {
   env: NodeJS.ProcessEnv;
   /** Epoch ms. */
   now: () => number;
-  /** Resolves after ms (tests may resolve at once and advance their clock). */
-  sleep: (ms: number) => Promise<void>;
+  /** Resolves after ms, or at once when `signal` aborts (tests may resolve at once and advance their clock). */
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Names the -o temp file (`FILE.tmp-<pid>`); defaults to process.pid. */
   pid?: number;
   /** Registers cleanup for SIGINT/SIGTERM (delete a half-written -o file); returns the unregister function. */
   onInterrupt?: (cleanup: () => void) => () => void;
+  /**
+   * Registers a graceful end for Ctrl-C (`watch`): while registered, the first SIGINT calls `stop`
+   * (the command finishes its output and exits 0); a second one interrupts as usual. Returns the
+   * unregister function.
+   */
+  onStop?: (stop: () => void) => () => void;
 }
 
 /**
@@ -41,19 +47,78 @@ export function processContext(): CliContext {
     stdin: process.stdin,
     env: process.env,
     now: offset === 0 ? () => Date.now() : () => Date.now() + offset,
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    sleep: abortableSleep,
     pid: process.pid,
+    ...processSignals(),
+  };
+}
+
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * A SIGINT this soon after the one that began a graceful stop is taken as its echo: `conf`'s
+ * atomically (when-exit) answers a SIGINT by raising it again at once, which must not interrupt
+ * the stop it began. A person's second Ctrl-C comes later.
+ */
+const ECHO_MS = 300;
+
+// One SIGINT/SIGTERM handler for the process while anything is registered: a graceful stop takes
+// the first Ctrl-C; otherwise every cleanup runs and the process exits with the conventional
+// 128+signal code, as the default handler would.
+function processSignals(): Pick<CliContext, 'onInterrupt' | 'onStop'> {
+  const cleanups = new Set<{ run: () => void }>();
+  let stop: (() => void) | undefined;
+  // When a graceful stop began: from then on the handler stays, to take the echo.
+  let stoppedAt: number | undefined;
+  let installed = false;
+  const handler = (signal: NodeJS.Signals): void => {
+    if (signal === 'SIGINT' && stop) {
+      const graceful = stop;
+      stop = undefined;
+      stoppedAt = performance.now();
+      graceful();
+      return;
+    }
+    if (signal === 'SIGINT' && stoppedAt !== undefined && performance.now() - stoppedAt < ECHO_MS) return;
+    for (const c of cleanups) c.run();
+    process.exit(signal === 'SIGINT' ? EXIT.interrupted : EXIT.terminated);
+  };
+  const sync = (): void => {
+    const wanted = cleanups.size > 0 || stop !== undefined || stoppedAt !== undefined;
+    if (wanted === installed) return;
+    installed = wanted;
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      if (wanted) process.on(signal, handler);
+      else process.off(signal, handler);
+    }
+  };
+  return {
     onInterrupt: (cleanup) => {
-      // Exit with the conventional 128+signal code once cleaned up, as the default handler would.
-      const handler = (signal: NodeJS.Signals): void => {
-        cleanup();
-        process.exit(signal === 'SIGINT' ? EXIT.interrupted : EXIT.terminated);
-      };
-      process.once('SIGINT', handler);
-      process.once('SIGTERM', handler);
+      const entry = { run: cleanup };
+      cleanups.add(entry);
+      sync();
       return () => {
-        process.off('SIGINT', handler);
-        process.off('SIGTERM', handler);
+        cleanups.delete(entry);
+        sync();
+      };
+    },
+    onStop: (graceful) => {
+      stop = graceful;
+      sync();
+      return () => {
+        if (stop === graceful) stop = undefined;
+        sync();
       };
     },
   };

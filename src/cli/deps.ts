@@ -72,6 +72,10 @@ export interface CliDeps extends StoreDeps {
   finished(what: string): void;
   /** Run `say` (synchronously) if Ctrl-C or SIGTERM ends the run; returns the unregister function. */
   onInterrupt(say: () => void): () => void;
+  /** Let Ctrl-C end the run gracefully by calling `stop` (a second Ctrl-C interrupts); returns the unregister function. */
+  onStop(stop: () => void): () => void;
+  /** The context's sleep: resolves after ms, or at once when `signal` aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
   /** Read a secret from stdin (prompt without echo on a terminal). */
   readSecret(question: string): Promise<string>;
   /** The base URL the service client talks to (pull records it as each market's origin). */
@@ -208,6 +212,8 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
     },
     readSecret: (question) => readSecret(ctx.stdin, ctx.stderr, question),
     onInterrupt: (say) => ctx.onInterrupt?.(say) ?? (() => undefined),
+    onStop: (stop) => ctx.onStop?.(stop) ?? (() => undefined),
+    sleep: (ms, signal) => ctx.sleep(ms, signal),
     redact: (text) => redactKey(text, conn?.apiKey),
   };
 

@@ -8,6 +8,7 @@ import { pullCommand } from './commands/pull.js';
 import { marketsCommand } from './commands/markets.js';
 import { snapshotsCommand } from './commands/snapshots.js';
 import { atCommand } from './commands/at.js';
+import { watchCommand } from './commands/watch.js';
 import { qualityCommand } from './commands/quality.js';
 import { chartCommand } from './commands/chart.js';
 import { backtestCommand } from './commands/backtest.js';
@@ -29,6 +30,7 @@ export function buildProgram(ctx: CliContext): Command {
   program.addCommand(marketsCommand(ctx));
   program.addCommand(snapshotsCommand(ctx));
   program.addCommand(atCommand(ctx));
+  program.addCommand(watchCommand(ctx));
   program.addCommand(pullCommand(ctx));
   program.addCommand(qualityCommand(ctx));
   program.addCommand(chartCommand(ctx));

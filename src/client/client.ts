@@ -259,10 +259,10 @@ export class MsnapClient implements MsnapApi {
     return this.onDialect((d) => d.at(this.transport, marketId, ts, opts.includeOrderbook === true));
   }
 
-  /** A service client: its dialect, its pace and paper trading (which only msnap serve answers); no local text fast path. */
+  /** A service client: its dialect, its pace, paper trading and the live stream (both only msnap serve answers); no local text fast path. */
   capabilities(): ApiCapabilities {
     this.paper ??= new PaperClient(this.transport);
-    return { service: { dialect: () => this.api(), paceEstimateMs: (requests) => this.paceEstimateMs(requests) }, paper: this.paper };
+    return { service: { dialect: () => this.api(), paceEstimateMs: (requests) => this.paceEstimateMs(requests) }, paper: this.paper, stream: this.transport };
   }
 
   /** The least time `requests` more requests take at the key's limits (undefined before they are known). */

@@ -14,6 +14,7 @@ import type { Answer, ClientStats, ErrorMapper, Query, RawAnswer, TransportOptio
 import { header, rateHeaders, bodyText, parseBody } from './response-body.js';
 import { paceStateFile, StateFile } from './state-file.js';
 import { Agent, request } from './undici-core.js';
+import type { StreamOpening, StreamSubscription } from './stream-events.js';
 
 /** Nothing ever answered and the connection is refused: fail fast after this many retries. */
 export const FIRST_CONTACT_RETRIES = 2;
@@ -135,6 +136,40 @@ export class Transport {
     if (this.opts.authScheme === 'bearer') headers['authorization'] = `Bearer ${key}`;
     else headers['x-api-key'] = key;
     return headers;
+  }
+
+  /**
+   * The service's live stream (`/v1/stream`), subscribed to `sub`; `absent` where it has none. The
+   * `ws` client is loaded only by a run that opens one; opening is charged as one request, so it
+   * waits its turn in the pacer and shows in --verbose like one.
+   */
+  async openStream(sub: StreamSubscription): Promise<StreamOpening> {
+    const { openSnapshotStream, streamUrl } = await import('./snapshot-stream.js');
+    const o = this.opts;
+    const target = { baseUrl: this.baseUrl, now: this.now, ...(o.apiKey !== undefined ? { apiKey: o.apiKey } : {}), ...(o.authScheme ? { authScheme: o.authScheme } : {}) };
+    return this.paced(streamUrl(this.baseUrl), () => openSnapshotStream(target, sub));
+  }
+
+  /**
+   * A request made another way than this transport's GETs (the stream's WebSocket upgrade), paced
+   * and counted like one: sent under a pace ticket; `attempt` resolves with its value and the
+   * answer's headers (undefined: none came), which teach the pacer as a GET's do.
+   */
+  async paced<T>(
+    url: string,
+    attempt: () => Promise<{ value: T; status?: number; headers?: Record<string, string | string[] | undefined> }>,
+  ): Promise<T> {
+    const ticket: Ticket | undefined = this.pacer ? await this.pacer.acquire() : undefined;
+    const started = this.now();
+    this.counters.requests++;
+    let answer: Awaited<ReturnType<typeof attempt>> | undefined;
+    try {
+      answer = await attempt();
+      return answer.value;
+    } finally {
+      if (ticket) this.pacer?.done(ticket, answer?.headers ? rateHeaders(answer.headers) : undefined);
+      this.opts.onRequest?.({ url, status: answer?.status ?? 0, ms: this.now() - started, attempt: 1 });
+    }
   }
 
   /**

@@ -4,6 +4,7 @@ import type { PaperApi } from './paper-types.js';
 import type { SnapshotPage } from './row-page.js';
 import type { Coin, Market, MarketStatus, MarketType, Snapshot } from '../domain/market.js';
 import type { RowLayout } from '../domain/row-layout.js';
+import type { StreamCapable } from './stream-events.js';
 
 /** What `/api/health` says, with the round-trip time of the answering attempt. */
 export interface Health {
@@ -142,6 +143,8 @@ export interface ApiCapabilities {
    * exporter writes from the records.
    */
   readonly snapshotText?: (id: string, q: SnapshotsStreamQuery, layout: RowLayout) => AsyncIterable<TextPage>;
+  /** Present for a service client: the live stream (`/v1/stream`); where the service has none, opening answers `absent`. */
+  readonly stream?: StreamCapable;
 }
 
 export interface MsnapApi {

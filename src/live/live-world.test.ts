@@ -9,7 +9,7 @@ import { seedDatabase } from '../store/seed/seed.js';
 import { openSqliteStore } from '../store/sqlite/open.js';
 import type { SqliteStore } from '../store/sqlite/sqlite-store.js';
 import { openSql } from '../store/sqlite/test-support/sql.js';
-import { SIDE_BITS } from '../store/sqlite/dense-page-writer.js';
+import { SIDE_BITS } from '../store/core/dense-page-writer.js';
 import { LiveWorld } from './live-world.js';
 
 const NOW = Date.UTC(2025, 10, 22, 13, 7, 30, 500);

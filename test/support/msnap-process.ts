@@ -70,6 +70,26 @@ export function spawnMsnap(args: string[], opts: Options & { env?: Record<string
   });
 }
 
+/**
+ * Use to stop a CLI process mid-way: runs `args` and SIGKILLs it once it has written `lines` stderr
+ * lines starting with `prefix` (its progress); resolves to how it ended.
+ */
+export async function killAfterProgress(args: string[], prefix: string, lines: number, opts: { cwd?: string } = {}) {
+  const child = spawnMsnap(args, opts);
+  let seen = 0;
+  await new Promise<void>((resolve) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      seen += chunk.toString().split('\n').filter((l) => l.startsWith(prefix)).length;
+      if (seen >= lines && !child.killed) {
+        child.kill('SIGKILL');
+        resolve();
+      }
+    });
+    void child.then(() => resolve());
+  });
+  return child;
+}
+
 /** `serve seed` into `db` (a small data set unless `args` say otherwise); throws when it fails. */
 export async function seed(db: string, args: string[] = ['--days', '1', '--full', '5m=1,15m=0,1hr=0,4hr=0,24hr=0']): Promise<void> {
   const r = await msnap(['serve', 'seed', '--db', db, ...args], { timeout: 120_000, cwd: path.dirname(db) });

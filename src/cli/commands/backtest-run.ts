@@ -16,6 +16,7 @@ import { renderBacktestText } from '../output/backtest-text.js';
 import type { Progress } from '../output/progress.js';
 import { writeListFile, writeTextFile } from '../output/file-output.js';
 import { chooseMarkets } from '../../client/market-selection.js';
+import { isPostgresUrl } from '../../store/db-path.js';
 import type { SnapshotsOptions } from './snapshots.js';
 
 /** The checked arguments and flags of `msnap backtest`. */
@@ -51,11 +52,14 @@ async function chosenMarkets(client: MsnapApi, opts: BacktestOptions, deps: CliD
   return chooseMarkets(client, opts.target, opts, deps.note);
 }
 
-/** The data path: a local store file with --db, else every market read through the service's client. */
+/** An SQLite file given with --db: read as columns straight from its blocks (a PostgreSQL store is read through its pages). */
+const sqliteFile = (opts: BacktestOptions): string | undefined => (opts.db !== undefined && !isPostgresUrl(opts.db) ? opts.db : undefined);
+
+/** The data path: an SQLite file's columns with --db, else every market read through the client (the service's, or a PostgreSQL store's). */
 async function sourceFor(opts: BacktestOptions, client: MsnapApi, markets: readonly Market[], range: SnapshotRange, now: () => number): Promise<OpenedSource> {
-  if (opts.db !== undefined) {
+  if (sqliteFile(opts) !== undefined) {
     const { openLocalSource } = await import('../../backtest/local-source.js');
-    return openLocalSource(opts.db, markets, range, now);
+    return openLocalSource(sqliteFile(opts)!, markets, range, now);
   }
   return { source: apiMarketSource(client, markets, range), close: async () => {} };
 }
@@ -147,6 +151,7 @@ async function runSweep(
   };
   const { runOnWorkers } = await import('../../backtest/sweep-pool.js');
   // Over the service the markets are read once (paced) and handed to every worker.
-  const data = opts.db !== undefined ? { db: opts.db, markets, range } : { packed: await readPackedMarkets(client, markets, range) };
+  const file = sqliteFile(opts);
+  const data = file !== undefined ? { db: file, markets, range } : { packed: await readPackedMarkets(client, markets, range) };
   return runOnWorkers(sets.map((s) => ({ strategy: opts.strategy, sets: [...opts.sets, ...s], params: opts.params, data })), onDone);
 }

@@ -110,8 +110,9 @@ describe('serve seed, import and compact-books run functions', () => {
     expect([first.counts, again.counts]).toEqual([{ opened: 1, closed: 1 }, { opened: 1, closed: 1 }]);
   });
 
-  it('compact-books runs on an existing SQLite file only', async () => {
-    expect(() => parseCompactBooksFlags({ db: 'postgres://x@h/db', batch: '10' }, {})).toThrow(/works on an SQLite store/);
+  it('compact-books runs on an existing SQLite file (and on PostgreSQL without --vacuum)', async () => {
+    expect(() => parseCompactBooksFlags({ db: 'postgres://x@h/db', batch: '10', vacuum: true }, {})).toThrow(/--vacuum is for an SQLite file/);
+    expect(parseCompactBooksFlags({ db: 'postgres://x@h/db', batch: '10' }, {}).db).toBe('postgres://x@h/db');
     expect(() => parseCompactBooksFlags({ db, batch: '0' }, {})).toThrow('--batch must be an integer from 1 to 10000000; got "0"');
     expect(() => parseCompactBooksFlags({ db, batch: '1e3' }, {})).toThrow('--batch must be an integer from 1 to 10000000; got "1e3"');
     await runSeed({ db, ...TINY }, admin().deps);

@@ -1,9 +1,11 @@
-// `msnap serve compact-books`: packs the orderbooks an older msnap stored as JSON text, in place.
+// `msnap serve compact-books`: packs the orderbooks an older msnap stored as JSON text, in place;
+// on PostgreSQL, moves the rows an older msnap stored into blocks (serve-compact-blocks.ts).
 import { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { COMPACT_BATCH_ROWS, type CompactProgress } from '../../store/bulk-store.js';
 import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath } from '../../store/db-path.js';
 import { usingStore } from './serve-store.js';
+import { runCompactBlocks } from './serve-compact-blocks.js';
 import type { CliContext } from '../context.js';
 import { boundedIntArg } from '../arguments.js';
 import { runAdminWithDeps, type CliDeps } from '../deps.js';
@@ -18,7 +20,7 @@ export interface CompactBooksOptions {
 /** Use to check the flags of `serve compact-books`; throws UsageError naming the bad one. */
 export function parseCompactBooksFlags(raw: { db?: string; batch: string; vacuum?: boolean }, env: NodeJS.ProcessEnv): CompactBooksOptions {
   const db = resolveDbPath(raw.db, env);
-  if (isPostgresUrl(db)) throw new UsageError('serve compact-books works on an SQLite store; PostgreSQL stores keep books as text');
+  if (isPostgresUrl(db) && raw.vacuum) throw new UsageError('--vacuum is for an SQLite file; on PostgreSQL the emptied row tables are truncated at the end');
   return { db, batchRows: boundedIntArg('--batch', raw.batch, 1, 10_000_000), vacuum: raw.vacuum ?? false };
 }
 
@@ -45,7 +47,7 @@ export async function runCompactBooks(opts: CompactBooksOptions, deps: CliDeps):
 export function serveCompactBooksCommand(ctx: CliContext): Command {
   return new Command('compact-books')
     .description('Pack orderbooks stored as JSON text by an older msnap (about 20x smaller; served bytes unchanged)')
-    .option('--db <file>', `SQLite database file (default: ${DEFAULT_DB_PATH_HELP})`)
+    .option('--db <file>', `SQLite database file or postgres:// URL (default: ${DEFAULT_DB_PATH_HELP})`)
     .option('--batch <n>', 'rows per transaction', String(COMPACT_BATCH_ROWS))
     .option('--vacuum', 'rewrite the file afterwards so it shrinks on disk (needs room for a copy)')
     .addHelpText(
@@ -53,13 +55,16 @@ export function serveCompactBooksCommand(ctx: CliContext): Command {
       `
 Each batch is one transaction: a run stopped at any point leaves a store that serves the same
 bytes, and running the command again continues where it stopped. The server may keep running.
+On PostgreSQL it moves the snapshots and orderbooks an older msnap stored one row each into
+blocks (whole markets per transaction), then truncates the emptied row tables.
 
 Examples:
   $ msnap serve compact-books --db data.db
-  $ msnap serve compact-books --db data.db --vacuum`,
+  $ msnap serve compact-books --db data.db --vacuum
+  $ msnap serve compact-books --db postgres://msnap@db/msnap`,
     )
     .action(async (raw: { db?: string; batch: string; vacuum?: boolean }, cmd: Command) => {
       const opts = parseCompactBooksFlags(raw, ctx.env);
-      await runAdminWithDeps(ctx, cmd, async (deps) => void (await runCompactBooks(opts, deps)));
+      await runAdminWithDeps(ctx, cmd, async (deps) => void (await (isPostgresUrl(opts.db) ? runCompactBlocks(opts, deps) : runCompactBooks(opts, deps))));
     });
 }

@@ -35,6 +35,11 @@ export interface Exporter {
    * never read) when the format is a machine one the schema has a text layout for.
    */
   listPages<T>(schema: RecordSchema<T>, pages: AsyncIterable<RowPage<T>> | Iterable<RowPage<T>>, text?: TextSource): Promise<ListResult>;
+  /**
+   * Write rows as they come for as long as they come (`msnap watch`): as `listPages`, except that
+   * a table is printed a row at a time (plain columns, live-table.ts) instead of once at the end.
+   */
+  follow<T>(schema: RecordSchema<T>, pages: AsyncIterable<RowPage<T>>): Promise<ListResult>;
   /** Write one result. */
   record<T>(schema: RecordSchema<T>, row: T): Promise<void>;
 }
@@ -83,6 +88,21 @@ export function createExporter(opts: ExporterOptions): Exporter {
         return writeChunks(schema, format, ownText(text(schema.textLayout(format)), format));
       }
       return writePages(schema, pages);
+    },
+
+    async follow<T>(schema: RecordSchema<T>, pages: AsyncIterable<RowPage<T>>): Promise<ListResult> {
+      if (opts.format !== 'table') return writePages(schema, pages);
+      const { liveTable } = await import('./live-table.js');
+      const render = liveTable(schema, opts.tableWidth, tableOptions().onFitted);
+      let rows = 0;
+      for await (const page of pages) {
+        if (sink.closed) break;
+        if (page.count === 0) continue;
+        await emit(render(page.rows()));
+        rows += page.count;
+      }
+      await done();
+      return { rows, readerGone: sink.closed };
     },
 
     async record<T>(schema: RecordSchema<T>, row: T): Promise<void> {
@@ -187,11 +207,15 @@ export function createExporter(opts: ExporterOptions): Exporter {
   async function parquetList<T>(schema: RecordSchema<T>, pages: AsyncIterable<RowPage<T>> | Iterable<RowPage<T>>): Promise<ListResult> {
     const out: ByteOutput = { write: (bytes) => sink.writeBytes(bytes), get closed() { return sink.closed; } };
     // The writer library is loaded only by runs that write Parquet.
-    const { ParquetRowWriter } = await import('./parquet.js');
-    const file = new ParquetRowWriter(schema.parquetSchema ?? schema, out, opts.compression);
+    const { parquetWriterFor } = await import('./parquet-snapshots.js');
+    const parquetSchema = schema.parquetSchema ?? schema;
+    const file = parquetWriterFor(parquetSchema, out, opts.compression);
+    // Plain snapshots from the client go into columns straight from their ready CSV (no row built).
+    const ready = 'addReadyCsv' in file && takesReadyCsv(parquetSchema);
     for await (const page of pages) {
       if (sink.closed) break;
-      await file.add(page.rows());
+      if (ready && page.readyCsv) await file.addReadyCsv(page.readyCsv, page.count);
+      else await file.add(page.rows());
       if (sink.failure) throw sink.failure;
     }
     await file.finish();

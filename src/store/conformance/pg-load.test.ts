@@ -75,7 +75,7 @@ describe.skipIf(skipWithoutPostgres('PostgreSQL load'))('loading an SQLite store
     try {
       await loadSqliteIntoPostgres(seeded, store);
       const before = await picture(store);
-      await expect(loadSqliteIntoPostgres(broken, store)).rejects.toThrow(/bigint|refused a row copied into snapshots/);
+      await expect(loadSqliteIntoPostgres(broken, store)).rejects.toThrow(/bigint|refused a row copied into load_snapshots/);
       expect(await picture(store)).toBe(before);
       expect(await store.getMarket(OLD_MARKET, NOW)).toBeUndefined();
     } finally {
@@ -93,7 +93,7 @@ describe.skipIf(skipWithoutPostgres('PostgreSQL load'))('loading an SQLite store
       const load = loadSqliteIntoPostgres(mixed, store, {
         onProgress: async (p) => {
           if (p.table !== 'snapshots' || killed > 0) return;
-          const rows = await admin`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND query LIKE 'COPY snapshots%'`;
+          const rows = await admin`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND query LIKE 'COPY load_snapshots%'`;
           killed = rows.length;
         },
       });

@@ -64,20 +64,19 @@ export const MERGE_IDS_SQL = `WITH ex AS (
   FROM (SELECT market, count(*) AS n FROM ex GROUP BY market) c WHERE m.id = c.market`;
 
 /**
- * BulkWriter.refreshMarkets for the markets `marketsIn` selects (a subquery or a list of ids):
- * snapshot_count, the dense flag, price_start / price_end from the first / last row where still
- * unknown and the rows reach the market's first / final second, then the winner where both are
- * known. Two statements, run in this order.
+ * BulkWriter.refreshMarkets for the markets `marketsIn` selects (a subquery or a list of ids), from
+ * their blocks' summaries: snapshot_count, the dense flag, price_start / price_end from the first /
+ * last row where still unknown and the rows reach the market's first / final second, then the
+ * winner where both are known. Two statements, run in this order.
  */
 export function refreshSql(marketsIn: string): [string, string] {
   return [
     `WITH st AS (
-      SELECT s.market, count(*) AS n, min(s.t) AS lo, max(s.t) AS hi,
-        count(*) FILTER (WHERE s.t % ${SNAPSHOT_INTERVAL_MS} <> 0) AS off
-      FROM snapshots s WHERE s.market IN (${marketsIn}) GROUP BY s.market),
-    edge AS (SELECT st.*, f.t AS ft, f.price AS fp, l.t AS lt, l.price AS lp FROM st
-      CROSS JOIN LATERAL (SELECT t, price FROM snapshots WHERE market = st.market ORDER BY t ASC LIMIT 1) f
-      CROSS JOIN LATERAL (SELECT t, price FROM snapshots WHERE market = st.market ORDER BY t DESC LIMIT 1) l)
+      SELECT b.market, sum(b.n) AS n, min(b.t_first) AS lo, max(b.t_last) AS hi, sum(b.off_grid) AS off
+      FROM snapshot_blocks b WHERE b.market IN (${marketsIn}) GROUP BY b.market),
+    edge AS (SELECT st.*, f.t_first AS ft, f.p_first AS fp, l.t_last AS lt, l.p_last AS lp FROM st
+      CROSS JOIN LATERAL (SELECT t_first, p_first FROM snapshot_blocks WHERE market = st.market ORDER BY bucket ASC LIMIT 1) f
+      CROSS JOIN LATERAL (SELECT t_last, p_last FROM snapshot_blocks WHERE market = st.market ORDER BY bucket DESC LIMIT 1) l)
     UPDATE markets m SET snapshot_count = e.n,
       dense = (e.lo = 0 AND e.off = 0 AND e.hi = (e.n - 1) * ${SNAPSHOT_INTERVAL_MS}),
       price_start = coalesce(m.price_start, CASE WHEN e.ft < 1000 THEN e.fp::float8 / ${PRICE_SCALE} END),

@@ -3,13 +3,14 @@
 // file and load it here. The whole load is one
 // transaction, so an interrupted one leaves nothing behind, and it merges: what PostgreSQL
 // already holds stays, a market's details are filled in, rows already stored are skipped (loading
-// the same file twice adds nothing). Markets new to PostgreSQL take their rows by COPY straight
-// into the tables; rows of markets PostgreSQL already holds go through a temp table and
-// INSERT ... ON CONFLICT DO NOTHING, then the market's summary is recomputed as SQLite does.
+// the same file twice adds nothing). Rows and depth are copied into temp tables and from there
+// merged into each market's blocks; a market PostgreSQL already held gets its summary recomputed
+// as SQLite does.
 import type postgres from 'postgres';
 import { MARKET_DETAIL_FIELDS } from '../../domain/market.js';
 import { SNAPSHOT_ID_STRIDE } from '../core/snapshot-ids.js';
 import type { DumpRow, MarketDumpTable, StoreDumpSource } from '../core/store-dump.js';
+import { foldRows, moveMarketToBlocks } from './pg-blocks.js';
 import { copyInto } from './pg-copy.js';
 import { loadAccounts } from './pg-load-accounts.js';
 import { ADOPT_MARKETS_SQL, MERGE_IDS_SQL, REFRESH_SQL, TEMP_MARKETS_SQL, UPSERT_MARKETS_SQL } from './pg-load-sql.js';
@@ -80,34 +81,40 @@ async function load(tx: Tx, dump: StoreDumpSource, progress: (p: LoadProgress) =
   const merged = mapped.filter((r) => !r.fresh).map((r) => r.src);
   const byDst = (row: DumpRow) => [dst.get(row[0] as number)!, ...row.slice(1)];
 
-  // Markets PostgreSQL had no rows for: their rows, depth and id exceptions go in as they are.
+  // Rows and depth go through temp tables, then into each market's blocks (pg-blocks.ts): what
+  // PostgreSQL holds already stays. Id exceptions of markets it had no rows for go in as they are.
   const copy = (table: string, source: MarketDumpTable, into: string, markets: number[]) => {
     const total = source.count(markets);
     let done = 0;
     return copyInto(tx, into, source.columns, source.batches(markets), byDst, (n) => progress({ table, done: (done += n), total }));
   };
-  let snapshotsAdded = await copy('snapshots', dump.snapshots, 'snapshots', fresh);
-  let snapshotsSkipped = 0;
-  let orderbooksAdded = await copy('orderbooks', dump.orderbooks, 'orderbooks', fresh);
+  await tx.unsafe(`CREATE TEMP TABLE load_snapshots (LIKE snapshots) ON COMMIT DROP;
+    CREATE TEMP TABLE load_orderbooks (LIKE orderbooks) ON COMMIT DROP;
+    CREATE TEMP TABLE load_ids (LIKE snapshot_ids) ON COMMIT DROP;
+    CREATE TEMP TABLE load_added (market bigint, t integer) ON COMMIT DROP`).simple();
+  const all = mapped.map((r) => r.src);
+  const rows = await copy('snapshots', dump.snapshots, 'load_snapshots', all);
+  await copy('orderbooks', dump.orderbooks, 'load_orderbooks', all);
   await copy('snapshot ids', dump.snapshotIds, 'snapshot_ids', fresh);
-  let mergedRows = 0;
+  await tx.unsafe(`CREATE INDEX ON load_snapshots (market, t); CREATE INDEX ON load_orderbooks (market, t); ANALYZE load_snapshots, load_orderbooks`).simple();
+  let snapshotsAdded = 0;
+  let orderbooksAdded = 0;
+  const isMerged = new Set(merged);
+  let done = 0;
+  for (const src of all) {
+    const market = dst.get(src)!;
+    const keep = isMerged.has(src);
+    if (keep) await moveMarketToBlocks(tx, market);
+    const c = await foldRows(tx, market, { snapshots: 'load_snapshots', orderbooks: 'load_orderbooks' }, keep);
+    snapshotsAdded += c.added;
+    orderbooksAdded += c.books;
+    if (keep && c.addedTs!.length > 0) await copyInto(tx, 'load_added', ['market', 't'], once(c.addedTs!), (t) => [market, t]);
+    await progress({ table: 'blocks', done: ++done, total: all.length });
+  }
+  const snapshotsSkipped = rows - snapshotsAdded;
 
   if (merged.length > 0) {
-    // Markets it holds already: rows through temp tables, keeping what is stored.
-    await tx.unsafe(`CREATE TEMP TABLE load_snapshots (LIKE snapshots) ON COMMIT DROP;
-      CREATE TEMP TABLE load_orderbooks (LIKE orderbooks) ON COMMIT DROP;
-      CREATE TEMP TABLE load_ids (LIKE snapshot_ids) ON COMMIT DROP;
-      CREATE TEMP TABLE load_added (market bigint, t integer) ON COMMIT DROP`).simple();
-    mergedRows = await copy('snapshots', dump.snapshots, 'load_snapshots', merged);
-    await copy('orderbooks', dump.orderbooks, 'load_orderbooks', merged);
     await copy('snapshot ids', dump.snapshotIds, 'load_ids', merged);
-    const added = await tx.unsafe(`WITH ins AS (
-        INSERT INTO snapshots SELECT * FROM load_snapshots ORDER BY market, t ON CONFLICT DO NOTHING RETURNING market, t)
-      INSERT INTO load_added SELECT market, t FROM ins`);
-    snapshotsAdded += added.count;
-    snapshotsSkipped = mergedRows - added.count;
-    const books = await tx.unsafe('INSERT INTO orderbooks SELECT * FROM load_orderbooks ORDER BY market, t ON CONFLICT DO NOTHING');
-    orderbooksAdded += books.count;
     await tx.unsafe(MERGE_IDS_SQL);
     await tx.unsafe(REFRESH_SQL).simple();
   }
@@ -122,7 +129,7 @@ async function load(tx: Tx, dump: StoreDumpSource, progress: (p: LoadProgress) =
 
   const accounts = await loadAccounts(tx, dump);
   // Fresh statistics, so the planner uses the indexes on what was just loaded.
-  await tx.unsafe('ANALYZE markets; ANALYZE snapshots').simple();
+  await tx.unsafe('ANALYZE markets; ANALYZE snapshot_blocks').simple();
   return {
     marketsAdded: mapped.filter((r) => r.inserted).length,
     marketsUpdated: mapped.filter((r) => !r.inserted).length,

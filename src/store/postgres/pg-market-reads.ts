@@ -57,6 +57,14 @@ export class PgMarketReads {
     return rows[0];
   }
 
+  /** The stored row of a market and whether its snapshots still sit in the legacy row tables. */
+  async snapshotMarket(id: string): Promise<(MarketRow & { in_rows: boolean }) | undefined> {
+    const rows = await this.sql.unsafe<(MarketRow & { in_rows: boolean })[]>(`SELECT ${MARKET_COLUMNS}, in_rows FROM markets WHERE market_id = $1`, [id], {
+      prepare: true,
+    });
+    return rows[0];
+  }
+
   /** See Store.marketRank. */
   async marketRank(market: Pick<Market, 'coin' | 'market_type' | 'start_time'>): Promise<number> {
     const [row] = await this.sql<{ n: number }[]>`

@@ -183,6 +183,34 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX paper_orders_key ON paper_orders (key_id, id);
     `,
   },
+  {
+    version: 6,
+    description: 'snapshot_blocks: snapshots and orderbooks per market and 128-second bucket (see pg-block-codec.ts)',
+    sql: `
+      -- One row per market and bucket of BLOCK_MS of offsets: the rows' values (and books) as bytea,
+      -- with what market summaries need (counts, edges, prices at the edges) as plain columns.
+      CREATE TABLE snapshot_blocks (
+        market   bigint  NOT NULL,
+        bucket   integer NOT NULL,
+        n        integer NOT NULL,
+        t_first  integer NOT NULL,
+        t_last   integer NOT NULL,
+        -- rows whose t is not a multiple of 125 (a dense market has none)
+        off_grid integer NOT NULL,
+        p_first  bigint  NOT NULL,
+        p_last   bigint  NOT NULL,
+        n_books  integer NOT NULL,
+        vals     bytea   NOT NULL,
+        books    bytea,
+        PRIMARY KEY (market, bucket)
+      );
+      -- Markets still in the row tables (snapshots, orderbooks) until serve compact-books --db
+      -- postgres://… (or their next write) moves them into blocks; new markets start in blocks.
+      ALTER TABLE markets ADD COLUMN in_rows boolean NOT NULL DEFAULT false;
+      UPDATE markets m SET in_rows = true
+        WHERE EXISTS (SELECT 1 FROM snapshots s WHERE s.market = m.id) OR EXISTS (SELECT 1 FROM orderbooks o WHERE o.market = m.id);
+    `,
+  },
 ];
 
 /** Use to check a schema name before it is written into SQL. */

@@ -9,6 +9,8 @@ import { toScaled } from '../core/price-scale.js';
 import { idAt, inferPattern, patternOf, type IdPattern } from '../core/snapshot-ids.js';
 import { guarded, type Pg } from './pg-connection.js';
 import { refreshSql } from './pg-load-sql.js';
+import { BlockVals, emptyRows, type BlockRows } from './pg-block-codec.js';
+import { mergeIntoBlocks, moveMarketToBlocks, storedBooks } from './pg-blocks.js';
 import type postgres from 'postgres';
 
 /** What the mirror needs of a PgStore: its pool and its one-writer transactions (declared here, so the store can hand itself in without a cycle). */
@@ -36,7 +38,9 @@ export class PgMirrorState {
   async local(marketId: string): Promise<LocalMarketState> {
     const [r] = await guarded(
       () => this.store.sql<MarketStateRow[]>`
-        SELECT m.snapshot_count AS count, (SELECT max(t) FROM snapshots s WHERE s.market = m.id) AS last_t, m.start_time,
+        SELECT m.snapshot_count AS count,
+               CASE WHEN m.in_rows THEN (SELECT max(t) FROM snapshots s WHERE s.market = m.id)
+                    ELSE (SELECT max(t_last) FROM snapshot_blocks b WHERE b.market = m.id) END AS last_t, m.start_time,
                o.origin_depth_through AS depth_through
         FROM markets m LEFT JOIN market_origin o ON o.market = m.id WHERE m.market_id = ${marketId}`,
     );
@@ -47,14 +51,19 @@ export class PgMirrorState {
   async held(marketId: string, withDepth: boolean): Promise<number> {
     const held = heldByState(await this.local(marketId), withDepth);
     if (typeof held === 'number') return held;
-    const through = held.rowsBefore;
-    const rows = await guarded(
-      () => this.store.sql<{ n: number }[]>`
-        SELECT count(*)::int AS n FROM snapshots s JOIN markets m ON m.id = s.market
-        WHERE m.market_id = ${marketId} AND s.t < ${through} - m.start_time`,
-    );
-    return rows[0]!.n;
+    return guarded(() => rowsBefore(this.store.sql, marketId, held.rowsBefore));
   }
+}
+
+/** Rows of a market stored at times before `through` (epoch ms), in rows or in blocks. */
+async function rowsBefore(sql: Pg, marketId: string, through: number): Promise<number> {
+  const [m] = await sql<{ id: number; start_time: number; in_rows: boolean }[]>`SELECT id, start_time, in_rows FROM markets WHERE market_id = ${marketId}`;
+  if (!m) return 0;
+  const t = Math.max(-(2 ** 31), Math.min(2 ** 31 - 1, through - m.start_time));
+  if (m.in_rows) return (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM snapshots WHERE market = ${m.id} AND t < ${t}`)[0]!.n;
+  const [full] = await sql<{ n: number }[]>`SELECT coalesce(sum(n), 0)::int AS n FROM snapshot_blocks WHERE market = ${m.id} AND t_last < ${t}`;
+  const edge = await sql<{ vals: Buffer }[]>`SELECT vals FROM snapshot_blocks WHERE market = ${m.id} AND t_first < ${t} AND t_last >= ${t}`;
+  return full!.n + edge.reduce((n, b) => n + new BlockVals(b.vals).lowerBound(t), 0);
 }
 
 /** Use in `msnap pull` against a PostgreSQL store (one per run), through PgStore.mirrorWriter. */
@@ -91,25 +100,14 @@ export class PgMirrorWriter {
       // A snapshot outside its market cannot be stored under it; the service never sends one.
       const inside = snapshots.filter((s) => s.time >= market.start_time && s.time < market.end_time);
       const ts = inside.map((s) => s.time - market.start_time);
-      const added = await tx`
-        INSERT INTO snapshots (market, t, price, price_up, price_down)
-        SELECT ${market.id}, * FROM unnest(${tx.array(ts, 20)}::bigint[], ${tx.array(inside.map((s) => toScaled(s.price)), 20)}::bigint[],
-          ${tx.array(inside.map((s) => toScaled(s.price_up)), 20)}::bigint[], ${tx.array(inside.map((s) => toScaled(s.price_down)), 20)}::bigint[])
-        ON CONFLICT DO NOTHING`;
-      const books = inside.flatMap((s, i) => (s.orderbook_up && s.orderbook_down ? [[ts[i]!, JSON.stringify(s.orderbook_up), JSON.stringify(s.orderbook_down)] as const] : []));
-      if (books.length > 0) {
-        await tx`
-          INSERT INTO orderbooks (market, t, up, down)
-          SELECT ${market.id}, * FROM unnest(${tx.array(books.map((b) => b[0]), 20)}::bigint[], ${tx.array(books.map((b) => b[1]))}::text[],
-            ${tx.array(books.map((b) => b[2]))}::text[])
-          ON CONFLICT DO NOTHING`;
-      }
+      await moveMarketToBlocks(tx, market.id);
+      const added = await mergeIntoBlocks(tx, market.id, pageRows(inside, ts));
       await this.keepSourceIds(tx, market, inside.flatMap((s, i) => (Number.isSafeInteger(s.id) ? [[ts[i]!, s.id] as [number, number]] : [])));
       for (const statement of refreshSql(String(market.id))) await tx.unsafe(statement);
       if (depthThrough !== undefined) {
         await tx`UPDATE market_origin SET origin_depth_through = greatest(coalesce(origin_depth_through, 0), ${depthThrough}) WHERE market = ${market.id}`;
       }
-      return added.count;
+      return added.added;
     });
   }
 
@@ -158,6 +156,23 @@ export class PgMirrorWriter {
         origin_dialect = excluded.origin_dialect, origin_pulled_at = excluded.origin_pulled_at`;
     return row!;
   }
+}
+
+/** A page's snapshots as block rows in t order, one per t (the first of a repeated t wins, as the rows' INSERT did). */
+function pageRows(snapshots: readonly Snapshot[], ts: readonly number[]): BlockRows {
+  const order = ts.map((_, i) => i).sort((a, b) => ts[a]! - ts[b]! || a - b);
+  const rows = emptyRows();
+  for (const i of order) {
+    const t = ts[i]!;
+    if (rows.t.length > 0 && rows.t[rows.t.length - 1] === t) continue;
+    const s = snapshots[i]!;
+    rows.t.push(t);
+    rows.price.push(toScaled(s.price));
+    rows.up.push(toScaled(s.price_up));
+    rows.down.push(toScaled(s.price_down));
+    rows.books.push(s.orderbook_up && s.orderbook_down ? storedBooks(JSON.stringify(s.orderbook_up), JSON.stringify(s.orderbook_down)) : undefined);
+  }
+  return rows;
 }
 
 /** Use to show what a PostgreSQL store mirrors (serve prints it); empty when nothing was pulled. */

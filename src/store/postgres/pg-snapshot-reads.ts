@@ -1,7 +1,8 @@
-// Snapshot reads over PostgreSQL: a page as ready JSON text, written by the same renderer as the
-// SQLite store's (core/snapshot-json.ts) from the same raw rows, and the snapshot nearest a time
-// with the same tie rule (core/page-plan.ts). Dense markets page by key range, as in SQLite, so deep pages cost no
-// OFFSET walk.
+// Snapshot reads over PostgreSQL: a page as ready JSON text, written by the same renderers as the
+// SQLite store's (core/) from the same values, and the snapshot nearest a time with the same tie
+// rule (core/page-plan.ts). Markets in blocks read through pg-block-reads.ts; a market an older
+// msnap stored as rows (until serve compact-books moves it) reads its rows here, dense ones by
+// key range.
 import type { Snapshot } from '../../domain/market.js';
 import { densePageRange, nearestRecord, offsetRange, pickNearest } from '../core/page-plan.js';
 import { patternOf, type PageIds } from '../core/snapshot-ids.js';
@@ -9,6 +10,7 @@ import { snapshotRowsToJson, type RawSnapshotRow } from '../core/snapshot-json.j
 import type { SnapshotQuery } from '../store.js';
 import type { Pg } from './pg-connection.js';
 import type { PgMarketReads } from './pg-market-reads.js';
+import { PgBlockReads } from './pg-block-reads.js';
 
 const PAGE = 'SELECT t, price, price_up, price_down FROM snapshots WHERE market = $1 AND t >= $2 AND t < $3 ORDER BY t LIMIT $4 OFFSET $5';
 const PAGE_OB = `SELECT s.t, s.price, s.price_up, s.price_down, o.up, o.down FROM snapshots s
@@ -28,20 +30,56 @@ type NearestRow = [number, number, number, number, number | null, string | null,
 
 /** Use for the Store's snapshot methods over a pool or a transaction. */
 export class PgSnapshotReads {
+  private readonly blocks: PgBlockReads;
+
   constructor(
     private readonly sql: Pg,
     private readonly markets: PgMarketReads,
-  ) {}
+  ) {
+    this.blocks = new PgBlockReads(sql);
+  }
 
   /** See Store.snapshotPageJson. */
   async snapshotPageJson(marketId: string, q: SnapshotQuery): Promise<{ json: string; count: number; total: number }> {
-    const m = await this.markets.marketRow(marketId);
+    return this.settled((moved) => this.pageJson(marketId, q, moved));
+  }
+
+  /** See Store.nearestSnapshot. */
+  async nearestSnapshot(marketId: string, ts: number, includeOrderbook = false): Promise<Snapshot | undefined> {
+    return this.settled((moved) => this.nearest(marketId, ts, includeOrderbook, moved));
+  }
+
+  /**
+   * A read of a market still in rows may race serve compact-books moving it into blocks (its rows
+   * then read as gone): such a read checks afterwards that the market is still in rows, and is
+   * done again otherwise (from its blocks).
+   */
+  private async settled<T>(read: (moved: (market: number) => Promise<boolean>) => Promise<T>): Promise<T> {
+    let raced = false;
+    const moved = async (market: number) => {
+      const [row] = await this.sql<{ in_rows: boolean }[]>`SELECT in_rows FROM markets WHERE id = ${market}`;
+      raced = row?.in_rows !== true;
+      return raced;
+    };
+    const first = await read(moved);
+    return raced ? read(async () => false) : first;
+  }
+
+  private async pageJson(marketId: string, q: SnapshotQuery, moved: (market: number) => Promise<boolean>): Promise<{ json: string; count: number; total: number }> {
+    // A page without from / before: the market and the blocks its page would need if dense, in one round trip.
+    const whole = q.from === undefined && q.before === undefined;
+    const pre = whole ? await this.blocks.marketWithBlocks(marketId, q) : undefined;
+    const m = pre ? pre.market : await this.markets.snapshotMarket(marketId);
     if (!m) return { json: '[]', count: 0, total: 0 };
     const range = offsetRange(m, q);
     if (!range) return { json: '[]', count: 0, total: 0 };
     const { lo, hi } = range;
     const page = q.includeOrderbook ? PAGE_OB : PAGE;
     const ids: PageIds = { pattern: patternOf(m) };
+    if (!m.in_rows) {
+      const exceptions = m.id_exceptions > 0 ? this.exceptionsIn(m.id, lo, hi) : Promise.resolve(undefined);
+      return m.dense === 1 ? this.blocks.densePage(m, range, q, ids, exceptions, pre?.blocks) : this.blocks.page(m, range, q, ids, exceptions);
+    }
     let rows: RawSnapshotRow[];
     let total: number;
     let exceptions: Promise<Map<number, number> | undefined> = Promise.resolve(undefined);
@@ -59,15 +97,17 @@ export class PgSnapshotReads {
       [rows, total, ids.exceptions] = await Promise.all([this.rows(page, [m.id, lo, hi, q.limit, q.offset]), count, exceptions]);
     }
     if (ids.exceptions === undefined) delete ids.exceptions;
+    if (await moved(m.id)) return { json: '[]', count: 0, total: 0 };
     return { json: snapshotRowsToJson(rows, ids, m.market_id, m.start_time, q.includeOrderbook, q.format), count: rows.length, total };
   }
 
-  /** See Store.nearestSnapshot. */
-  async nearestSnapshot(marketId: string, ts: number, includeOrderbook = false): Promise<Snapshot | undefined> {
-    const m = await this.markets.marketRow(marketId);
+  private async nearest(marketId: string, ts: number, includeOrderbook: boolean, moved: (market: number) => Promise<boolean>): Promise<Snapshot | undefined> {
+    const m = await this.markets.snapshotMarket(marketId);
     if (!m || m.snapshot_count === 0) return undefined;
     const t = ts - m.start_time;
+    if (!m.in_rows) return this.blocks.nearest(m, t, includeOrderbook);
     const found = (await this.sql.unsafe(NEAREST, [m.id, t, includeOrderbook], { prepare: true }).values()) as unknown as NearestRow[];
+    if (await moved(m.id)) return undefined;
     const pick = pickNearest(
       found.find((r) => r[0] <= t),
       found.find((r) => r[0] > t),

@@ -10,7 +10,9 @@ import type { TableCounts } from '../core/write-records.js';
 import type { MirrorStore, StoreCapabilities } from '../mirror-store.js';
 import type { PaperLedger } from '../paper-ledger.js';
 import { V1_SNAPSHOT_FORMAT, type Account, type ApiKeyRecord, type MarketQuery, type SnapshotQuery, type Store } from '../store.js';
+import type { BlockMoveProgress, BlockMoveResult, RowsToBlocks } from '../block-migration.js';
 import { PgAccountAuth } from './pg-account-auth.js';
+import { moveRowsToBlocks } from './pg-block-migration.js';
 import { PgAccounts } from './pg-accounts.js';
 import { PgPaperLedger } from './pg-paper-ledger.js';
 import { connectPg, describePgUrl, guarded, withDeadline, isConnectionError, redact, unavailableOr, type Pg, type PgStoreOptions } from './pg-connection.js';
@@ -31,7 +33,7 @@ const PING_DEADLINE_MS = 2000;
 const PG_CAPABILITIES: StoreCapabilities = { backend: 'postgres', directBulkWrite: false, shared: true };
 
 /** Use through openPgStore; a transaction hands fn a PgStore bound to its one connection. */
-export class PgStore implements MirrorStore {
+export class PgStore implements MirrorStore, RowsToBlocks {
   readonly accountAuth: AccountAuthStore;
   /** serve's paper accounts: one transaction per order, the account's row locked. */
   readonly paper: PaperLedger;
@@ -170,8 +172,10 @@ export class PgStore implements MirrorStore {
   async counts(): Promise<PgTableCounts> {
     return guarded(async () => {
       const [row] = await this.sql<PgTableCounts[]>`
-        SELECT (SELECT count(*) FROM markets) AS markets, (SELECT count(*) FROM snapshots) AS snapshots,
-               (SELECT count(*) FROM orderbooks) AS orderbooks, (SELECT count(*) FROM accounts) AS accounts,
+        SELECT (SELECT count(*) FROM markets) AS markets,
+               ((SELECT count(*) FROM snapshots) + (SELECT coalesce(sum(n), 0) FROM snapshot_blocks))::bigint AS snapshots,
+               ((SELECT count(*) FROM orderbooks) + (SELECT coalesce(sum(n_books), 0) FROM snapshot_blocks))::bigint AS orderbooks,
+               (SELECT count(*) FROM accounts) AS accounts,
                (SELECT count(*) FROM api_keys) AS keys`;
       return row!;
     });
@@ -185,6 +189,11 @@ export class PgStore implements MirrorStore {
     const pool = this.pool;
     if (!pool) throw new Error('bulkTransaction needs the store itself, not one bound to a transaction');
     return guarded(() => inTransaction(pool, `msnap:bulk:${this.schema}`, (tx) => fn(tx)));
+  }
+
+  /** Moves markets an older msnap stored as rows into blocks (serve compact-books); see pg-block-migration.ts. */
+  async moveRowsToBlocks(opts: { batchRows: number; onProgress?: (p: BlockMoveProgress) => void }): Promise<BlockMoveResult> {
+    return guarded(() => moveRowsToBlocks(this, opts));
   }
 
   /** One round trip; StoreUnavailableError while PostgreSQL cannot be reached (public health reports it). */

@@ -4,7 +4,7 @@
 // for a spell of 1 to 5 seconds (its own length and phase), then a new one is drawn, and it stays
 // at its price when the mid moves. Every value is a pure function of (seed, stream, time), so the
 // seed and the live world write the same books.
-import type { BookPair, LevelList } from '../sqlite/book-codec.js';
+import type { BookPair, LevelList } from '../core/book-codec.js';
 import { SNAPSHOT_INTERVAL_MS } from '../../domain/market.js';
 import { hashKeys, uniformAt } from '../../random/prng.js';
 

@@ -13,7 +13,7 @@ import {
 import type { MarketWrite } from '../sqlite/bulk-writer.js';
 import { toScaled } from '../core/price-scale.js';
 import { seededDetails } from './market-details.js';
-import { emptyPair, type BookPair } from '../sqlite/book-codec.js';
+import { emptyPair, type BookPair } from '../core/book-codec.js';
 import { orderbookPairLevels } from './orderbook-levels.js';
 import { COARSE_STEP_MS, pricePath, yearsOf, type PricePath } from './price-path.js';
 import { hashKeys, mulberry32, normalCdf } from '../../random/prng.js';

@@ -4,8 +4,8 @@
 // is packed against the row before it exactly as a writer appending it would, so a run killed and
 // rerun leaves the very bytes an uninterrupted run leaves. Text the codec cannot reproduce stays.
 import type Database from 'better-sqlite3';
-import { copyPair, decodePair, emptyPair, encodePair, refDt, type BookPair } from './book-codec.js';
-import { parsePair } from './book-text.js';
+import { copyPair, decodePair, emptyPair, encodePair, refDt, type BookPair } from '../core/book-codec.js';
+import { parsePair } from '../core/book-text.js';
 import { PACKED_DOWN } from './book-packer.js';
 import { BOOK_WINDOW_MS, BookReader, isPacked, type StoredBook } from './book-reader.js';
 

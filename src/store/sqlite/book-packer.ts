@@ -4,7 +4,7 @@
 // re-packs, self-contained, the rows that referred to them.
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
-import { copyPair, encodePair, refDt, type BookPair } from './book-codec.js';
+import { copyPair, encodePair, refDt, type BookPair } from '../core/book-codec.js';
 import { BOOK_WINDOW_MS, BookReader, isPacked, type StoredBook } from './book-reader.js';
 
 /** Markets whose last pair is kept (serve --live appends to ~15 at a time; seed and import to one). */

@@ -5,22 +5,17 @@
 // rebuilt from the rows of its window.
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
-import { copyPair, decodePair, emptyPair, refDt, type BookPair } from './book-codec.js';
-import { sideText } from './book-text.js';
+import { copyPair, decodePair, emptyPair, refDt, type BookPair } from '../core/book-codec.js';
+import { sideText } from '../core/book-text.js';
+import { isPacked, type PairSource, type StoredBook } from '../core/stored-book.js';
 
 /** A packed pair references only rows of its own window (offsets t / BOOK_WINDOW_MS alike): chains stay short. */
 export const BOOK_WINDOW_MS = 4000;
 
-/** What an orderbooks row's `up` column holds: JSON text of the up side, or a packed pair. */
-export type StoredBook = string | Uint8Array;
-
-/** Use to tell a packed row from a text row. */
-export function isPacked(up: unknown): up is Uint8Array {
-  return up instanceof Uint8Array;
-}
+export { isPacked, type StoredBook } from '../core/stored-book.js';
 
 /** Use to read stored orderbooks over one connection: as text, or as numbers without any JSON. */
-export class BookReader {
+export class BookReader implements PairSource {
   private readonly windowRows: Statement;
   private readonly one: Statement;
   private market = -1;
@@ -35,7 +30,8 @@ export class BookReader {
 
   /**
    * The pair packed in `blob` (the row of `market` at offset `t`), decoded against its reference.
-   * The result is reused by the next call: copy what must outlive it.
+   * Pairs are decoded into two objects in turn: the result stays intact through the next call and
+   * is reused by the one after it: copy what must live longer.
    */
   pair(market: number, t: number, blob: Uint8Array): BookPair {
     const dt = refDt(blob);

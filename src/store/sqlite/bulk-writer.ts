@@ -3,8 +3,8 @@
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import { MARKET_DETAIL_FIELDS, SNAPSHOT_INTERVAL_MS } from '../../domain/market.js';
-import { type BookPair } from './book-codec.js';
-import { parsePair } from './book-text.js';
+import { type BookPair } from '../core/book-codec.js';
+import { parsePair } from '../core/book-text.js';
 import { compactBooks, type CompactOptions, type CompactProgress } from './book-compaction.js';
 import { BookPacker, PACKED_DOWN } from './book-packer.js';
 import { BookReader } from './book-reader.js';

@@ -7,7 +7,7 @@
 import { endianness } from 'node:os';
 import type Database from 'better-sqlite3';
 import { SNAPSHOT_INTERVAL_MS } from '../../domain/market.js';
-import { SIDE_BITS } from './dense-page-writer.js';
+import { SIDE_BITS } from '../core/dense-page-writer.js';
 import { PRICE_SCALE } from '../core/price-scale.js';
 
 /** Snapshot slots per block: 8 KiB of values, so a 1000-row page reads one or two blocks. */

@@ -2,7 +2,7 @@
 // layout, as the dense writer does for dense pages: a store pulled from a service with gaps in its
 // data exports as fast. Rows with depth, and values it does not print, take writeSnapshotRows.
 import { SNAPSHOT_INTERVAL_MS } from '../../domain/market.js';
-import { copy, digits8, integer, pageSetup, printable, writeTime, writeValues } from './row-bytes.js';
+import { copy, digits8, integer, pageSetup, printable, writeTime, writeValues } from '../core/row-bytes.js';
 import type { RowLayout } from '../../domain/row-layout.js';
 import type { PageIds } from '../core/snapshot-ids.js';
 import type { RawSnapshotRow } from '../core/snapshot-json.js';

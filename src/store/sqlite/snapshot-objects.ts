@@ -3,7 +3,7 @@
 // nearest its 4-decimal text, so JSON.parse of that text gives the very same number).
 import type { Snapshot } from '../../domain/market.js';
 import { SNAPSHOT_INTERVAL_MS } from '../../domain/market.js';
-import { SIDE_BITS } from './dense-page-writer.js';
+import { SIDE_BITS } from '../core/dense-page-writer.js';
 import { fromScaled } from '../core/price-scale.js';
 import { idAt, type PageIds } from '../core/snapshot-ids.js';
 import type { RawSnapshotRow } from '../core/snapshot-json.js';

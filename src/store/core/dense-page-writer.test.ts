@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SIDE_BITS, writeDensePage } from './dense-page-writer.js';
-import { snapshotRowsToJson, type RawSnapshotRow } from '../core/snapshot-json.js';
+import { snapshotRowsToJson, type RawSnapshotRow } from './snapshot-json.js';
 
 const pack = (up: number, down: number) => up * 2 ** SIDE_BITS + down;
 

@@ -6,7 +6,7 @@ import { SNAPSHOT_INTERVAL_MS } from '../../domain/market.js';
 import { V1_SNAPSHOT_FORMAT, type SnapshotFormat } from '../store.js';
 import { ascii, clock, copy, digits8, integer, pageSetup, printable, writeTime, writeValues } from './row-bytes.js';
 import { servedPageLayout, type RowLayout } from '../../domain/row-layout.js';
-import { pageIds, type PageIds } from '../core/snapshot-ids.js';
+import { pageIds, type PageIds } from './snapshot-ids.js';
 
 /** The dense page query packs both probabilities into one value: up * 2^14 + down, -1 if out of range. */
 export const SIDE_BITS = 14;
@@ -67,17 +67,17 @@ export interface RowExtra {
  */
 export function writeDenseRows(page: DenseRows, layout: RowLayout): Uint8Array | undefined {
   if (page.prices.length === 0) return Buffer.from(layout.pageOpen + layout.pageClose, 'latin1');
-  const written = fill(page, layout);
-  return written && Buffer.from(written.buf.subarray(0, written.end));
+  const written = fill(page, layout, true);
+  return written && written.buf.subarray(0, written.end);
 }
 
 /** Writes the page into the shared buffer; returns it and where its text ends, undefined when it declines. */
-function fill({ prices, sides, firstT, ids: idsOrRowid, marketId, startTime, extra }: DenseRows, layout: RowLayout): { buf: Buffer; end: number } | undefined {
+function fill({ prices, sides, firstT, ids: idsOrRowid, marketId, startTime, extra }: DenseRows, layout: RowLayout, ownBuffer = false): { buf: Buffer; end: number } | undefined {
   const ids = pageIds(idsOrRowid);
   if (ids.exceptions && ids.exceptions.size > 0) return undefined;
   const n = prices.length;
   const lastT = firstT + (n - 1) * SNAPSHOT_INTERVAL_MS;
-  const page = pageSetup(n, firstT, lastT, ids, marketId, startTime, layout, extra?.maxBytes);
+  const page = pageSetup(n, firstT, lastT, ids, marketId, startTime, layout, extra?.maxBytes, ownBuffer);
   if (!page) return undefined;
   const { buf, pieces, idHead, idToTime } = page;
   const iso = layout.isoTimes;
