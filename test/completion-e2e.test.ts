@@ -63,10 +63,12 @@ describe('msnap completion bash', () => {
         'msnap keys remove st',
         'msnap serve ',
         'msnap completion ',
+        'msnap watch ',
+        'msnap paper ',
       ]),
     ).toEqual([
       'snapshots',
-      'markets snapshots at pull quality chart backtest limits health keys mcp serve completion',
+      'markets snapshots at watch pull quality chart backtest limits health keys paper mcp serve completion',
       'BTC ETH SOL',
       '5m 15m 1hr 4hr 24hr',
       '--resample',
@@ -78,6 +80,8 @@ describe('msnap completion bash', () => {
       'staging',
       'seed import keys accounts compact-books',
       'bash zsh fish',
+      'BTC ETH SOL',
+      'buy sell account positions orders reset',
     ]);
   });
 

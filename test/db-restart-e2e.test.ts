@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildIfStale, msnap, startServe, type Served } from './support/msnap-process.js';
+import { until } from './support/until.js';
 import { skipWithoutPostgres, startThrowawayPostgres, type ThrowawayPostgres } from './support/throwaway-postgres.js';
 import { announceRedisSkip, redisAvailable, ThrowawayRedis } from './support/throwaway-redis.js';
 
@@ -57,16 +58,16 @@ describe.skipIf(noPostgres || noRedis)(SUITE, { timeout: 120_000 }, () => {
     expect(during.ms).toBeLessThan(RECOVERY_MS);
     // Requests keep coming while it is down (a load balancer's, a client's retries).
     let hammering = true;
+    const seen: number[] = [];
     const background = (async () => {
-      const seen: number[] = [];
       while (hammering) seen.push((await timed()).status);
-      return seen;
     })();
-    await new Promise((r) => setTimeout(r, 300));
+    // Restart once a few of them have been answered while it is down, not after a guessed time.
+    await until(() => seen.length >= 5, 'requests answered while PostgreSQL is down');
     await pg.restart();
     const first = await timed();
     hammering = false;
-    const seen = await background;
+    await background;
     expect(seen.filter((st) => st !== 200 && st !== 503)).toEqual([]);
     console.log(`first request after PostgreSQL restart: ${first.status} in ${first.ms.toFixed(0)} ms`);
     expect(first.status).toBe(200);

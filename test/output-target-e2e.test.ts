@@ -23,6 +23,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from './support/until.js';
 import { buildIfStale, createKey, msnap, seed, spawnMsnap, startServe, type Served } from './support/msnap-process.js';
 
+/** True when a thread of process `pid` waits in the kernel for the other end of a FIFO (Linux: wchan). */
+function blockedOpeningFifo(pid: number): boolean {
+  try {
+    return readdirSync(`/proc/${pid}/task`).some((task) => readFileSync(`/proc/${pid}/task/${task}/wchan`, 'utf8').trim() === 'wait_for_partner');
+  } catch {
+    return false;
+  }
+}
+
 let dir: string;
 let served: Served;
 let env: Record<string, string>;
@@ -158,7 +167,9 @@ describe('-o PATH', () => {
     execFileSync('mkfifo', [fifo]);
     // Nobody reads: the export blocks opening the FIFO until it is killed.
     const proc = spawnMsnap([...ARGS, '-o', fifo], { env });
-    await new Promise((r) => setTimeout(r, 800));
+    // SIGTERM once it is blocked there (a thread of it waits in the kernel for a reader), not
+    // after a guessed time: a signal that came earlier would prove nothing about the FIFO.
+    await until(() => blockedOpeningFifo(proc.pid!), 'the export to block opening the FIFO');
     proc.kill('SIGTERM');
     const r = await proc;
     expect([143, null]).toContain(r.exitCode ?? null);

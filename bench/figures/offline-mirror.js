@@ -12,11 +12,14 @@ import { startRequestLogProxy } from '../request-log-proxy.js';
 import { describeTarget, judge } from '../targets.js';
 import { MEMORY_TARGET_MB } from './export-throughput.js';
 
-// The issue's target is for a 24hr market (691,200 rows). Quick mode exports a 4hr market (115,200
-// rows), where both processes' start (~0.2 s each) weighs six times more: it guards against a
-// regression, not the target itself.
-const TARGET = { min: 5 };
+// The issue's targets (re-based in issue 25 from an unreachable 5x: both exports share the same
+// process start and output file work) are for a 24hr market (691,200 rows): the local export at
+// least 2x the export through serve and at least 2M rows/s. Quick mode exports a 4hr market
+// (115,200 rows), where the process start (~0.2 s) weighs six times more: the ratio guards against
+// a regression and the rows/s is shown for information only.
+const TARGET = { min: 2 };
 const QUICK_TARGET = { min: 2 };
+const LOCAL_RATE_TARGET = { min: 2_000_000 };
 
 /** Run both halves against ctx.db; returns figure 10. */
 export async function offlineMirrorFigure(ctx) {
@@ -33,6 +36,10 @@ export async function offlineMirrorFigure(ctx) {
   let pulls;
   try {
     for (let round = 0; round < ctx.sizes.exportRounds; round++) {
+      // Every run writes a new file: replacing the last round's would time the file system freeing
+      // its blocks (20-30 ms for 50 MB here), which only later rounds would pay.
+      rmSync(viaServe, { force: true });
+      rmSync(local, { force: true });
       const s = await runMsnap(['snapshots', market.market_id, '--csv', '-o', viaServe, '--quiet'], { env, tmpDir: ctx.tmpDir });
       if (s.code !== 0) throw new Error(`export through serve failed: ${s.stderr.slice(-2000)}`);
       serveRuns.push(s.wallMs);
@@ -61,10 +68,12 @@ export async function offlineMirrorFigure(ctx) {
     title: 'Offline mirror',
     method:
       `(a) \`msnap snapshots ${market.market_id} --csv -o FILE --db DB\` (${rows.toLocaleString('en-US')} rows, read from the SQLite file) against the same export ` +
-      `through \`msnap serve\` over the same file, alternately, ${ctx.sizes.exportRounds} round(s), best of each, processes timed from spawn to exit, enterprise key; peak RSS of the local runs from GNU time. ` +
+      `through \`msnap serve\` over the same file, alternately, ${ctx.sizes.exportRounds} round(s), best of each, processes timed from spawn to exit (each to a new file), enterprise key; peak RSS of the local runs from GNU time. ` +
       `(b) \`msnap pull ${pulls.args.join(' ')}\` into an empty store, then again over the complete store, through a loopback proxy that counts requests.`,
     rows: [
-      { name: 'Mirror: local export rows/s (--db)', value: localRate, unit: ' rows/s' },
+      ctx.quick
+        ? { name: 'Mirror: local export rows/s (--db)', value: localRate, unit: ' rows/s' }
+        : { name: 'Mirror: local export rows/s (--db)', value: localRate, unit: ' rows/s', target: describeTarget(LOCAL_RATE_TARGET, ' rows/s'), verdict: judge({ value: localRate, ...LOCAL_RATE_TARGET }) },
       { name: 'Mirror: export rows/s through serve', value: serveRate, unit: ' rows/s' },
       { name: 'Mirror: local / through serve', value: ratio, unit: 'x', target: describeTarget(target, 'x'), verdict: judge({ value: ratio, ...target }) },
       { name: 'Mirror: local output byte-identical', value: same ? 'yes' : 'NO', target: 'yes', verdict: { pass: same, miss: same ? 0 : Infinity } },
@@ -82,7 +91,10 @@ export async function offlineMirrorFigure(ctx) {
     ],
     notes: [
       `local runs: ${localRuns.map(s).join(', ')}; through serve: ${serveRuns.map(s).join(', ')}.`,
-      ...(ctx.quick ? [`quick mode: a ${market.market_type} market, target ${describeTarget(QUICK_TARGET, 'x')} (process start weighs more); the full run's 24hr market is held to ${describeTarget(TARGET, 'x')}.`] : []),
+      ...(ctx.quick
+        ? [`quick mode: a ${market.market_type} market, target ${describeTarget(QUICK_TARGET, 'x')} (process start weighs more); the full run's 24hr market is held to ${describeTarget(TARGET, 'x')} and ${describeTarget(LOCAL_RATE_TARGET, ' rows/s')}.`]
+        : []),
+      'Before issue 25 (BENCHMARKS.md, full run on 21c8964): local 1,757,962 rows/s, through serve 812,107 rows/s, 2.165x; peak RSS 108.7 MB.',
       `first pull: ${pulls.first.snapshotRequests} snapshot requests of ${pulls.first.requests}; re-pull: only the market listing and limits.`,
     ],
   };

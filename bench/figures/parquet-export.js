@@ -12,7 +12,12 @@ import { describeTarget, judge } from '../targets.js';
 import { MEMORY_TARGET_MB, pickMemoryExport } from './export-throughput.js';
 
 const SIZE_TARGET = { max: 0.5 };
-const SPEED_TARGET = { min: 0.5 };
+// Issue 25: at least 1M rows/s or 0.8x the CSV export's rows/s, whichever is lower (the
+// ratio, judged against the lower of the two bounds).
+const SPEED_RATIO = 0.8;
+const SPEED_RATE = 1_000_000;
+// The last full run before the columnar writer (BENCHMARKS.md on 21c8964), shown beside this run's.
+const BEFORE = 'Before issue 25 (BENCHMARKS.md, full run on 21c8964): Parquet 410,484 rows/s against CSV 815,226 rows/s (0.504x); peak RSS 145.9 MB against CSV 111.3 MB.';
 
 function parquetRows(file) {
   const buf = readFileSync(file);
@@ -64,16 +69,24 @@ export async function parquetFigure(ctx, csvMemory) {
   const csvPeak = csvMemory?.memoryRun?.peakRssMb ?? Math.max(...csvRuns.map((r) => r.peakRssKb ?? NaN)) / 1024;
   const sizeRatio = parquetBytes / csvBytes;
   const speedRatio = parquetRate / csvRate;
+  const speedTarget = { min: Math.min(SPEED_RATIO, SPEED_RATE / csvRate) };
   return {
     title: 'Parquet output',
     method:
       `\`msnap snapshots ${market.market_id} -o F.csv\` and \`-o F.parquet\` (Snappy) alternately, ${ctx.sizes.exportRounds} round(s), best of each, ` +
       `${rows.toLocaleString('en-US')} rows, timed from spawn to exit against the same local server; the Parquet file's row count read back with hyparquet. ` +
-      'Peak RSS from GNU time for a Parquet export of the large memory run (quick mode: of this export), against the limit of the CSV export (figure 6).',
+      'Peak RSS from GNU time for a Parquet export of the large memory run (quick mode: of this export), against the limit of the CSV export (figure 6). ' +
+      'Plain snapshots go from each page\'s ready CSV straight into typed columns, encoded by msnap (src/cli/output/parquet-chunks.ts) into the bytes hyparquet-writer writes for the same rows.',
     rows: [
       { name: 'Parquet: rows/s', value: parquetRate, unit: ' rows/s' },
       { name: 'Parquet: CSV rows/s (same rows)', value: csvRate, unit: ' rows/s' },
-      { name: 'Parquet: rows/s / CSV rows/s', value: speedRatio, unit: 'x', target: describeTarget(SPEED_TARGET, 'x'), verdict: judge({ value: speedRatio, ...SPEED_TARGET }) },
+      {
+        name: 'Parquet: rows/s / CSV rows/s',
+        value: speedRatio,
+        unit: 'x',
+        target: `${describeTarget({ min: SPEED_RATIO }, 'x')} or ${describeTarget({ min: SPEED_RATE }, ' rows/s')}`,
+        verdict: judge({ value: speedRatio, ...speedTarget }),
+      },
       { name: 'Parquet: file size', value: parquetBytes, unit: ' B' },
       { name: 'Parquet: CSV file size', value: csvBytes, unit: ' B' },
       { name: 'Parquet: size / CSV size', value: sizeRatio, unit: 'x', target: describeTarget(SIZE_TARGET, 'x'), verdict: judge({ value: sizeRatio, ...SIZE_TARGET }) },
@@ -85,6 +98,7 @@ export async function parquetFigure(ctx, csvMemory) {
     notes: [
       `CSV runs: ${csvRuns.map((r) => `${(r.wallMs / 1000).toFixed(2)} s`).join(', ')}; Parquet runs: ${parquetRuns.map((r) => `${(r.wallMs / 1000).toFixed(2)} s`).join(', ')}.`,
       ...(memory?.wallMs ? [`The large Parquet export took ${(memory.wallMs / 1000).toFixed(1)} s.`] : []),
+      BEFORE,
     ],
   };
 }

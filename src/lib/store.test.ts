@@ -6,7 +6,8 @@ import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError, UsageError } from '../errors.js';
-import { skipWithoutPostgres, startThrowawayPostgres, type ThrowawayPostgres } from '../../test/support/throwaway-postgres.js';
+import { throwawayDatabase, type ThrowawayDatabase } from '../../test/support/throwaway-database.js';
+import { skipWithoutPostgres } from '../../test/support/throwaway-postgres.js';
 import { seedStore } from './server.js';
 import { openStore } from './store.js';
 import type { MsnapReader } from './reader.js';
@@ -54,10 +55,10 @@ describe('openStore on an SQLite file', () => {
 });
 
 describe.skipIf(skipWithoutPostgres('msnap/store on PostgreSQL'))('openStore on PostgreSQL', () => {
-  let pg: ThrowawayPostgres;
+  let pg: ThrowawayDatabase;
   const dir = mkdtempSync(path.join(tmpdir(), 'msnap-lib-pg-'));
   beforeAll(async () => {
-    pg = await startThrowawayPostgres();
+    pg = await throwawayDatabase();
   }, 120_000);
   afterAll(async () => {
     await pg?.destroy();

@@ -3,7 +3,8 @@ import { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { MARKET_TYPES, parseMarketType, type MarketType } from '../../domain/market.js';
 // Only the defaults (for --help) at load time; the seeder itself is imported by runSeed.
-import { DEFAULT_FULL_MARKETS, type SeedSummary } from '../../store/seed/seed.js';
+import type { SeedSummary } from '../../store/seed/seed.js';
+import { DEFAULT_FULL_MARKETS } from '../../store/seed/seed-defaults.js';
 import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/db-path.js';
 import type { BulkLoadStore } from '../../store/bulk-store.js';
 import { isSqlite, throughStaging, usingStore } from './serve-store.js';

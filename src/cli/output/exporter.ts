@@ -207,11 +207,15 @@ export function createExporter(opts: ExporterOptions): Exporter {
   async function parquetList<T>(schema: RecordSchema<T>, pages: AsyncIterable<RowPage<T>> | Iterable<RowPage<T>>): Promise<ListResult> {
     const out: ByteOutput = { write: (bytes) => sink.writeBytes(bytes), get closed() { return sink.closed; } };
     // The writer library is loaded only by runs that write Parquet.
-    const { ParquetRowWriter } = await import('./parquet.js');
-    const file = new ParquetRowWriter(schema.parquetSchema ?? schema, out, opts.compression);
+    const { parquetWriterFor } = await import('./parquet-snapshots.js');
+    const parquetSchema = schema.parquetSchema ?? schema;
+    const file = parquetWriterFor(parquetSchema, out, opts.compression);
+    // Plain snapshots from the client go into columns straight from their ready CSV (no row built).
+    const ready = 'addReadyCsv' in file && takesReadyCsv(parquetSchema);
     for await (const page of pages) {
       if (sink.closed) break;
-      await file.add(page.rows());
+      if (ready && page.readyCsv) await file.addReadyCsv(page.readyCsv, page.count);
+      else await file.add(page.rows());
       if (sink.failure) throw sink.failure;
     }
     await file.finish();

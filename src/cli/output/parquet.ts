@@ -112,6 +112,26 @@ class ColumnBuffer<T> {
   }
 }
 
+/** A file being written: the library's writer streaming into the output, and the rows per group. */
+export interface ParquetFile {
+  writer: ParquetWriter;
+  groupRows: number;
+}
+
+/** Use to start a Parquet file of `schema`'s columns (the magic bytes go out with the first group). */
+export function openParquetFile<T>(schema: RecordSchema<T>, out: ByteOutput, codec: ParquetCodec = 'snappy', groupRows?: number): ParquetFile {
+  const columns = parquetColumns(schema);
+  const { codec: name, compressors } = compressorsFor(codec);
+  const writer = new ParquetWriter({
+    writer: new StreamingByteWriter(out),
+    schema: [{ name: 'root', num_children: columns.length }, ...columns.map((c) => element(c as Column<unknown>))],
+    codec: name,
+    ...(compressors ? { compressors } : {}),
+    createdBy: 'msnap',
+  });
+  return { writer, groupRows: groupRows ?? Math.max(1024, Math.min(MAX_GROUP_ROWS, Math.floor(CELLS_PER_GROUP / columns.length))) };
+}
+
 /** Writes rows as one Parquet file; rows are buffered up to one row group. */
 export class ParquetRowWriter<T> {
   private readonly buffers: ColumnBuffer<T>[];
@@ -122,17 +142,10 @@ export class ParquetRowWriter<T> {
   rows = 0;
 
   constructor(schema: RecordSchema<T>, private readonly out: ByteOutput, codec: ParquetCodec = 'snappy', groupRows?: number) {
-    const columns = parquetColumns(schema);
-    const { codec: name, compressors } = compressorsFor(codec);
-    this.writer = new ParquetWriter({
-      writer: new StreamingByteWriter(out),
-      schema: [{ name: 'root', num_children: columns.length }, ...columns.map((c) => element(c as Column<unknown>))],
-      codec: name,
-      ...(compressors ? { compressors } : {}),
-      createdBy: 'msnap',
-    });
-    this.groupRows = groupRows ?? Math.max(1024, Math.min(MAX_GROUP_ROWS, Math.floor(CELLS_PER_GROUP / columns.length)));
-    this.buffers = columns.map((c) => new ColumnBuffer(c, this.groupRows));
+    const file = openParquetFile(schema, out, codec, groupRows);
+    this.writer = file.writer;
+    this.groupRows = file.groupRows;
+    this.buffers = parquetColumns(schema).map((c) => new ColumnBuffer(c, this.groupRows));
   }
 
   /** Add rows; a full row group is encoded and written before this resolves. */

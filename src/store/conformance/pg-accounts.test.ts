@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { skipWithoutPostgres, startThrowawayPostgres, type ThrowawayPostgres } from '../../../test/support/throwaway-postgres.js';
+import { throwawayDatabase, type ThrowawayDatabase } from '../../../test/support/throwaway-database.js';
+import { skipWithoutPostgres } from '../../../test/support/throwaway-postgres.js';
 import { openSqliteStore } from '../sqlite/open.js';
 import type { SqliteStore } from '../sqlite/sqlite-store.js';
 import { openSql } from '../sqlite/test-support/sql.js';
@@ -16,7 +17,7 @@ import { openPgStore, type PgStore } from '../postgres/pg-store.js';
 const NOW = Date.UTC(2025, 10, 22, 12, 0, 0);
 const HOUR = 3_600_000;
 let dir: string;
-let server: ThrowawayPostgres;
+let server: ThrowawayDatabase;
 let lite: SqliteStore;
 let liteSql: Database.Database;
 let pg: PgStore;
@@ -104,7 +105,7 @@ describe.skipIf(skipWithoutPostgres('PostgreSQL accounts and transactions'))('Po
     const file = path.join(dir, 'a.db');
     lite = openSqliteStore(file);
     liteSql = openSql(file);
-    server = await startThrowawayPostgres();
+    server = await throwawayDatabase();
     pg = await openPgStore(server.url, { schema: 'accounts_test' });
   }, 60_000);
 

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { skipWithoutPostgres, startThrowawayPostgres, type ThrowawayPostgres } from '../../../test/support/throwaway-postgres.js';
+import { throwawayDatabase, type ThrowawayDatabase } from '../../../test/support/throwaway-database.js';
+import { skipWithoutPostgres } from '../../../test/support/throwaway-postgres.js';
 import { marketId, marketStartCovering } from '../../domain/market.js';
 import { seedDatabase } from '../seed/seed.js';
 import { openSqliteStore } from '../sqlite/open.js';
@@ -28,7 +29,7 @@ async function picture(s: PgStore): Promise<string> {
 
 describe.skipIf(skipWithoutPostgres('PostgreSQL load'))('loading an SQLite store into PostgreSQL', () => {
   let dir: string;
-  let server: ThrowawayPostgres;
+  let server: ThrowawayDatabase;
   let mixed: string;
   let seeded: string;
 
@@ -40,7 +41,7 @@ describe.skipIf(skipWithoutPostgres('PostgreSQL load'))('loading an SQLite store
     const s = openSqliteStore(seeded);
     await seedDatabase(s.bulk, { now: NOW - 3_600_000, days: 1, seed: 9, fullMarkets: SMALL, orderbookMs: 0 });
     s.close();
-    server = await startThrowawayPostgres();
+    server = await throwawayDatabase();
   }, 120_000);
 
   afterAll(async () => {
@@ -92,7 +93,7 @@ describe.skipIf(skipWithoutPostgres('PostgreSQL load'))('loading an SQLite store
       const load = loadSqliteIntoPostgres(mixed, store, {
         onProgress: async (p) => {
           if (p.table !== 'snapshots' || killed > 0) return;
-          const rows = await admin`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'COPY load_snapshots%'`;
+          const rows = await admin`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND query LIKE 'COPY load_snapshots%'`;
           killed = rows.length;
         },
       });

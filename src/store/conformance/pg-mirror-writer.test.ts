@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Market, Snapshot } from '../../domain/market.js';
-import { skipWithoutPostgres, startThrowawayPostgres, type ThrowawayPostgres } from '../../../test/support/throwaway-postgres.js';
+import { throwawayDatabase, type ThrowawayDatabase } from '../../../test/support/throwaway-database.js';
+import { skipWithoutPostgres } from '../../../test/support/throwaway-postgres.js';
 import type { Origin } from '../core/mirror-state.js';
 import { openSqliteStore } from '../sqlite/open.js';
 import type { SqliteStore } from '../sqlite/sqlite-store.js';
@@ -77,14 +78,14 @@ async function reads(s: SqliteStore | PgStore): Promise<unknown[]> {
 
 describe.skipIf(skipWithoutPostgres('PostgreSQL pull writer'))('PgMirrorWriter writes as the SQLite MirrorWriter', () => {
   let dir: string;
-  let server: ThrowawayPostgres;
+  let server: ThrowawayDatabase;
   let lite: SqliteStore;
   let pg: PgStore;
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'msnap-pg-mirror-'));
     lite = openSqliteStore(path.join(dir, 'm.db'));
-    server = await startThrowawayPostgres();
+    server = await throwawayDatabase();
     pg = await openPgStore(server.url);
   }, 60_000);
 

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COINS, MARKET_STATUSES, MARKET_TYPES, type Coin, type MarketStatus, type MarketType, type ServedMarket } from '../../domain/market.js';
 import { PLANS, type DataWindow } from '../../domain/plans.js';
 import { coinSnapshotFormat } from '../../server/dialects/v2.js';
-import { skipWithoutPostgres, startThrowawayPostgres, type ThrowawayPostgres } from '../../../test/support/throwaway-postgres.js';
+import { throwawayDatabase, type ThrowawayDatabase } from '../../../test/support/throwaway-database.js';
+import { skipWithoutPostgres } from '../../../test/support/throwaway-postgres.js';
 import type { SqliteStore } from '../sqlite/sqlite-store.js';
 import { V1_SNAPSHOT_FORMAT, type MarketQuery, type SnapshotFormat, type SnapshotQuery } from '../store.js';
 import { loadSqliteIntoPostgres } from '../copy/sqlite-to-postgres.js';
@@ -16,7 +17,7 @@ import { openPgStore, type PgStore } from '../postgres/pg-store.js';
 import { buildMixedSqliteStore, MIXED_NOW, ODD_MARKET, OLD_MARKET } from './test-support/mixed-sqlite-store.js';
 
 let dir: string;
-let server: ThrowawayPostgres;
+let server: ThrowawayDatabase;
 let lite: SqliteStore;
 let pg: PgStore;
 let all: ServedMarket[];
@@ -38,7 +39,7 @@ describe.skipIf(skipWithoutPostgres('PostgreSQL store conformance'))('PostgreSQL
     dir = mkdtempSync(path.join(tmpdir(), 'msnap-pg-conf-'));
     const file = path.join(dir, 'mixed.db');
     lite = await buildMixedSqliteStore(dir, file);
-    server = await startThrowawayPostgres();
+    server = await throwawayDatabase();
     pg = await openPgStore(server.url);
     await loadSqliteIntoPostgres(file, pg);
     all = (await lite.listMarkets({ limit: 100_000, offset: 0, window: null, now: MIXED_NOW })).markets;

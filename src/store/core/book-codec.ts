@@ -119,6 +119,14 @@ function unmatched(l: LevelList, ref: LevelList): boolean[] {
   return out;
 }
 
+/** True when the list's prices strictly rise or strictly fall (so each price is held once). */
+function monotonic(l: LevelList): boolean {
+  if (l.n < 3) return l.n < 2 || l.prices[0] !== l.prices[1];
+  const up = l.prices[1]! > l.prices[0]!;
+  for (let i = 1; i < l.n; i++) if (up ? !(l.prices[i]! > l.prices[i - 1]!) : !(l.prices[i]! < l.prices[i - 1]!)) return false;
+  return true;
+}
+
 function refSizeAt(ref: LevelList, price: number): number | undefined {
   for (let j = 0; j < ref.n; j++) if (ref.prices[j] === price) return ref.sizes[j];
   return undefined;
@@ -175,7 +183,16 @@ export function encodePair(pair: BookPair, ref?: BookPair, dt = 0): Uint8Array {
 /** The reference a packed pair needs: dt ms before its own snapshot, or 0 for a key (self-contained) pair. */
 export function refDt(blob: Uint8Array): number {
   if (blob.length === 0 || blob[0] === 0) return 0;
-  return new ByteReader(blob.subarray(1)).varint();
+  // The varint after the kind byte, read in place (once per row read: no reader, no view).
+  let v = 0;
+  let mul = 1;
+  for (let i = 1; ; i++) {
+    if (i >= blob.length) throw new RangeError('packed orderbook ends early');
+    const b = blob[i]!;
+    v += (b & 127) * mul;
+    if (b < 128) return v;
+    mul *= 128;
+  }
 }
 
 /** Use to unpack `blob` into `out` (its arrays reused); `ref` must be the pair refDt names, when it names one. */
@@ -228,9 +245,25 @@ export function decodePair(blob: Uint8Array, ref: BookPair | undefined, out: Boo
         const masks = r.pos;
         r.pos += Math.ceil(n / 8);
         const width = r.byte();
+        // Prices that only rise or only fall are each held once: the reference's level at a price is
+        // then found from where the last one was (the lists' prices run the same way), not from 0.
+        const once = monotonic(src);
+        let j = 0;
         for (let i = 0; i < n; i++) {
           const explicit = (blob[masks + (i >> 3)]! >> (i & 7)) & 1;
-          l.sizes[i] = explicit ? r.bitsOf(width) : refSizeAt(src, l.prices[i]!)!;
+          if (explicit) l.sizes[i] = r.bitsOf(width);
+          else if (!once) l.sizes[i] = refSizeAt(src, l.prices[i]!)!;
+          else {
+            const price = l.prices[i]!;
+            let size: number | undefined;
+            for (let tries = 0; tries < src.n; tries++, j = j + 1 === src.n ? 0 : j + 1) {
+              if (src.prices[j] === price) {
+                size = src.sizes[j];
+                break;
+              }
+            }
+            l.sizes[i] = size!;
+          }
         }
       }
       r.align();

@@ -67,17 +67,17 @@ export interface RowExtra {
  */
 export function writeDenseRows(page: DenseRows, layout: RowLayout): Uint8Array | undefined {
   if (page.prices.length === 0) return Buffer.from(layout.pageOpen + layout.pageClose, 'latin1');
-  const written = fill(page, layout);
-  return written && Buffer.from(written.buf.subarray(0, written.end));
+  const written = fill(page, layout, true);
+  return written && written.buf.subarray(0, written.end);
 }
 
 /** Writes the page into the shared buffer; returns it and where its text ends, undefined when it declines. */
-function fill({ prices, sides, firstT, ids: idsOrRowid, marketId, startTime, extra }: DenseRows, layout: RowLayout): { buf: Buffer; end: number } | undefined {
+function fill({ prices, sides, firstT, ids: idsOrRowid, marketId, startTime, extra }: DenseRows, layout: RowLayout, ownBuffer = false): { buf: Buffer; end: number } | undefined {
   const ids = pageIds(idsOrRowid);
   if (ids.exceptions && ids.exceptions.size > 0) return undefined;
   const n = prices.length;
   const lastT = firstT + (n - 1) * SNAPSHOT_INTERVAL_MS;
-  const page = pageSetup(n, firstT, lastT, ids, marketId, startTime, layout, extra?.maxBytes);
+  const page = pageSetup(n, firstT, lastT, ids, marketId, startTime, layout, extra?.maxBytes, ownBuffer);
   if (!page) return undefined;
   const { buf, pieces, idHead, idToTime } = page;
   const iso = layout.isoTimes;

@@ -57,7 +57,7 @@ export function bytesOf(layout: RowLayout): LayoutBytes | undefined {
 /** What every row of a page shares, checked once: the layout's bytes, the market id's, how ids print. */
 export interface PageSetup {
   pieces: LayoutBytes;
-  /** The buffer to write into (reused by the next page: copy or decode before then). */
+  /** The buffer to write into (unless asked for one of its own, reused by the next page: copy or decode before then). */
   buf: Buffer;
   idToTime: Uint8Array;
   /** msnap's own ids (a per-ms pattern on a multiple of 1e8) print as this head plus 8 digits of t. */
@@ -73,7 +73,17 @@ export interface PageSetup {
  * outside what the byte writers print (huge or negative ids, times before 1970-01-02, a non-ASCII
  * market id or piece): the caller then takes the general path.
  */
-export function pageSetup(n: number, firstT: number, lastT: number, ids: PageIds, marketId: string, startTime: number, layout: RowLayout, extraPerRow = 0): PageSetup | undefined {
+export function pageSetup(
+  n: number,
+  firstT: number,
+  lastT: number,
+  ids: PageIds,
+  marketId: string,
+  startTime: number,
+  layout: RowLayout,
+  extraPerRow = 0,
+  ownBuffer = false,
+): PageSetup | undefined {
   const pieces = bytesOf(layout);
   if (!pieces) return undefined;
   const { base, step } = ids.pattern;
@@ -88,11 +98,12 @@ export function pageSetup(n: number, firstT: number, lastT: number, ids: PageIds
   const { rowOpen, between, price, up, down, rowClose } = pieces;
   const perRow = idToTime.length + between.length + rowOpen.length + price.length + up.length + down.length + rowClose.length;
   const need = pieces.pageOpen.length + pieces.pageClose.length + n * (ROW_BYTES_BESIDES_ID + perRow + extraPerRow);
-  if (scratch.length < need) scratch = Buffer.allocUnsafe(Math.max(need, scratch.length * 2));
+  // A page handed on as bytes gets a buffer of its own: no copy of the text out of the shared one.
+  if (!ownBuffer && scratch.length < need) scratch = Buffer.allocUnsafe(Math.max(need, scratch.length * 2));
   const hi = Math.floor(startTime / SNAPSHOT_ID_STRIDE);
   return {
     pieces,
-    buf: scratch,
+    buf: ownBuffer ? Buffer.allocUnsafeSlow(need) : scratch,
     idToTime,
     idHead: headed ? ascii(String(base / SNAPSHOT_ID_STRIDE)) : undefined,
     timeLow: startTime - hi * SNAPSHOT_ID_STRIDE,
@@ -127,7 +138,7 @@ export function writeTime(buf: Buffer, pos: number, page: PageSetup, t: number):
 
 /** Use to put a piece into the page. */
 export function copy(buf: Buffer, pos: number, bytes: Uint8Array): number {
-  if (bytes.length > 16) {
+  if (bytes.length > 64) {
     buf.set(bytes, pos);
     return pos + bytes.length;
   }
@@ -173,7 +184,8 @@ for (let i = 0; i < 10_000; i++) {
   QUADS[i * 4 + 3] = ZERO + (i % 10);
 }
 
-function quad(buf: Buffer, pos: number, v: number): number {
+/** v (0 <= v < 1e4) as exactly 4 digits. */
+export function quad(buf: Buffer, pos: number, v: number): number {
   const q = v * 4;
   buf[pos] = QUADS[q]!;
   buf[pos + 1] = QUADS[q + 1]!;

@@ -13,7 +13,10 @@ export function isPacked(up: unknown): up is Uint8Array {
 
 /** Decodes the packed pairs of one market read in time order (each backend finds references its own way). */
 export interface PairSource {
-  /** The pair packed in `blob` (the book of `market` at offset t); reused by the next call. */
+  /**
+   * The pair packed in `blob` (the book of `market` at offset t). It stays intact through the next
+   * call (page writers compare a row with the one before) and is reused by the call after that.
+   */
   pair(market: number, t: number, blob: Uint8Array): BookPair;
   /** Forget what was decoded. */
   reset(): void;

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../sqlite/open.js';
 import type { SqliteStore } from '../sqlite/sqlite-store.js';
 import { openSql } from '../sqlite/test-support/sql.js';
@@ -38,18 +38,28 @@ async function servedBooks(store: SqliteStore): Promise<string[]> {
   return out;
 }
 
-afterEach(() => {
+// Seeding a day with full depth costs ~1 s: a store the tests only read is seeded once per file
+// (seed 5, a day of books); a test that compares two seeds still seeds its second one itself.
+let shared: Promise<{ store: SqliteStore; file: string; books: string[] }> | undefined;
+function seedFiveDay(): Promise<{ store: SqliteStore; file: string; books: string[] }> {
+  shared ??= (async () => {
+    const s = seeded(5, DAY);
+    return { ...s, books: await servedBooks(s.store) };
+  })();
+  return shared;
+}
+
+afterAll(() => {
   for (const s of stores.splice(0)) s.close();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
 describe('seedDatabase with an orderbook window of days', () => {
   it('gives every snapshot of every full market both books, served with include_orderbook', async () => {
-    const { store, file } = seeded(3, DAY);
+    const { store, file, books } = await seedFiveDay();
     const counts = store.bulk.counts();
     expect(counts.snapshots).toBeGreaterThan(5000);
     expect(counts.orderbooks).toBe(counts.snapshots);
-    const books = await servedBooks(store);
     expect(books).toHaveLength(counts.snapshots);
     const bad = books.filter((line) => {
       const [, , up, down] = line.split(' ');
@@ -68,7 +78,7 @@ describe('seedDatabase with an orderbook window of days', () => {
   });
 
   it('is deterministic: the same seed serves the same books; another seed other books', async () => {
-    const a = await servedBooks(seeded(5, DAY).store);
+    const a = (await seedFiveDay()).books;
     expect(await servedBooks(seeded(5, DAY).store)).toEqual(a);
     const other = await servedBooks(seeded(6, DAY).store);
     expect(other).toHaveLength(a.length);
@@ -76,7 +86,7 @@ describe('seedDatabase with an orderbook window of days', () => {
   });
 
   it('agrees with a seed of a shorter window on the books both hold', async () => {
-    const all = await servedBooks(seeded(5, DAY).store);
+    const all = (await seedFiveDay()).books;
     const recent = (await servedBooks(seeded(5, 10 * 60_000).store)).filter((l) => !l.endsWith('undefined undefined'));
     expect(recent.length).toBeGreaterThan(0);
     expect(recent.length).toBeLessThan(all.length);

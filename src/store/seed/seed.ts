@@ -7,11 +7,11 @@
 import { COINS, MARKET_DURATION_MS, MARKET_TYPES, SNAPSHOT_INTERVAL_MS, type MarketType } from '../../domain/market.js';
 import type { BulkWriter } from '../sqlite/bulk-writer.js';
 import { SyntheticCoin } from './synthetic-market.js';
+import { DEFAULT_FULL_MARKETS } from './seed-defaults.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** How many of the newest markets of each type (per coin, counting the active one) get full snapshots. */
-export const DEFAULT_FULL_MARKETS: Record<MarketType, number> = { '5m': 72, '15m': 24, '1hr': 6, '4hr': 3, '24hr': 2 };
+export { DEFAULT_FULL_MARKETS } from './seed-defaults.js';
 
 /** Snapshots this close to the clock carry orderbooks, unless a seed says otherwise. */
 export const DEFAULT_ORDERBOOK_MS = 10 * 60_000;

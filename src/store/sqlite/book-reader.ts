@@ -30,7 +30,8 @@ export class BookReader implements PairSource {
 
   /**
    * The pair packed in `blob` (the row of `market` at offset `t`), decoded against its reference.
-   * The result is reused by the next call: copy what must outlive it.
+   * Pairs are decoded into two objects in turn: the result stays intact through the next call and
+   * is reused by the one after it: copy what must live longer.
    */
   pair(market: number, t: number, blob: Uint8Array): BookPair {
     const dt = refDt(blob);

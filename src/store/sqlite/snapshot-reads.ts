@@ -6,6 +6,7 @@ import type { Snapshot } from '../../domain/market.js';
 import type { SnapshotQuery } from '../store.js';
 import { BookReader, type StoredBook } from './book-reader.js';
 import { PageBooks, type PageBookColumns } from '../core/book-page-bytes.js';
+import { PageBookRange } from './book-range.js';
 import type { DenseBlocks } from './dense-blocks.js';
 import { SIDE_BITS, writeDensePage, writeDenseRows } from '../core/dense-page-writer.js';
 import { type MarketRow } from '../core/market-row.js';
@@ -74,7 +75,7 @@ export class SnapshotReads {
   private exceptionStmts: { range: Statement; at: Statement } | undefined;
   private readonly orderbookAt: Statement;
   private readonly books: BookReader;
-  private readonly bookRange: { t: Statement; up: Statement; down: Statement };
+  private readonly bookRange: PageBookRange;
 
   constructor(
     private readonly db: Database.Database,
@@ -91,9 +92,7 @@ export class SnapshotReads {
     this.orderbookAt = db.prepare('SELECT up, down FROM orderbooks WHERE market = ? AND t = ?').raw(true);
     this.books = new BookReader(db);
     // A packed row's down is empty: not read, so no Buffer is made for it.
-    // Three plucked columns: no array per row, and no Buffer for a packed row's empty down.
-    const bookColumn = (c: string) => db.prepare(`SELECT ${c} FROM orderbooks WHERE market = ? AND t >= ? AND t < ? ORDER BY t`).pluck();
-    this.bookRange = { t: bookColumn('t'), up: bookColumn('up'), down: bookColumn("CASE WHEN typeof(up) = 'text' THEN down END") };
+    this.bookRange = new PageBookRange(db);
     this.pageRange = db.prepare(pageSql(false)).raw(true);
     this.pageRangeOb = db.prepare(pageSql(true)).raw(true);
     this.dense = prepareDenseColumns(db);
@@ -196,15 +195,7 @@ export class SnapshotReads {
 
   /** A dense page's stored books as columns; undefined when a writer changed them between the reads. */
   private pageBooks(market: number, from: number, to: number): PageBookColumns | undefined {
-    // One read transaction: the three columns are of the same rows.
-    return this.db.transaction(() => this.pageBookColumns(market, from, to))();
-  }
-
-  private pageBookColumns(market: number, from: number, to: number): PageBookColumns | undefined {
-    const t = this.bookRange.t.all(market, from, to) as number[];
-    const up = this.bookRange.up.all(market, from, to) as StoredBook[];
-    const down = t.length === 0 || up.every((b) => typeof b !== 'string') ? [] : (this.bookRange.down.all(market, from, to) as (string | null)[]);
-    return up.length === t.length && (down.length === 0 || down.length === t.length) ? { t, up, down } : undefined;
+    return this.bookRange.read(market, from, to);
   }
 
   /** Rows read with orderbooks get both sides' JSON text in place of packed pairs. */

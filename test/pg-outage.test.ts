@@ -2,14 +2,16 @@
 // stopped every call rejects with StoreUnavailableError (at once, never hanging), and once it is
 // back the same store object answers again. Opening reports a bad URL, an unreachable server and a
 // silent one in one line without the password; several instances starting at once migrate once.
+// It lives in test/ (the end-to-end tier), not next to the store: it stops and restarts a
+// PostgreSQL server of its own, an integration test by nature, not a unit of the inner loop.
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UnreachableError, UsageError } from '../../errors.js';
-import { until } from '../../../test/support/until.js';
-import { skipWithoutPostgres, startThrowawayPostgres, type ThrowawayPostgres } from '../../../test/support/throwaway-postgres.js';
-import { StoreUnavailableError } from '../store.js';
-import { PG_MIGRATIONS } from './pg-migrations.js';
-import { openPgStore, type PgStore } from './pg-store.js';
+import { UnreachableError, UsageError } from '../src/errors.js';
+import { until } from './support/until.js';
+import { skipWithoutPostgres, startThrowawayPostgres, type ThrowawayPostgres } from './support/throwaway-postgres.js';
+import { StoreUnavailableError } from '../src/store/store.js';
+import { PG_MIGRATIONS } from '../src/store/postgres/pg-migrations.js';
+import { openPgStore, type PgStore } from '../src/store/postgres/pg-store.js';
 
 const NOW = Date.UTC(2025, 10, 22, 12, 0, 0);
 /** Far above what a refused connection takes (milliseconds), far below a hang. */
