@@ -34,10 +34,10 @@ export async function openSqliteFile(location: string, opts: SqliteStoreOptions 
  */
 export async function openStore(location: string, opts: SqliteStoreOptions & { serving?: boolean } = {}): Promise<AnyStore> {
   if (!isPostgresUrl(location)) return openSqliteFile(location, opts);
-  const [{ openPgStore }, { SERVE_PG_TIMEOUTS }] = await Promise.all([import('./postgres/pg-store.js'), import('./postgres/pg-connection.js')]);
+  const [{ openPgStore }, { SERVE_PG_TIMEOUTS, servePoolSize }] = await Promise.all([import('./postgres/pg-store.js'), import('./postgres/pg-connection.js')]);
   // A reader needs few connections: it asks one page at a time.
   const reader = opts.readonly ? { readOnly: true, max: 4 } : {};
-  return openPgStore(location, { ...reader, ...(opts.serving ? SERVE_PG_TIMEOUTS : {}) });
+  return openPgStore(location, { ...reader, ...(opts.serving ? { ...SERVE_PG_TIMEOUTS, max: servePoolSize() } : {}) });
 }
 
 /** True for the SQLite store, as its capabilities declare (seed, import, live and origins work on it directly). */
