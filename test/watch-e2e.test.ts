@@ -142,7 +142,10 @@ describe('msnap watch (polling)', () => {
   it('--stream where the server has none: one line, exit 6', async () => {
     const s = await startServe(db);
     servers.push(s);
-    const r = await msnap(['watch', 'BTC', '5m', '--stream', ...conn(s)]);
+    // A seeded market that has ended (COIN TYPE would find no active market once the wall clock
+    // passes a 5-minute boundary after the seed: a different exit-6 line).
+    const id = `btc-updown-5m-${(Math.floor(Date.now() / FIVE_MIN) * FIVE_MIN - 2 * FIVE_MIN) / 1000}`;
+    const r = await msnap(['watch', id, '--stream', ...conn(s)]);
     expect(r.exitCode).toBe(6);
     expect(r.stderr.split('\n')[0]).toBe('msnap: no live stream: the service offers no stream');
     expect(r.stdout).toBe('');
