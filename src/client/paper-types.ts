@@ -1,5 +1,6 @@
 // Paper trading's records as `msnap serve` sends them (docs/bots.md "Paper trading") and the API
 // over them: types only, so the client's types can name them without importing code.
+import type { PaperOrderFields } from '../domain/paper-order.js';
 
 /** What `POST /v1/paper/orders` takes. */
 export interface PaperOrderRequest {
@@ -13,25 +14,8 @@ export interface PaperOrderRequest {
   min_price?: number;
 }
 
-/** One executed (or rejected) paper order. */
-export interface PaperOrder {
-  id: number;
-  status: 'filled' | 'partial' | 'rejected';
-  reason?: string;
-  market_id: string;
-  side: 'up' | 'down';
-  /** `settle`: a position paid out when its market resolved (the backtest's settlement line). */
-  action: 'buy' | 'sell' | 'settle';
-  shares_requested: number;
-  shares: number;
-  vwap: number | null;
-  fee: number;
-  filled_at: number;
-  /** Whether the fill walked a stored book (false: the quoted probability, no depth). */
-  depth: boolean;
-  levels: number;
-  cash_after: number;
-}
+/** One executed (or rejected) paper order, or a settlement line of the order list. */
+export type PaperOrder = PaperOrderFields & { id: number };
 
 /** A paper position: shares of one side of one market and what they cost on average. */
 export interface PaperPosition {

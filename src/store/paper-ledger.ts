@@ -3,6 +3,7 @@
 // instance on one PostgreSQL shares them. SQLite (sqlite/paper-ledger-sqlite.ts) and PostgreSQL
 // (postgres/pg-paper-ledger.ts) implement it; src/paper holds the trading logic over it.
 import type { OutcomeSide } from '../domain/market-series.js';
+import type { PaperOrderFields } from '../domain/paper-order.js';
 
 /** The money of one account; numbers are kept unrounded (the answers round them). */
 export interface PaperMoney {
@@ -22,26 +23,10 @@ export interface PaperPosition {
 }
 
 /** One line of the order list: an order as it was answered, or a settlement (action `settle`). */
-export interface PaperOrderLine {
+export type PaperOrderLine = PaperOrderFields & {
   /** The server's data clock when it was placed (or settled). */
   created_at: number;
-  status: 'filled' | 'partial' | 'rejected';
-  reason?: string;
-  market_id: string;
-  side: OutcomeSide;
-  action: 'buy' | 'sell' | 'settle';
-  shares_requested: number;
-  shares: number;
-  /** null when nothing filled. */
-  vwap: number | null;
-  fee: number;
-  /** The executing snapshot's time (a settlement: the market's end_time; a rejection: the clock's now). */
-  filled_at: number;
-  /** False at the quote without a book, and when rejected. */
-  depth: boolean;
-  levels: number;
-  cash_after: number;
-}
+};
 
 /** A stored order line with its id (ids grow: a newer line has a larger id). */
 export type PaperOrderRecord = PaperOrderLine & { id: number };
