@@ -11,10 +11,14 @@ const SPACE = 0x20;
 export const QUOTE = 0x22;
 /** The byte `,`. */
 export const COMMA = 0x2c;
-const MINUS = 0x2d;
-const DOT = 0x2e;
-const ZERO = 0x30;
-const NINE = 0x39;
+/** The byte `-`. */
+export const MINUS = 0x2d;
+/** The byte `.`. */
+export const DOT = 0x2e;
+/** The byte `0`. */
+export const ZERO = 0x30;
+/** The byte `9`. */
+export const NINE = 0x39;
 /** The byte `:`. */
 export const COLON = 0x3a;
 /** The byte `[`. */
@@ -31,13 +35,16 @@ const TILDE = 0x7e;
 // JavaScript prints a number in plain notation from 1e-6 up to 1e21 and with the shortest digits
 // that read back as the same double. A decimal of at most 15 significant digits is such a
 // shortest form (any two of them are distinct doubles), so its text is what `${n}` gives.
-const MAX_DIGITS = 15;
-const MAX_LEADING_FRACTION_ZEROS = 5;
+/** Significant digits a copied number may have. */
+export const MAX_DIGITS = 15;
+/** Zeros a copied number may have after `0.` */
+export const MAX_LEADING_FRACTION_ZEROS = 5;
 
 
 // Byte classes, looked up once per byte: digits, and what a CSV cell may hold unquoted.
 const DIGIT = new Uint8Array(256).fill(1, ZERO, NINE + 1);
-const PLAIN = new Uint8Array(256).fill(1, SPACE, TILDE + 1);
+/** 1 for each byte a CSV cell may hold unquoted (printable ASCII but `"`, `\\` and `,`). */
+export const PLAIN = new Uint8Array(256).fill(1, SPACE, TILDE + 1);
 PLAIN[QUOTE] = PLAIN[BACKSLASH] = PLAIN[COMMA] = 0;
 
 /** The bytes of an ASCII text. */

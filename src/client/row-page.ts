@@ -13,6 +13,27 @@ export interface RowPage<T> {
   readonly count: number;
   rows(): readonly T[];
   readonly readyCsv?: Uint8Array;
+  /** For a snapshot page asked for as columns (SnapshotsStreamQuery.rowsAs): its rows as columns. */
+  readonly columns?: SnapshotColumnPage;
+}
+
+/** How a snapshot page's rows come ready beside its records: as CSV text (the default) or as columns (a Parquet export). */
+export type RowsForm = 'csv' | 'columns';
+
+/**
+ * A snapshot page's rows as columns, for a writer that takes columns (Parquet): row r's values at
+ * index r of each array, the very numbers the page's records hold.
+ */
+export interface SnapshotColumnPage {
+  readonly id: Float64Array;
+  readonly time: Float64Array;
+  readonly price: Float64Array;
+  readonly up: Float64Array;
+  readonly down: Float64Array;
+  /** The page's distinct market ids, first seen first (almost always one). */
+  readonly marketIds: readonly string[];
+  /** Each row's index into marketIds. */
+  readonly market: Int32Array;
 }
 
 /** A page of snapshots from the client (snapshotPages). */

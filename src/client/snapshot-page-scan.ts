@@ -40,7 +40,7 @@ function slotOf(b: Uint8Array, start: number, end: number, names: readonly Uint8
 }
 
 /** A fixed piece of text, as little-endian 32-bit words (compared four bytes at a time) and the bytes left over. */
-interface Literal {
+export interface Literal {
   words: Uint32Array;
   tail: Uint8Array;
   length: number;
@@ -78,17 +78,23 @@ export function rowKeys(priceKeys: readonly string[]): RowKeys {
 // one buffer serves them all; it only grows (to the largest page seen).
 let scratch = Buffer.allocUnsafeSlow(0);
 
+/** Where a page's `snapshots` array sat in its body: its `[`, and just after its `]`. */
+export interface ArraySpan {
+  start: number;
+  end: number;
+}
+
 /**
- * Use on the raw body of a snapshot page (a JSON object with a `snapshots` array). On success the
- * rows' JSON in `b` is overwritten by their CSV (`csv` views it) and the body is no longer JSON.
- * Undefined, with `b` untouched, when any row is not of the plain shape above or the body is not
- * of that form at all: parse it the general way then (which also says what is wrong with it).
+ * Use to scan a snapshot page body (a JSON object with a `snapshots` array) in one pass: every key
+ * but `snapshots` is skipped, the array is handed to `scanArray` (at its `[`), and the rest is
+ * parsed as the envelope (the object with `snapshots` emptied). Undefined when `scanArray` refuses
+ * or the body is not of that plain form: parse it the general way then.
  */
-export function scanSnapshotPage(b: Uint8Array, keys: RowKeys): ScannedPage | undefined {
+export function scanPageBody<R extends ArraySpan>(b: Uint8Array, scanArray: (b: Uint8Array, at: number) => R | undefined): { rows: R; envelope: Record<string, unknown> } | undefined {
   let i = skipSpace(b, 0);
   if (b[i] !== LBRACE) return undefined;
   i = skipSpace(b, i + 1);
-  let rows: ScannedRows | undefined;
+  let rows: R | undefined;
   if (b[i] === RBRACE) return undefined;
   for (;;) {
     // A key with an escape might spell `snapshots` too: such a body is left to JSON.parse.
@@ -102,7 +108,7 @@ export function scanSnapshotPage(b: Uint8Array, keys: RowKeys): ScannedPage | un
     if (isSnapshots) {
       // A repeated key: JSON.parse keeps the last; leave such a body to it.
       if (rows || b[i] !== LBRACKET) return undefined;
-      rows = scanRows(b, i, keys);
+      rows = scanArray(b, i);
       if (!rows) return undefined;
       i = rows.end;
     } else {
@@ -126,17 +132,27 @@ export function scanSnapshotPage(b: Uint8Array, keys: RowKeys): ScannedPage | un
     return undefined;
   }
   if (envelope === null || typeof envelope !== 'object' || Array.isArray(envelope)) return undefined;
-  // The CSV is shorter than the JSON it replaces (no keys, no quotes).
-  b.set(scratch.subarray(0, rows.csvLength), rows.start);
-  return { count: rows.count, csv: b.subarray(rows.start, rows.start + rows.csvLength), envelope: envelope as Record<string, unknown> };
+  return { rows, envelope: envelope as Record<string, unknown> };
 }
 
-interface ScannedRows {
+/**
+ * Use on the raw body of a snapshot page (a JSON object with a `snapshots` array). On success the
+ * rows' JSON in `b` is overwritten by their CSV (`csv` views it) and the body is no longer JSON.
+ * Undefined, with `b` untouched, when any row is not of the plain shape above or the body is not
+ * of that form at all: parse it the general way then (which also says what is wrong with it).
+ */
+export function scanSnapshotPage(b: Uint8Array, keys: RowKeys): ScannedPage | undefined {
+  const scanned = scanPageBody(b, (body, at) => scanRows(body, at, keys));
+  if (!scanned) return undefined;
+  const { rows, envelope } = scanned;
+  // The CSV is shorter than the JSON it replaces (no keys, no quotes).
+  b.set(scratch.subarray(0, rows.csvLength), rows.start);
+  return { count: rows.count, csv: b.subarray(rows.start, rows.start + rows.csvLength), envelope };
+}
+
+interface ScannedRows extends ArraySpan {
   count: number;
   csvLength: number;
-  /** The array's `[` and just after its `]`. */
-  start: number;
-  end: number;
 }
 
 // The array at `at` (its `[`), row by row, its CSV written to `scratch`; undefined at the first row it cannot copy.

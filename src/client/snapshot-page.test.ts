@@ -82,6 +82,26 @@ describe('readSnapshotPage', () => {
     expect(page.page.rows()).toEqual(general);
   });
 
+  it('offers a page asked for as columns as columns, its rows built only when read and equal to the general ones', () => {
+    const body = JSON.stringify({ snapshots: rows(20, (i) => 276.148 - i / 8), total: 20 });
+    let built = 0;
+    const normalize = (raw: unknown) => {
+      built++;
+      return normalizeSnapshot(raw, ID);
+    };
+    const { page } = readSnapshotPage(t, answer(body), PATH, rowKeys(['price']), normalize, 'columns');
+    const general = ((JSON.parse(body) as { snapshots: unknown[] }).snapshots).map((raw) => normalizeSnapshot(raw, ID));
+    expect(page.readyCsv).toBeUndefined();
+    expect(Array.from(page.columns!.price)).toEqual(general.map((s) => s.price));
+    expect(built).toBe(0);
+    expect(page.rows()).toEqual(general);
+    // A page the column scan does not take comes as ready CSV (spaced rows), or parsed (17 digits).
+    const spaced = readSnapshotPage(t, answer(JSON.stringify({ snapshots: rows(3) }, null, 1)), PATH, rowKeys(['price']), normalize, 'columns').page;
+    expect([spaced.columns, spaced.readyCsv !== undefined]).toEqual([undefined, true]);
+    const odd = readSnapshotPage(t, answer(JSON.stringify({ snapshots: rows(3, (i) => 97_000 + i / 3) })), PATH, rowKeys(['price']), normalize, 'columns').page;
+    expect([odd.columns, odd.readyCsv]).toEqual([undefined, undefined]);
+  });
+
   it('fails on a body that is not JSON as get() does', () => {
     const err = (() => {
       try {

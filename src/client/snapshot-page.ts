@@ -5,18 +5,19 @@
 import type { Snapshot } from '../domain/market.js';
 import { rowsFromReadyCsv } from './snapshot-csv-rows.js';
 import { scanSnapshotPage, type RowKeys } from './snapshot-page-scan.js';
-import { pageOf, type SnapshotPage } from './row-page.js';
+import { scanSnapshotColumns } from './snapshot-page-columns.js';
+import { pageOf, type RowsForm, type SnapshotColumnPage, type SnapshotPage } from './row-page.js';
 import type { RawAnswer, Transport } from './transport.js';
 
 /** The columns of a page's ready CSV, in order: the contract's snapshot fields. */
 export const READY_CSV_COLUMNS: readonly string[] = ['id', 'market_id', 'time', 'price', 'price_up', 'price_down'];
 
-/** A page of `count` rows that `build` makes on first use; until then only its count and ready CSV are there. */
-function lazyPage(count: number, readyCsv: Uint8Array, build: () => Snapshot[]): SnapshotPage {
+/** A page of `count` rows that `build` makes on first use; until then only its count and ready CSV or columns are there. */
+function lazyPage(count: number, ready: { readyCsv: Uint8Array } | { columns: SnapshotColumnPage }, build: () => Snapshot[]): SnapshotPage {
   let built: Snapshot[] | undefined;
   return {
     count,
-    readyCsv,
+    ...ready,
     rows: () => {
       if (built) return built;
       const made = build();
@@ -36,9 +37,15 @@ export interface PageBody {
  * Use in a dialect's snapshot page: the body scanned in one pass when its rows allow (see
  * snapshot-page-scan.ts), else parsed and normalised row by row with `row`. Either way the rows
  * are what `row` makes of each raw row (the scanned ones given in the contract's names), and a
- * body that breaks the contract fails here, as an HttpError.
+ * body that breaks the contract fails here, as an HttpError. `form` 'columns': the rows come as
+ * columns where the column scan takes them (snapshot-page-columns.ts), else as ready CSV.
  */
-export function readSnapshotPage(t: Transport, answer: RawAnswer, path: string, keys: RowKeys, row: (raw: unknown) => Snapshot): PageBody {
+export function readSnapshotPage(t: Transport, answer: RawAnswer, path: string, keys: RowKeys, row: (raw: unknown) => Snapshot, form: RowsForm = 'csv'): PageBody {
+  const columns = form === 'columns' ? scanSnapshotColumns(answer.bytes, keys) : undefined;
+  if (columns) {
+    const build = (): Snapshot[] => t.parse(() => rowsFromColumns(columns.columns, columns.count, row), path);
+    return { body: columns.envelope, page: lazyPage(columns.count, { columns: columns.columns }, build) };
+  }
   const scanned = scanSnapshotPage(answer.bytes, keys);
   if (!scanned) {
     const body = t.object(t.json(answer), path);
@@ -52,6 +59,15 @@ export function readSnapshotPage(t: Transport, answer: RawAnswer, path: string, 
   }
   const csv = Buffer.from(scanned.csv.buffer, scanned.csv.byteOffset, scanned.csv.length);
   const build = (): Snapshot[] => t.parse(() => rowsFromReadyCsv(csv, scanned.count, row), path);
-  return { body: scanned.envelope, page: lazyPage(scanned.count, scanned.csv, build) };
+  return { body: scanned.envelope, page: lazyPage(scanned.count, { readyCsv: scanned.csv }, build) };
+}
+
+/** The rows of a column page as the contract's raw records passed through `row`, as rowsFromReadyCsv gives them. */
+function rowsFromColumns(c: SnapshotColumnPage, count: number, row: (raw: unknown) => Snapshot): Snapshot[] {
+  const out = new Array<Snapshot>(count);
+  for (let r = 0; r < count; r++) {
+    out[r] = row({ id: c.id[r], market_id: c.marketIds[c.market[r]!], time: c.time[r], price: c.price[r], price_up: c.up[r], price_down: c.down[r] });
+  }
+  return out;
 }
 

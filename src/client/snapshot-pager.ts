@@ -85,7 +85,7 @@ export async function* pageSnapshots(read: SnapshotPageFetch, q: SnapshotsStream
   const askMore = (): void => {
     for (let at = nextStart(); at !== undefined && queue.length < Math.max(1, ahead) && !stopped; at = nextStart()) {
       const controller = new AbortController();
-      const page = read({ limit: ask, offset: at, from: q.from, to: q.to, includeOrderbook: q.includeOrderbook }, controller.signal);
+      const page = read({ limit: ask, offset: at, from: q.from, to: q.to, includeOrderbook: q.includeOrderbook, rowsAs: q.rowsAs }, controller.signal);
       const asked: Asked = { seq: seq++, at, page, controller };
       page.then(
         (current) => arrived(asked, current),

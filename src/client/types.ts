@@ -1,7 +1,7 @@
 // The records and queries that cross the client/CLI boundary, and `MsnapApi`, the part of the
 // client core that commands use: one definition each, so the compiler guards the boundary.
 import type { PaperApi } from './paper-types.js';
-import type { SnapshotPage } from './row-page.js';
+import type { RowsForm, SnapshotPage } from './row-page.js';
 import type { Coin, Market, MarketStatus, MarketType, Snapshot } from '../domain/market.js';
 import type { RowLayout } from '../domain/row-layout.js';
 import type { StreamCapable } from './stream-events.js';
@@ -85,6 +85,8 @@ export interface SnapshotsQuery {
   from?: number;
   to?: number;
   includeOrderbook?: boolean;
+  /** How the page's rows come ready beside its records (row-page.ts): CSV unless asked for as columns. */
+  rowsAs?: RowsForm;
 }
 
 /** What `snapshots()` and `snapshotPages()` stream: a market's snapshots within from/to. */
@@ -92,6 +94,8 @@ export interface SnapshotsStreamQuery {
   from?: number;
   to?: number;
   includeOrderbook?: boolean;
+  /** How each page's rows come ready beside its records (row-page.ts): CSV unless asked for as columns. */
+  rowsAs?: RowsForm;
   /** Rows asked per request; the service may clamp it (default DEFAULT_SNAPSHOT_PAGE). */
   pageSize?: number;
   /** Told after each page arrives (page number from 1, its rows, the service's total). */

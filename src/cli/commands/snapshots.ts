@@ -9,7 +9,7 @@ import { coinArg, countArg, marketIdArg, checkMarketOrCoinType, marketTypeArg, t
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
 import type { Progress } from '../output/progress.js';
-import { pagesOf, rowsOfPages, type SnapshotPage } from '../../client/row-page.js';
+import { pagesOf, rowsOfPages, type RowsForm, type SnapshotPage } from '../../client/row-page.js';
 import type { ApiCapabilities, MsnapApi, SnapshotsStreamQuery, TextPage } from '../../client/types.js';
 import type { RowLayout } from '../../domain/row-layout.js';
 import { BAR_SCHEMA, snapshotSchema } from '../output/record-schemas.js';
@@ -117,7 +117,7 @@ export async function runSnapshots(opts: SnapshotsOptions, deps: CliDeps): Promi
     const text = textOf ? (layout: RowLayout) => streamText(textOf, ids, opts, onPage, layout) : undefined;
     result = opts.resample !== undefined
       ? await exporter.listPages(BAR_SCHEMA, pagesOf(resamplePages(rowsOfPages(pages), opts.resample, opts.fill)))
-      : await exporter.listPages(snapshotSchema(opts.orderbookColumns ? 'flat' : opts.orderbook), pages, text);
+      : await exporter.listPages(snapshotSchema(opts.orderbookColumns ? 'flat' : opts.orderbook), pages, { text, columns: () => streamAll(client, ids, opts, onPage, 'columns') });
   } finally {
     progress.stop();
   }
@@ -158,8 +158,9 @@ function pageCounter(
   };
 }
 
-function streamQuery(opts: SnapshotsOptions, onPage: PageCounter): SnapshotsStreamQuery {
+function streamQuery(opts: SnapshotsOptions, onPage: PageCounter, rowsAs?: RowsForm): SnapshotsStreamQuery {
   return {
+    ...(rowsAs !== undefined ? { rowsAs } : {}),
     ...(opts.from !== undefined ? { from: opts.from } : {}),
     ...(opts.to !== undefined ? { to: opts.to } : {}),
     includeOrderbook: opts.orderbook,
@@ -167,8 +168,8 @@ function streamQuery(opts: SnapshotsOptions, onPage: PageCounter): SnapshotsStre
   };
 }
 
-async function* streamAll(client: MsnapApi, ids: string[], opts: SnapshotsOptions, onPage: PageCounter): AsyncGenerator<SnapshotPage> {
-  for (const id of ids) yield* client.snapshotPages(id, streamQuery(opts, onPage));
+async function* streamAll(client: MsnapApi, ids: string[], opts: SnapshotsOptions, onPage: PageCounter, rowsAs?: RowsForm): AsyncGenerator<SnapshotPage> {
+  for (const id of ids) yield* client.snapshotPages(id, streamQuery(opts, onPage, rowsAs));
 }
 
 async function* streamText(textOf: NonNullable<ApiCapabilities['snapshotText']>, ids: string[], opts: SnapshotsOptions, onPage: PageCounter, layout: RowLayout): AsyncGenerator<TextPage> {

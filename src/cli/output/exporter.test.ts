@@ -114,7 +114,7 @@ describe('exporter', () => {
         yield pageOf([{ n: 1 }, { n: 2 }, { n: 3 }]);
       }
       const viaText = pipe();
-      const r = await createExporter({ format, sink: new OutputSink(viaText), color: false }).listPages(layoutSchema, records(), text);
+      const r = await createExporter({ format, sink: new OutputSink(viaText), color: false }).listPages(layoutSchema, records(), { text });
       const viaRows = pipe();
       await createExporter({ format, sink: new OutputSink(viaRows), color: false }).list(schema, [{ n: 1 }, { n: 2 }, { n: 3 }]);
       await Promise.all([new Promise((done) => viaText.end(done)), new Promise((done) => viaRows.end(done))]);
@@ -125,7 +125,7 @@ describe('exporter', () => {
     expect(asked).toEqual(['csv', 'ndjson', 'json']);
     // An empty source: the header, or [].
     const empty = pipe();
-    await createExporter({ format: 'json', sink: new OutputSink(empty), color: false }).listPages(layoutSchema, [], () => (async function* () {})());
+    await createExporter({ format: 'json', sink: new OutputSink(empty), color: false }).listPages(layoutSchema, [], { text: () => (async function* () {})() });
     expect(empty.text).toBe('[]\n');
   });
 

@@ -5,6 +5,7 @@ import { csvHeader, csvLines, csvRow, takesReadyCsv } from './csv.js';
 import type { OutputFormat } from './format.js';
 import type { ByteOutput } from './parquet.js';
 import type { ParquetCodec } from './parquet-codecs.js';
+import { isSnapshotParquet } from './parquet-shape.js';
 import { jsonArrayEnd, jsonArrayItems, jsonArraySeparator, jsonRecord, ndjsonLine, ndjsonLines } from './json.js';
 import type { RecordSchema } from './schema.js';
 import type { OutputSink } from './sink.js';
@@ -24,17 +25,24 @@ export interface ListResult {
 /** Rows a source writes as text itself, in the layout it is given (a local store, from its stored values). */
 export type TextSource = (layout: RowLayout) => AsyncIterable<TextPage>;
 
+/** The same rows as `pages` in forms a writer may take instead (they are then never read). */
+export interface PageForms<T> {
+  /** As text the source writes itself (a local store), for a machine format the schema has a text layout for. */
+  text?: TextSource;
+  /** As pages asked for with their rows as columns (RowPage.columns), for Parquet of plain snapshots. */
+  columns?: () => AsyncIterable<RowPage<T>>;
+}
+
 /** Use in commands to write results; built once per run by deps.ts. */
 export interface Exporter {
   /** Write rows as they arrive (the iterator is stopped early when the reader goes away). */
   list<T>(schema: RecordSchema<T>, rows: AsyncIterable<T> | Iterable<T>): Promise<ListResult>;
   /**
    * Write rows a page at a time (large exports): each page becomes one string and one write, so
-   * the cost per row is the row's text alone. Same bytes as `list` over the same rows. `text`:
-   * the same rows as a source can write them itself, taken instead of `pages` (which are then
-   * never read) when the format is a machine one the schema has a text layout for.
+   * the cost per row is the row's text alone. Same bytes as `list` over the same rows. `forms`:
+   * the same rows in a form the writer for the format takes faster, read instead of `pages`.
    */
-  listPages<T>(schema: RecordSchema<T>, pages: AsyncIterable<RowPage<T>> | Iterable<RowPage<T>>, text?: TextSource): Promise<ListResult>;
+  listPages<T>(schema: RecordSchema<T>, pages: AsyncIterable<RowPage<T>> | Iterable<RowPage<T>>, forms?: PageForms<T>): Promise<ListResult>;
   /**
    * Write rows as they come for as long as they come (`msnap watch`): as `listPages`, except that
    * a table is printed a row at a time (plain columns, live-table.ts) instead of once at the end.
@@ -82,11 +90,12 @@ export function createExporter(opts: ExporterOptions): Exporter {
       return writePages(schema, onePerPage(rows));
     },
 
-    listPages<T>(schema: RecordSchema<T>, pages: AsyncIterable<RowPage<T>> | Iterable<RowPage<T>>, text?: TextSource): Promise<ListResult> {
+    listPages<T>(schema: RecordSchema<T>, pages: AsyncIterable<RowPage<T>> | Iterable<RowPage<T>>, forms: PageForms<T> = {}): Promise<ListResult> {
       const format = opts.format;
-      if (text && schema.textLayout && isTextFormat(format)) {
-        return writeChunks(schema, format, ownText(text(schema.textLayout(format)), format));
+      if (forms.text && schema.textLayout && isTextFormat(format)) {
+        return writeChunks(schema, format, ownText(forms.text(schema.textLayout(format)), format));
       }
+      if (format === 'parquet') return parquetList(schema, pages, forms.columns);
       return writePages(schema, pages);
     },
 
@@ -204,23 +213,37 @@ export function createExporter(opts: ExporterOptions): Exporter {
     return { rows: count, readerGone: sink.closed };
   }
 
-  async function parquetList<T>(schema: RecordSchema<T>, pages: AsyncIterable<RowPage<T>> | Iterable<RowPage<T>>): Promise<ListResult> {
+  // `columns`: the same pages with their rows as columns, read instead when the writer takes them.
+  async function parquetList<T>(schema: RecordSchema<T>, pages: AsyncIterable<RowPage<T>> | Iterable<RowPage<T>>, columns?: () => AsyncIterable<RowPage<T>>): Promise<ListResult> {
     const out: ByteOutput = { write: (bytes) => sink.writeBytes(bytes), get closed() { return sink.closed; } };
-    // The writer library is loaded only by runs that write Parquet.
-    const { parquetWriterFor } = await import('./parquet-snapshots.js');
     const parquetSchema = schema.parquetSchema ?? schema;
-    const file = parquetWriterFor(parquetSchema, out, opts.compression);
-    // Plain snapshots from the client go into columns straight from their ready CSV (no row built).
-    const ready = 'addReadyCsv' in file && takesReadyCsv(parquetSchema);
-    for await (const page of pages) {
-      if (sink.closed) break;
-      if (ready && page.readyCsv) await file.addReadyCsv(page.readyCsv, page.count);
-      else await file.add(page.rows());
-      if (sink.failure) throw sink.failure;
+    // Plain snapshots from the client go into columns straight from their columns or ready CSV (no row built).
+    const ready = isSnapshotParquet(parquetSchema) && takesReadyCsv(parquetSchema);
+    const source = (async function* () {
+      yield* ready && columns ? columns() : pages;
+    })();
+    // The first page is asked for before the writer library loads (tens of ms of compiling that
+    // the service's answer would otherwise wait behind); loaded only by runs that write Parquet.
+    const first = source.next();
+    first.catch(() => undefined);
+    try {
+      const { parquetWriterFor } = await import('./parquet-snapshots.js');
+      const file = parquetWriterFor(parquetSchema, out, opts.compression);
+      for (let step = await first; !step.done; step = await source.next()) {
+        const page = step.value;
+        if (sink.closed) break;
+        if (ready && 'addColumns' in file && page.columns) await file.addColumns(page.columns);
+        else if (ready && 'addReadyCsv' in file && page.readyCsv) await file.addReadyCsv(page.readyCsv, page.count);
+        else await file.add(page.rows());
+        if (sink.failure) throw sink.failure;
+      }
+      await file.finish();
+      await done();
+      return { rows: file.rows, readerGone: sink.closed };
+    } finally {
+      // Pages asked for ahead are given up when the export ends early (a failure, a closed reader).
+      await source.return(undefined);
     }
-    await file.finish();
-    await done();
-    return { rows: file.rows, readerGone: sink.closed };
   }
 
   async function tableList<T>(schema: RecordSchema<T>, pages: AsyncIterable<RowPage<T>> | Iterable<RowPage<T>>): Promise<ListResult> {

@@ -109,22 +109,24 @@ export function int64Chunk(target: ChunkTarget, name: string, values: Float64Arr
 
 /** A DOUBLE column: dictionary-encoded when the library's useDictionary would choose it, else PLAIN. */
 export function doubleChunk(target: ChunkTarget, name: string, values: Float64Array, n: number): ColumnChunk {
-  let min: number | undefined;
-  let max: number | undefined;
-  let nans = 0n;
+  // NaN compares false, so it never becomes the minimum or maximum; with no other value there is neither.
+  let low = Infinity;
+  let high = -Infinity;
+  let nans = 0;
   for (let i = 0; i < n; i++) {
     const v = values[i]!;
-    if (v !== v) {
-      nans++;
-      continue;
-    }
-    if (min === undefined || v < min) min = v;
-    if (max === undefined || v > max) max = v;
+    if (v < low) low = v;
+    if (v > high) high = v;
+    if (v !== v) nans++;
   }
+  const numbers = n - nans > 0;
+  // Infinity as the only value is found too: it is the starting bound itself.
+  let min = numbers ? low : undefined;
+  let max = numbers ? high : undefined;
   if (min === 0) min = -0;
   if (max === 0) max = 0;
   // The library's statistics count NaNs too (hyparquet's type leaves the field out).
-  const statistics = { min_value: min, max_value: max, null_count: 0n, nan_count: nans } as Statistics;
+  const statistics = { min_value: min, max_value: max, null_count: 0n, nan_count: BigInt(nans) } as Statistics;
   return writeChunk(target, name, 'DOUBLE', n, doubleBody(values, n), statistics);
 }
 
@@ -137,7 +139,10 @@ function doubleBody(values: Float64Array, n: number): PageBody {
 // PLAIN doubles are little-endian: the array's own bytes on such a machine.
 const LITTLE_ENDIAN = new Uint8Array(new Float64Array([1]).buffer)[7] === 0x3f;
 
+// A typed array's own bytes are used as they are (the page is compressed or copied out before
+// the array is filled again); other values are copied.
 function plainDoubles(values: ArrayLike<number>, n: number): Uint8Array {
+  if (LITTLE_ENDIAN && values instanceof Float64Array) return new Uint8Array(values.buffer, values.byteOffset, n * 8);
   const out = new Float64Array(n);
   for (let i = 0; i < n; i++) out[i] = values[i]!;
   const bytes = new Uint8Array(out.buffer);

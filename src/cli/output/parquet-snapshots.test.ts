@@ -1,11 +1,12 @@
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { describe, expect, it } from 'vitest';
-import type { RowPage } from '../../client/row-page.js';
+import type { RowPage, SnapshotColumnPage } from '../../client/row-page.js';
 import type { Snapshot } from '../../domain/market.js';
 import { createExporter } from './exporter.js';
 import { ParquetRowWriter, type ByteOutput } from './parquet.js';
 import type { ParquetCodec } from './parquet-codecs.js';
-import { isSnapshotParquet, SnapshotParquetWriter } from './parquet-snapshots.js';
+import { isSnapshotParquet } from './parquet-shape.js';
+import { SnapshotParquetWriter } from './parquet-snapshots.js';
 import { MARKET_SCHEMA, snapshotSchema } from './record-schemas.js';
 import { OutputSink } from './sink.js';
 import { Writable } from 'node:stream';
@@ -43,6 +44,13 @@ function rows(n: number, { seed = 1, distinct = 50, markets = 2, idStep = 125, s
     price_up: Math.floor(r() * 100) / 100,
     price_down: Math.round(r() * 99 + 1) / 100,
   }));
+}
+
+/** A page's columns as the client's column scan gives them. */
+function columnsOf(list: readonly Snapshot[]): SnapshotColumnPage {
+  const marketIds = [...new Set(list.map((s) => s.market_id))];
+  const column = (pick: (s: Snapshot) => number) => Float64Array.from(list, pick);
+  return { id: column((s) => s.id), time: column((s) => s.time), price: column((s) => s.price), up: column((s) => s.price_up), down: column((s) => s.price_down), marketIds, market: Int32Array.from(list, (s) => marketIds.indexOf(s.market_id)) };
 }
 
 const csvOf = (list: readonly Snapshot[]): Uint8Array =>
@@ -150,6 +158,27 @@ describe('Parquet of plain snapshots from columns', () => {
     }
     // The pages with ready CSV built no rows; the three without did.
     expectSameOutput('ready CSV pages', files[0]!, files[1]!, built === 3);
+    // Pages asked for as columns are read instead of the row pages, which are never touched.
+    const parts: Buffer[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        parts.push(Buffer.from(chunk));
+        cb();
+      },
+    });
+    let rowPagesRead = false;
+    const rowPages = (async function* () {
+      rowPagesRead = true;
+      yield* pages(false);
+    })();
+    const columnPages = async function* (): AsyncGenerator<RowPage<Snapshot>> {
+      for (const p of pages(false)) yield { count: p.count, rows: p.rows, columns: columnsOf(p.rows()) };
+    };
+    built = 0;
+    const viaColumns = await createExporter({ format: 'parquet', sink: new OutputSink(stream), color: false }).listPages(snapshotSchema(false), rowPages, { columns: columnPages });
+    expect(viaColumns.rows).toBe(list.length);
+    // columnsOf read each page's rows once to make its columns; the writer read none.
+    expectSameOutput('column pages', Buffer.concat(parts), files[1]!, built === 3 && !rowPagesRead);
     const file = files[0]!.buffer.slice(files[0]!.byteOffset, files[0]!.byteOffset + files[0]!.length);
     const back = await parquetReadObjects({ file });
     expect(back.map((r) => [Number(r['id']), r['market_id'], (r['time'] as Date).getTime(), r['price'], r['price_up'], r['price_down']])).toEqual(

@@ -5,28 +5,14 @@
 // (an id beyond 2^44, a missing market id) is handed to the library as ParquetRowWriter would.
 import type { ColumnChunk, RowGroup } from 'hyparquet';
 import type { ColumnSource } from 'hyparquet-writer';
+import type { SnapshotColumnPage } from '../../client/row-page.js';
 import { readyCsvColumns, type SnapshotColumns } from '../../client/snapshot-csv-rows.js';
 import { doubleChunk, int64Chunk, stringChunk, type ChunkTarget } from './parquet-chunks.js';
 import { DELTA_SAFE } from './parquet-delta.js';
 import type { ParquetCodec } from './parquet-codecs.js';
 import { openParquetFile, ParquetRowWriter, type ByteOutput, type ParquetFile } from './parquet.js';
+import { isSnapshotParquet } from './parquet-shape.js';
 import { machineColumns, type Column, type RecordSchema } from './schema.js';
-
-/** The columns this writer takes, by name and Parquet type, in order. */
-const SHAPE = [
-  ['id', 'int64'],
-  ['market_id', 'dictionary'],
-  ['time', 'timestamp'],
-  ['price', 'double'],
-  ['price_up', 'double'],
-  ['price_down', 'double'],
-] as const;
-
-/** True when `schema` is written as exactly the six snapshot columns (none of them nullable). */
-export function isSnapshotParquet<T>(schema: RecordSchema<T>): boolean {
-  const columns = machineColumns(schema);
-  return columns.length === SHAPE.length && columns.every((c, i) => c.name === SHAPE[i]![0] && c.parquet === SHAPE[i]![1] && !c.nullable);
-}
 
 /** Use for a Parquet export: the columnar writer for plain snapshots, the row writer for the rest. */
 export function parquetWriterFor<T>(schema: RecordSchema<T>, out: ByteOutput, codec?: ParquetCodec): SnapshotParquetWriter<T> | ParquetRowWriter<T> {
@@ -114,6 +100,40 @@ export class SnapshotParquetWriter<T> implements SnapshotColumns {
     }
   }
 
+  /** Add a client page's rows from its columns (a page asked for as columns, see client/row-page.ts). */
+  async addColumns(page: SnapshotColumnPage): Promise<void> {
+    const count = page.id.length;
+    for (let at = 0; at < count && !this.out.closed; ) {
+      const take = Math.min(count - at, this.file.groupRows - this.filled);
+      const from = this.filled;
+      const to = at + take;
+      this.id.set(page.id.subarray(at, to), from);
+      this.time.set(page.time.subarray(at, to), from);
+      this.price.set(page.price.subarray(at, to), from);
+      this.up.set(page.up.subarray(at, to), from);
+      this.down.set(page.down.subarray(at, to), from);
+      // The page's market ids as this group's dictionary indexes, interned in the order the rows
+      // name them (the dictionary is per group, and a group may start mid-page).
+      if (page.marketIds.length === 1) {
+        this.ids.fill(this.internText(page.marketIds[0]!), from, from + take);
+      } else {
+        const indexes = new Int32Array(page.marketIds.length).fill(-1);
+        for (let r = at; r < to; r++) {
+          const k = page.market[r]!;
+          if (indexes[k]! < 0) indexes[k] = this.internText(page.marketIds[k]!);
+          this.ids[from + r - at] = indexes[k]!;
+        }
+      }
+      for (let i = from; i < from + take; i++) {
+        this.integer(this.id[i]!);
+        this.integer(this.time[i]!);
+      }
+      this.filled += take;
+      at = to;
+      if (this.filled >= this.file.groupRows) await this.writeGroup();
+    }
+  }
+
   /** SnapshotColumns: a row's market id, bytes of the page's CSV (printable ASCII) up to the next comma. */
   marketId(csv: Uint8Array, start: number, row: number): number {
     // Most rows name the market the row before named: its bytes and the comma after them.
@@ -153,22 +173,22 @@ export class SnapshotParquetWriter<T> implements SnapshotColumns {
       this.ids[row] = -1;
       return;
     }
-    const text = String(v);
-    if (text === this.lastId && this.lastIndex >= 0) {
-      this.ids[row] = this.lastIndex;
-      this.lastBytes = undefined;
-      return;
-    }
+    this.ids[row] = this.internText(String(v));
+  }
+
+  // The group dictionary's index of `text`, added when new.
+  private internText(text: string): number {
+    this.lastBytes = undefined;
+    if (text === this.lastId && this.lastIndex >= 0) return this.lastIndex;
     let k = this.dictionaryIndex.get(text);
     if (k === undefined) {
       k = this.dictionary.length;
       this.dictionary.push(text);
       this.dictionaryIndex.set(text, k);
     }
-    this.ids[row] = k;
     this.lastId = text;
     this.lastIndex = k;
-    this.lastBytes = undefined;
+    return k;
   }
 
   private async writeGroup(): Promise<void> {

@@ -4,6 +4,7 @@ import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { ByteWriter, ParquetWriter, type ColumnSource, type SchemaElement } from 'hyparquet-writer';
 import { UsageError } from '../../errors.js';
 import type { ParquetCodec } from './parquet-codecs.js';
+import { snappyCompress } from './snappy.js';
 import { machineColumns, type Column, type ParquetType, type RecordSchema } from './schema.js';
 
 
@@ -51,7 +52,7 @@ function compressorsFor(codec: ParquetCodec): { codec: 'SNAPPY' | 'GZIP' | 'BROT
   if (codec === 'gzip') return { codec: 'GZIP', compressors: { GZIP: (b) => gzipSync(b) } };
   if (codec === 'brotli') return { codec: 'BROTLI', compressors: { BROTLI: (b) => brotliCompressSync(b) } };
   if (codec === 'none') return { codec: 'UNCOMPRESSED' };
-  return { codec: 'SNAPPY' };
+  return { codec: 'SNAPPY', compressors: { SNAPPY: snappyCompress } };
 }
 
 // A ByteWriter whose buffer is emptied into the output after every row group (the writer calls

@@ -113,7 +113,7 @@ async function exportAll(format: 'csv' | 'ndjson' | 'json', q: SnapshotsStreamQu
   }
   const exporter = createExporter({ format, sink: new OutputSink(stream), color: false });
   const source: TextSource | undefined = viaText ? text : undefined;
-  const r = await exporter.listPages(snapshotSchema(q.includeOrderbook === true), pages(), source);
+  const r = await exporter.listPages(snapshotSchema(q.includeOrderbook === true), pages(), { text: source });
   await new Promise((done) => stream.end(done));
   expect(r.rows).toBeGreaterThan(0);
   return { out, recordsRead };

@@ -91,7 +91,7 @@ export const v1: Dialect = {
       },
       signal,
     );
-    const { body: b, page } = readSnapshotPage(t, answer, path, V1_ROW_KEYS, (raw) => normalizeSnapshot(raw, id));
+    const { body: b, page } = readSnapshotPage(t, answer, path, V1_ROW_KEYS, (raw) => normalizeSnapshot(raw, id), q.rowsAs);
     const now = t.now();
     return t.parse(() => {
       const market = b['market'] !== undefined && b['market'] !== null ? normalizeMarket(b['market'], now) : null;

@@ -203,7 +203,7 @@ export const v4: Dialect = {
         v4ErrorFor,
       );
       const priceKey = coinPriceKey(coin);
-      const { body: b, page } = readSnapshotPage(t, answer, path, v4RowKeys(coin), (raw) => snapshotFromV4(raw, coin, id, priceKey));
+      const { body: b, page } = readSnapshotPage(t, answer, path, v4RowKeys(coin), (raw) => snapshotFromV4(raw, coin, id, priceKey), q.rowsAs);
       return t.parse(() => {
         const market = b['market'] !== undefined && b['market'] !== null ? marketFromV4(b['market'], coin, t.now()) : null;
         return { market, page, ...v4Envelope(b, page.count, q.offset ?? 0) };
