@@ -3,9 +3,8 @@
 import { pageOf, type RowPage } from '../../client/row-page.js';
 import { csvHeader, csvLines, csvRow, takesReadyCsv } from './csv.js';
 import type { OutputFormat } from './format.js';
-import type { ByteOutput } from './parquet.js';
 import type { ParquetCodec } from './parquet-codecs.js';
-import { isSnapshotParquet } from './parquet-shape.js';
+import { writeParquetPages } from './parquet-pages.js';
 import { jsonArrayEnd, jsonArrayItems, jsonArraySeparator, jsonRecord, ndjsonLine, ndjsonLines } from './json.js';
 import type { RecordSchema } from './schema.js';
 import type { OutputSink } from './sink.js';
@@ -213,37 +212,8 @@ export function createExporter(opts: ExporterOptions): Exporter {
     return { rows: count, readerGone: sink.closed };
   }
 
-  // `columns`: the same pages with their rows as columns, read instead when the writer takes them.
-  async function parquetList<T>(schema: RecordSchema<T>, pages: AsyncIterable<RowPage<T>> | Iterable<RowPage<T>>, columns?: () => AsyncIterable<RowPage<T>>): Promise<ListResult> {
-    const out: ByteOutput = { write: (bytes) => sink.writeBytes(bytes), get closed() { return sink.closed; } };
-    const parquetSchema = schema.parquetSchema ?? schema;
-    // Plain snapshots from the client go into columns straight from their columns or ready CSV (no row built).
-    const ready = isSnapshotParquet(parquetSchema) && takesReadyCsv(parquetSchema);
-    const source = (async function* () {
-      yield* ready && columns ? columns() : pages;
-    })();
-    // The first page is asked for before the writer library loads (tens of ms of compiling that
-    // the service's answer would otherwise wait behind); loaded only by runs that write Parquet.
-    const first = source.next();
-    first.catch(() => undefined);
-    try {
-      const { parquetWriterFor } = await import('./parquet-snapshots.js');
-      const file = parquetWriterFor(parquetSchema, out, opts.compression);
-      for (let step = await first; !step.done; step = await source.next()) {
-        const page = step.value;
-        if (sink.closed) break;
-        if (ready && 'addColumns' in file && page.columns) await file.addColumns(page.columns);
-        else if (ready && 'addReadyCsv' in file && page.readyCsv) await file.addReadyCsv(page.readyCsv, page.count);
-        else await file.add(page.rows());
-        if (sink.failure) throw sink.failure;
-      }
-      await file.finish();
-      await done();
-      return { rows: file.rows, readerGone: sink.closed };
-    } finally {
-      // Pages asked for ahead are given up when the export ends early (a failure, a closed reader).
-      await source.return(undefined);
-    }
+  function parquetList<T>(schema: RecordSchema<T>, pages: AsyncIterable<RowPage<T>> | Iterable<RowPage<T>>, columns?: () => AsyncIterable<RowPage<T>>): Promise<ListResult> {
+    return writeParquetPages({ sink, compression: opts.compression, done }, schema, pages, columns);
   }
 
   async function tableList<T>(schema: RecordSchema<T>, pages: AsyncIterable<RowPage<T>> | Iterable<RowPage<T>>): Promise<ListResult> {
