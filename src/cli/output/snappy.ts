@@ -15,13 +15,9 @@ function hash(key: number, shift: number): number {
   return Math.imul(key, 0x1e35a7bd) >>> shift;
 }
 
-// Four bytes little-endian as an int32 (a byte past the end reads as 0: such a hash is never used).
-function load32(b: Uint8Array, p: number): number {
-  return b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16) | (b[p + 3]! << 24);
-}
-
-function equals32(b: Uint8Array, p: number, q: number): boolean {
-  return b[p] === b[q] && b[p + 1] === b[q + 1] && b[p + 2] === b[q + 2] && b[p + 3] === b[q + 3];
+// Four bytes little-endian as an int32, in one read; past the end it reads 0 (such a hash is never used).
+function load32(view: DataView, p: number): number {
+  return p + 4 <= view.byteLength ? view.getInt32(p, true) : 0;
 }
 
 function emitLiteral(input: Uint8Array, from: number, length: number, o: number): number {
@@ -91,13 +87,14 @@ function compressInto(input: Uint8Array, o: number): number {
   bits--;
   const shift = 32 - bits;
   const table = (hashTables[bits] ??= new Uint32Array(1 << bits));
+  const view = new DataView(input.buffer, input.byteOffset, input.byteLength);
   table.fill(0);
   let ip = 0;
   let nextEmit = 0;
   if (size >= INPUT_MARGIN) {
     const ipLimit = size - INPUT_MARGIN;
     ip++;
-    let nextHash = hash(load32(input, ip), shift);
+    let nextHash = hash(load32(view, ip), shift);
     outer: for (;;) {
       let skip = 32;
       let nextIp = ip;
@@ -108,10 +105,10 @@ function compressInto(input: Uint8Array, o: number): number {
         nextIp = ip + (skip >>> 5);
         skip++;
         if (ip > ipLimit) break outer;
-        nextHash = hash(load32(input, nextIp), shift);
+        nextHash = hash(load32(view, nextIp), shift);
         candidate = table[h]!;
         table[h] = ip;
-      } while (ip - candidate > MAX_OFFSET || !equals32(input, ip, candidate));
+      } while (ip - candidate > MAX_OFFSET || view.getInt32(ip, true) !== view.getInt32(candidate, true));
       o = emitLiteral(input, nextEmit, ip - nextEmit, o);
       do {
         const base = ip;
@@ -121,13 +118,13 @@ function compressInto(input: Uint8Array, o: number): number {
         o = emitCopy(base - candidate, matched, o);
         nextEmit = ip;
         if (ip >= ipLimit) break outer;
-        table[hash(load32(input, ip - 1), shift)] = ip - 1;
-        const h = hash(load32(input, ip), shift);
+        table[hash(load32(view, ip - 1), shift)] = ip - 1;
+        const h = hash(load32(view, ip), shift);
         candidate = table[h]!;
         table[h] = ip;
-      } while (ip - candidate <= MAX_OFFSET && equals32(input, ip, candidate));
+      } while (ip - candidate <= MAX_OFFSET && view.getInt32(ip, true) === view.getInt32(candidate, true));
       ip++;
-      nextHash = hash(load32(input, ip), shift);
+      nextHash = hash(load32(view, ip), shift);
     }
   }
   if (nextEmit < size) o = emitLiteral(input, nextEmit, size - nextEmit, o);
