@@ -91,17 +91,16 @@ class ColumnFill {
     this.capacity = capacity;
   }
 
-  // The filled rows copied into one buffer of their size: the fill is reused for the next page
-  // (many large short-lived buffers cost more in collections than one copy).
-  page(): SnapshotColumnPage {
+  // The filled rows copied to `base` in `buffer` (8-byte aligned, room for 44 bytes a row): the
+  // fill itself is reused for the next page.
+  page(buffer: ArrayBufferLike, base: number): SnapshotColumnPage {
     const n = this.count;
-    const buffer = new ArrayBuffer(n * 44);
     const column = (s: number): Float64Array => {
-      const out = new Float64Array(buffer, s * n * 8, n);
+      const out = new Float64Array(buffer, base + s * n * 8, n);
       out.set(this.values.subarray(s * this.capacity, s * this.capacity + n));
       return out;
     };
-    const market = new Int32Array(buffer, n * 40, n);
+    const market = new Int32Array(buffer, base + n * 40, n);
     market.set(this.market.subarray(0, n));
     return { id: column(0), time: column(1), price: column(2), up: column(3), down: column(4), marketIds: this.marketIds, market };
   }
@@ -223,14 +222,23 @@ export interface ColumnPage {
   envelope: Record<string, unknown>;
 }
 
+/** Bytes a row takes as columns: five doubles and a market index. */
+const ROW_BYTES = 44;
+
 /**
  * Use on the raw body of a snapshot page asked for as columns: its rows as columns when every row
- * is in the compact form (`b` is left as it came either way); else undefined, and the CSV scan
- * (scanSnapshotPage) or the general path reads it.
+ * is in the compact form, written over the rows' JSON in `b` (which is then no longer JSON, as
+ * with the CSV scan: the page holds no second copy); else undefined with `b` untouched, and the
+ * CSV scan (scanSnapshotPage) or the general path reads it.
  */
 export function scanSnapshotColumns(b: Uint8Array, keys: RowKeys): ColumnPage | undefined {
   const scanned = scanPageBody(b, (body, at) => scanColumns(body, at, keys));
   if (!scanned) return undefined;
-  const { fill } = scanned.rows;
-  return { count: fill.count, columns: fill.page(), envelope: scanned.envelope };
+  const { start, end, fill } = scanned.rows;
+  // A compact row's JSON is longer than its 44 bytes of columns, so they fit where the rows were
+  // (from the first 8-byte boundary, as a Float64Array needs); a fresh buffer only if they do not.
+  const aligned = (b.byteOffset + start + 7) & ~7;
+  const fits = aligned + fill.count * ROW_BYTES <= b.byteOffset + end;
+  const columns = fits ? fill.page(b.buffer, aligned) : fill.page(new ArrayBuffer(fill.count * ROW_BYTES), 0);
+  return { count: fill.count, columns, envelope: scanned.envelope };
 }
