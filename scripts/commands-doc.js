@@ -27,7 +27,7 @@ export async function renderCommandsDoc() {
     return true;
   };
   const ctx = { stdout, stderr: stdout, stdin: new PassThrough(), env: {}, now: () => 0, sleep: async () => undefined };
-  const program = buildProgram(ctx);
+  const program = await buildProgram(ctx);
   const sections = [];
   const visit = (cmd, names) => {
     cmd.configureHelp({ ...cmd.configureHelp(), helpWidth: HELP_WIDTH });

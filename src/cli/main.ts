@@ -3,47 +3,25 @@
 import { Command, CommanderError } from 'commander';
 import { describeError, EXIT, exitCodeSummary, MsnapError } from '../errors.js';
 import type { CliContext } from './context.js';
-import { serveCommand } from './commands/serve.js';
-import { pullCommand } from './commands/pull.js';
-import { marketsCommand } from './commands/markets.js';
-import { snapshotsCommand } from './commands/snapshots.js';
-import { atCommand } from './commands/at.js';
-import { watchCommand } from './commands/watch.js';
-import { qualityCommand } from './commands/quality.js';
-import { chartCommand } from './commands/chart.js';
-import { backtestCommand } from './commands/backtest.js';
-import { completionCommands } from './commands/completion.js';
-import { limitsCommand } from './commands/limits.js';
-import { healthCommand } from './commands/health.js';
-import { keysCommand } from './commands/keys.js';
-import { mcpCommand } from './commands/mcp.js';
-import { paperCommand } from './commands/paper.js';
+import { COMMANDS, commandToLoad } from './command-table.js';
 import { addGlobalOptions } from './global-options.js';
 import { VERSION } from '../version.js';
 
-/** The whole command tree; commands get the context, never globals. */
-export function buildProgram(ctx: CliContext): Command {
+/**
+ * The command tree; commands get the context, never globals. `only`: just that command (with the
+ * root and its global options), for a run that names it; by default every command.
+ */
+export async function buildProgram(ctx: CliContext, only?: string): Promise<Command> {
   const program = new Command('msnap')
     .description('Historical crypto up/down prediction-market snapshots: query, export, or serve locally.')
     .version(VERSION, '-V, --version');
   addGlobalOptions(program);
-  program.addCommand(marketsCommand(ctx));
-  program.addCommand(snapshotsCommand(ctx));
-  program.addCommand(atCommand(ctx));
-  program.addCommand(watchCommand(ctx));
-  program.addCommand(pullCommand(ctx));
-  program.addCommand(qualityCommand(ctx));
-  program.addCommand(chartCommand(ctx));
-  program.addCommand(backtestCommand(ctx));
-  program.addCommand(limitsCommand(ctx));
-  program.addCommand(healthCommand(ctx));
-  program.addCommand(keysCommand(ctx));
-  program.addCommand(paperCommand(ctx));
-  program.addCommand(mcpCommand(ctx));
-  program.addCommand(serveCommand(ctx));
-  const [completion, complete] = completionCommands(ctx);
-  program.addCommand(completion!);
-  program.addCommand(complete!, { hidden: true });
+  const makers = await Promise.all(COMMANDS.filter((c) => only === undefined || c.name === only).map((c) => c.load()));
+  for (const make of makers) {
+    const [command, ...helpers] = make(ctx);
+    program.addCommand(command!);
+    for (const helper of helpers) program.addCommand(helper, { hidden: true });
+  }
   program.addHelpText(
     'after',
     `
@@ -78,7 +56,7 @@ function applyOutputSettings(cmd: Command, ctx: CliContext, clientSide = true): 
 
 /** Run argv (without node and script) and return the exit code. */
 export async function runMain(argv: string[], ctx: CliContext): Promise<number> {
-  const program = buildProgram(ctx);
+  const program = await buildProgram(ctx, commandToLoad(argv, addGlobalOptions(new Command())));
   applyExitOverride(program);
   try {
     await program.parseAsync(argv, { from: 'user' });
