@@ -8,14 +8,15 @@ import { addGlobalOptions } from './global-options.js';
 import { VERSION } from '../version.js';
 
 /**
- * The command tree; commands get the context, never globals. `only`: just that command (with the
- * root and its global options), for a run that names it; by default every command.
+ * The command tree; commands get the context, never globals. `argv`: the run's arguments, so that
+ * only the command they name is loaded when it can be told (command-table.ts); without, every command.
  */
-export async function buildProgram(ctx: CliContext, only?: string): Promise<Command> {
+export async function buildProgram(ctx: CliContext, argv?: readonly string[]): Promise<Command> {
   const program = new Command('msnap')
     .description('Historical crypto up/down prediction-market snapshots: query, export, or serve locally.')
     .version(VERSION, '-V, --version');
   addGlobalOptions(program);
+  const only = argv && commandToLoad(argv, program);
   const makers = await Promise.all(COMMANDS.filter((c) => only === undefined || c.name === only).map((c) => c.load()));
   for (const make of makers) {
     const [command, ...helpers] = make(ctx);
@@ -56,7 +57,7 @@ function applyOutputSettings(cmd: Command, ctx: CliContext, clientSide = true): 
 
 /** Run argv (without node and script) and return the exit code. */
 export async function runMain(argv: string[], ctx: CliContext): Promise<number> {
-  const program = await buildProgram(ctx, commandToLoad(argv, addGlobalOptions(new Command())));
+  const program = await buildProgram(ctx, argv);
   applyExitOverride(program);
   try {
     await program.parseAsync(argv, { from: 'user' });

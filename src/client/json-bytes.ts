@@ -43,8 +43,7 @@ export const MAX_LEADING_FRACTION_ZEROS = 5;
 
 // Byte classes, looked up once per byte: digits, and what a CSV cell may hold unquoted.
 const DIGIT = new Uint8Array(256).fill(1, ZERO, NINE + 1);
-/** 1 for each byte a CSV cell may hold unquoted (printable ASCII but `"`, `\\` and `,`). */
-export const PLAIN = new Uint8Array(256).fill(1, SPACE, TILDE + 1);
+const PLAIN = new Uint8Array(256).fill(1, SPACE, TILDE + 1);
 PLAIN[QUOTE] = PLAIN[BACKSLASH] = PLAIN[COMMA] = 0;
 
 /** The bytes of an ASCII text. */

@@ -8,8 +8,8 @@
 // significant digits, no exponent: see json-bytes.ts), and each is read as an integer below 2^53
 // over a power of ten up to 10^20: one correctly rounded division, the very double JSON.parse gives.
 import type { SnapshotColumnPage } from './row-page.js';
-import { COMMA, DOT, LBRACE, MAX_DIGITS, MAX_LEADING_FRACTION_ZEROS, MINUS, NINE, PLAIN, QUOTE, RBRACKET, ZERO, skipSpace } from './json-bytes.js';
-import { scanPageBody, type RowKeys } from './snapshot-page-scan.js';
+import { COMMA, DOT, LBRACE, MAX_DIGITS, MAX_LEADING_FRACTION_ZEROS, MINUS, NINE, QUOTE, RBRACKET, ZERO, plainTextEnd, skipSpace } from './json-bytes.js';
+import { afterLiteral, scanPageBody, type RowKeys } from './snapshot-page-scan.js';
 
 const LOWER_E = 0x65;
 const UPPER_E = 0x45;
@@ -137,9 +137,8 @@ function marketIdAt(b: Uint8Array, view: DataView, i: number, fill: ColumnFill, 
       return i + length;
     }
   }
-  let end = i;
-  while (PLAIN[b[end]!] === 1) end++;
-  if (b[end] !== QUOTE) return -1;
+  const end = plainTextEnd(b, i);
+  if (end < 0) return -1;
   const text = Buffer.from(b.buffer, b.byteOffset + i, end - i).toString('latin1');
   let index = fill.marketIds.indexOf(text);
   if (index < 0) index = fill.marketIds.push(text) - 1;
@@ -158,10 +157,8 @@ function compactRow(b: Uint8Array, view: DataView, i: number, keys: RowKeys, fil
   const capacity = fill.capacity;
   let column = 0;
   for (let s = 0; s <= 6; s++) {
-    const { words, tail, length } = literals[s]!;
-    if (i + length > b.length) return -1;
-    for (let k = 0; k < words.length; k++, i += 4) if (view.getUint32(i, true) !== words[k]) return -1;
-    for (let k = 0; k < tail.length; k++, i++) if (b[i] !== tail[k]) return -1;
+    i = afterLiteral(b, view, i, literals[s]!);
+    if (i < 0) return -1;
     if (s === 6) break;
     if (s === 1) {
       i = marketIdAt(b, view, i, fill, r);

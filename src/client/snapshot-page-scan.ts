@@ -187,13 +187,20 @@ function scanRows(b: Uint8Array, at: number, keys: RowKeys): ScannedRows | undef
 // kept here rather than in an object per row.
 let rowEnd = 0;
 
+/** After `literal` when the bytes at `i` are it (four at a time through `view`, which views `b`); else -1. */
+export function afterLiteral(b: Uint8Array, view: DataView, i: number, literal: Literal): number {
+  const { words, tail, length } = literal;
+  if (i + length > b.length) return -1;
+  for (let k = 0; k < words.length; k++, i += 4) if (view.getUint32(i, true) !== words[k]) return -1;
+  for (let k = 0; k < tail.length; k++, i++) if (b[i] !== tail[k]) return -1;
+  return i;
+}
+
 /** After the row at `i` when it is in the compact form, its line written at `o` (see rowEnd); else -1. */
 function compactRow(b: Uint8Array, view: DataView, i: number, literals: readonly Literal[], out: Uint8Array, o: number): number {
   for (let s = 0; s <= SLOTS; s++) {
-    const { words, tail, length } = literals[s]!;
-    if (i + length > b.length) return -1;
-    for (let k = 0; k < words.length; k++, i += 4) if (view.getUint32(i, true) !== words[k]) return -1;
-    for (let k = 0; k < tail.length; k++, i++) if (b[i] !== tail[k]) return -1;
+    i = afterLiteral(b, view, i, literals[s]!);
+    if (i < 0) return -1;
     if (s === SLOTS) break;
     const end = s === MARKET_ID_SLOT ? copyText(b, i, out, o) : copyNumber(b, i, out, o);
     if (end < 0) return -1;

@@ -94,8 +94,7 @@ export function createExporter(opts: ExporterOptions): Exporter {
       if (forms.text && schema.textLayout && isTextFormat(format)) {
         return writeChunks(schema, format, ownText(forms.text(schema.textLayout(format)), format));
       }
-      if (format === 'parquet') return parquetList(schema, pages, forms.columns);
-      return writePages(schema, pages);
+      return writePages(schema, pages, forms.columns);
     },
 
     async follow<T>(schema: RecordSchema<T>, pages: AsyncIterable<RowPage<T>>): Promise<ListResult> {
@@ -146,9 +145,10 @@ export function createExporter(opts: ExporterOptions): Exporter {
     };
   }
 
-  async function writePages<T>(schema: RecordSchema<T>, pages: AsyncIterable<RowPage<T>> | Iterable<RowPage<T>>): Promise<ListResult> {
+  // `columns`: the same pages with their rows as columns, which a Parquet writer may read instead.
+  async function writePages<T>(schema: RecordSchema<T>, pages: AsyncIterable<RowPage<T>> | Iterable<RowPage<T>>, columns?: () => AsyncIterable<RowPage<T>>): Promise<ListResult> {
     if (opts.format === 'table') return tableList(schema, pages);
-    if (opts.format === 'parquet') return parquetList(schema, pages);
+    if (opts.format === 'parquet') return parquetList(schema, pages, columns);
     // A snapshot page from the client may carry its CSV ready: written as it is, no row is built.
     const ready = opts.format === 'csv' && takesReadyCsv(schema);
     return writeChunks(schema, opts.format, rendered(pages, pageRenderer(opts.format, schema), ready));

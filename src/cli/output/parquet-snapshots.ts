@@ -85,27 +85,14 @@ export class SnapshotParquetWriter<T> implements SnapshotColumns {
   /** Add a client page's rows from its ready CSV (lines of the six columns, see client/row-page.ts). */
   async addReadyCsv(csv: Uint8Array, count: number): Promise<void> {
     let byteAt = 0;
-    for (let left = count; left > 0 && !this.out.closed; ) {
-      const take = Math.min(left, this.file.groupRows - this.filled);
-      const from = this.filled;
+    await this.fillGroups(count, (_at, take, from) => {
       byteAt = readyCsvColumns(csv, byteAt, take, this, from);
-      // Ids and times are what BigInt() takes in ParquetRowWriter (an id of 1.5 fails there too).
-      for (let i = from; i < from + take; i++) {
-        this.integer(this.id[i]!);
-        this.integer(this.time[i]!);
-      }
-      this.filled += take;
-      left -= take;
-      if (this.filled >= this.file.groupRows) await this.writeGroup();
-    }
+    });
   }
 
   /** Add a client page's rows from its columns (a page asked for as columns, see client/row-page.ts). */
   async addColumns(page: SnapshotColumnPage): Promise<void> {
-    const count = page.id.length;
-    for (let at = 0; at < count && !this.out.closed; ) {
-      const take = Math.min(count - at, this.file.groupRows - this.filled);
-      const from = this.filled;
+    await this.fillGroups(page.id.length, (at, take, from) => {
       const to = at + take;
       this.id.set(page.id.subarray(at, to), from);
       this.time.set(page.time.subarray(at, to), from);
@@ -124,12 +111,23 @@ export class SnapshotParquetWriter<T> implements SnapshotColumns {
           this.ids[from + r - at] = indexes[k]!;
         }
       }
+    });
+  }
+
+  // Rows 0..count of a page into the group being filled, `copy` putting rows at..at+take into slots
+  // from..from+take; a full group is encoded and written before the next rows go in.
+  private async fillGroups(count: number, copy: (at: number, take: number, from: number) => void): Promise<void> {
+    for (let at = 0; at < count && !this.out.closed; ) {
+      const take = Math.min(count - at, this.file.groupRows - this.filled);
+      const from = this.filled;
+      copy(at, take, from);
+      // Ids and times are what BigInt() takes in ParquetRowWriter (an id of 1.5 fails there too).
       for (let i = from; i < from + take; i++) {
         this.integer(this.id[i]!);
         this.integer(this.time[i]!);
       }
       this.filled += take;
-      at = to;
+      at += take;
       if (this.filled >= this.file.groupRows) await this.writeGroup();
     }
   }
