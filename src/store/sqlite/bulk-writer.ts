@@ -15,6 +15,7 @@ import { marketColumns } from './market-columns.js';
 import { fromScaled, toScaled } from '../core/price-scale.js';
 import { SnapshotBatchWriter } from './snapshot-batch.js';
 import { SourceIds } from './source-ids.js';
+import { RealdataRecords } from './realdata-records.js';
 import type { RawSnapshotRow } from '../core/snapshot-json.js';
 import { prepareDenseColumns, type DenseColumns } from './snapshot-reads.js';
 import { SyntheticWorldRecords } from './synthetic-world.js';
@@ -53,6 +54,8 @@ export class BulkWriter {
   private readonly marketRowById: Statement;
   private readonly marketRefById: Statement;
   private marketWrites: { insert: Statement; update: Statement } | undefined;
+  private realdataRecords: RealdataRecords | undefined;
+  private realSource: Statement | undefined;
   private readonly refreshMarket: Statement;
   private readonly setSummary: Statement;
   private readonly insertOne: Statement;
@@ -165,6 +168,11 @@ export class BulkWriter {
     return r ? { rowid: r.id, startTime: r.start_time, endTime: r.end_time } : undefined;
   }
 
+  /** What a real-data import keeps beside the rows (prepared on first use: migration 12's tables). */
+  get realdata(): RealdataRecords {
+    return (this.realdataRecords ??= new RealdataRecords(this.db));
+  }
+
   /** Stores one snapshot (values as decimals, t = time - start_time); false when it was already stored. */
   insertSnapshot(rowid: number, t: number, price: number, priceUp: number, priceDown: number): boolean {
     return this.insertOne.run(rowid, t, toScaled(price), toScaled(priceUp), toScaled(priceDown)).changes > 0;
@@ -213,16 +221,19 @@ export class BulkWriter {
       const dense = n > 0 && s.lo === 0 && s.off === 0 && s.hi === (n - 1) * SNAPSHOT_INTERVAL_MS ? 1 : 0;
       let priceStart = m.price_start;
       let priceEnd = m.price_end;
-      if (n > 0 && priceStart === null) {
+      // A real market's edge prices come from its price source and its winner only from Gamma:
+      // nothing is derived from its snapshots (REALDATA.md).
+      const real = this.isRealMarket(id);
+      if (n > 0 && priceStart === null && !real) {
         const first = this.firstSnapshot.get(id) as RawSnapshotRow;
         if (first[0] < 1000) priceStart = fromScaled(first[1]);
       }
-      if (n > 0 && priceEnd === null) {
+      if (n > 0 && priceEnd === null && !real) {
         const last = this.lastSnapshot.get(id) as RawSnapshotRow;
         if (last[0] >= m.end_time - m.start_time - 1000) priceEnd = fromScaled(last[1]);
       }
       let winner = m.winner;
-      if (winner === null && priceStart !== null && priceEnd !== null) winner = priceEnd >= priceStart ? 'Up' : 'Down';
+      if (winner === null && !real && priceStart !== null && priceEnd !== null) winner = priceEnd >= priceStart ? 'Up' : 'Down';
       this.refreshMarket.run(n, dense, priceStart, priceEnd, winner, id);
       if (!writer) this.blocks.sync(id, dense === 1, n, undefined, this.scanBlock);
     }
@@ -276,6 +287,11 @@ export class BulkWriter {
   /** Counts for reports and tests. */
   counts(): TableCounts {
     return this.tableCounts.get() as TableCounts;
+  }
+
+  private isRealMarket(rowid: number): boolean {
+    this.realSource ??= this.db.prepare('SELECT price_source FROM markets WHERE id = ?').pluck();
+    return this.realSource.get(rowid) != null;
   }
 
   /** Rows [lo, hi) of a dense market as block values, read back from the table. */

@@ -262,6 +262,29 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX paper_orders_key ON paper_orders (key_id, id);
     `,
   },
+  {
+    version: 12,
+    description: 'real Polymarket markets: slug, fee schedule, price source; what an import has read',
+    sql: `
+      -- Set by msnap import polymarket (docs/real-data.md); NULL on seeded and pulled markets.
+      -- price_source 'binance' or 'chainlink': such a market's winner is only ever Gamma's, never
+      -- guessed from prices. fee_schedule is JSON ({rate, exponent, taker_only, rebate_rate, buy_fee_in}).
+      ALTER TABLE markets ADD COLUMN slug TEXT;
+      ALTER TABLE markets ADD COLUMN fee_schedule TEXT;
+      ALTER TABLE markets ADD COLUMN price_source TEXT;
+      -- One row per market and archive hour an import has written: importing the hour again adds nothing.
+      CREATE TABLE realdata_hours (
+        market_id TEXT    NOT NULL,
+        hour      INTEGER NOT NULL,
+        PRIMARY KEY (market_id, hour)
+      ) WITHOUT ROWID;
+      -- A market's reconstruction carried between hours and runs (books, last trades, pending events).
+      CREATE TABLE realdata_state (
+        market_id TEXT PRIMARY KEY,
+        state     TEXT NOT NULL
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 /** SQL turning one orderbook column's [price, size] levels into {price, size} objects, best first as stored. */
