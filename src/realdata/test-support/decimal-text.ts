@@ -46,9 +46,9 @@ export function midpointDecimal(a: Decimal, b: Decimal): Decimal {
   return { units: ((unitsAt(a, scale) + unitsAt(b, scale)) * 10n) / 20n, scale };
 }
 
-/** Use to keep `decimals` decimals, rounding half up (away from zero for a half: values here are non-negative). */
+/** Use to get exactly `decimals` decimals, rounding half up (away from zero for a half: values here are non-negative). */
 export function roundHalfUp(value: Decimal, decimals: number): Decimal {
-  if (value.scale <= decimals) return value;
+  if (value.scale <= decimals) return { units: unitsAt(value, decimals), scale: decimals };
   const div = 10n ** BigInt(value.scale - decimals);
   const sign = value.units < 0n ? -1n : 1n;
   const abs = value.units * sign;
