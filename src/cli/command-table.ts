@@ -1,5 +1,5 @@
 // The commands msnap has, each loaded only when asked for: a run of one command imports that
-// command's modules and not the other fourteen's (a third of a short export's start-up was
+// command's modules and not the others' (a third of a short export's start-up was
 // compiling modules it never used). The order is the order of `msnap --help`.
 import type { Command } from 'commander';
 import type { CliContext } from './context.js';
@@ -24,6 +24,7 @@ export const COMMANDS: readonly { name: string; load: () => Promise<CommandMaker
   { name: 'keys', load: async () => one((await import('./commands/keys.js')).keysCommand) },
   { name: 'paper', load: async () => one((await import('./commands/paper.js')).paperCommand) },
   { name: 'mcp', load: async () => one((await import('./commands/mcp.js')).mcpCommand) },
+  { name: 'import', load: async () => one((await import('./commands/import.js')).importCommand) },
   { name: 'serve', load: async () => one((await import('./commands/serve.js')).serveCommand) },
   // Completion walks the whole tree: asking for it loads every command (see commandToLoad).
   { name: 'completion', load: async () => (await import('./commands/completion.js')).completionCommands },

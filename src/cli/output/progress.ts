@@ -12,6 +12,10 @@ export interface ProgressState {
   total?: number;
   /** The least time the rest takes at the key's limits (the minute cap can hold a run long after a fast start). */
   paceMs?: number;
+  /** What `pages` counts, when not pages (an import counts files). */
+  unit?: string;
+  /** More to show after the rate (an import's markets and snapshots). */
+  extra?: string;
 }
 
 /** Use in commands; `update` is cheap, `stop` clears the line. */
@@ -23,11 +27,12 @@ export interface Progress {
 /** The progress line's text; pure, so tests check it with a fixed elapsed time. */
 export function progressText(label: string, state: ProgressState, elapsedMs: number): string {
   const rate = elapsedMs > 0 ? (state.rows * 1000) / elapsedMs : 0;
-  const parts = [`${label}: page ${state.pages}`, `${state.rows.toLocaleString('en-US')} rows`];
+  const parts = [`${label}: ${state.unit ?? 'page'} ${state.pages}`, `${state.rows.toLocaleString('en-US')} rows`];
   if (state.total !== undefined && state.total > 0) {
     parts[1] = `${state.rows.toLocaleString('en-US')}/${state.total.toLocaleString('en-US')} rows`;
   }
   parts.push(`${Math.round(rate).toLocaleString('en-US')} rows/s`);
+  if (state.extra !== undefined) parts.push(state.extra);
   if (state.total !== undefined && state.total > state.rows && (rate > 0 || state.paceMs !== undefined)) {
     const byRate = rate > 0 ? (state.total - state.rows) / rate : 0;
     parts.push(`ETA ${Math.ceil(Math.max(byRate, (state.paceMs ?? 0) / 1000))}s`);
