@@ -1,0 +1,183 @@
+// End to end: a generated PMXT v2 archive hour (two BTC 5m markets, one ETH 15m market and
+// unrelated assets), saved Gamma answers and Binance kline files, imported by the built
+// `msnap import polymarket`; every market's snapshots must equal the independent reference
+// reconstruction (src/realdata/test-support/reference-snapshots.ts) byte for byte.
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildIfStale, msnap } from './support/msnap-process.js';
+import { gammaEventJson, gammaMarketJson } from '../src/realdata/test-support/gamma-events.js';
+import { writePmxtFile, writePmxtV1File, writeTruncatedCopy, writeUnrelatedParquetFile } from '../src/realdata/test-support/pmxt-fixture.js';
+import { doneWhenHour, twoHourScenario, type NamedScenarioMarket, type PmxtScenario } from '../src/realdata/test-support/pmxt-scenarios.js';
+import { klinePricePoints, referenceNdjson, referenceSnapshots, type KlineClose } from '../src/realdata/test-support/reference-snapshots.js';
+
+let dir: string;
+const HOUR = 3_600_000;
+
+/** 1s klines over [from, to) as the daily bulk CSV writes them (12 columns, no header), with closes drifting from `base`. */
+function klineCsv(from: number, to: number, base: number): { csv: string; closes: KlineClose[] } {
+  const lines: string[] = [];
+  const closes: KlineClose[] = [];
+  let price = base;
+  for (let t = from; t < to; t += 1000) {
+    const open = price;
+    price = Math.round((price + Math.sin(t / 7000) * 3.1) * 100) / 100;
+    const close = price.toFixed(2);
+    closes.push({ closeTime: t + 999, close });
+    lines.push([t, open.toFixed(2), (Math.max(open, price) + 1).toFixed(2), (Math.min(open, price) - 1).toFixed(2), close, '1.5', t + 999, '100.0', 12, '0.7', '50.0', '0'].join(','));
+  }
+  return { csv: lines.join('\n') + '\n', closes };
+}
+
+function gammaFor(markets: readonly NamedScenarioMarket[], winners: Record<string, 'Up' | 'Down' | null> = {}): string {
+  return JSON.stringify(
+    markets.map((m) => {
+      const w = winners[m.marketId] ?? null;
+      return gammaEventJson([
+        gammaMarketJson({
+          conditionId: m.conditionId,
+          slug: m.marketId,
+          clobTokenIds: JSON.stringify([m.tokenUp, m.tokenDown]),
+          eventStartTime: new Date(m.start).toISOString(),
+          endDate: new Date(m.end).toISOString(),
+          closed: w !== null,
+          outcomePrices: JSON.stringify(w === 'Up' ? ['1', '0'] : w === 'Down' ? ['0', '1'] : ['0.5', '0.5']),
+        }),
+      ]);
+    }),
+  );
+}
+
+interface Prepared {
+  files: string[];
+  gamma: string;
+  prices: string[];
+  closes: Record<'BTC' | 'ETH', KlineClose[]>;
+}
+
+async function prepare(name: string, scenario: PmxtScenario, winners: Record<string, 'Up' | 'Down' | null> = {}): Promise<Prepared> {
+  const sub = path.join(dir, name);
+  mkdirSync(sub, { recursive: true });
+  const files: string[] = [];
+  for (const f of scenario.files) {
+    const file = path.join(sub, f.name);
+    await writePmxtFile(file, f.rows, { rowGroupSize: 500 });
+    files.push(file);
+  }
+  const from = scenario.files[0]!.hour - HOUR;
+  const to = scenario.files[scenario.files.length - 1]!.hour + 2 * HOUR;
+  const btc = klineCsv(from, to, 84_123.45);
+  const eth = klineCsv(from, to, 1_612.3);
+  const day = new Date(from).toISOString().slice(0, 10);
+  const prices = [path.join(sub, `BTCUSDT-1s-${day}.csv`), path.join(sub, `ETHUSDT-1s-${day}.csv`)];
+  writeFileSync(prices[0]!, btc.csv);
+  writeFileSync(prices[1]!, eth.csv);
+  const gamma = path.join(sub, 'events.json');
+  writeFileSync(gamma, gammaFor(scenario.markets, winners));
+  return { files, gamma, prices, closes: { BTC: btc.closes, ETH: eth.closes } };
+}
+
+function expected(scenario: PmxtScenario, p: Prepared, m: NamedScenarioMarket, rowid: number): string {
+  const closes = m.coin === 'ETH' ? p.closes.ETH : p.closes.BTC;
+  const coverage = scenario.files.map((f) => ({ from: f.hour, to: f.hour + HOUR }));
+  return referenceNdjson(
+    referenceSnapshots(
+      scenario.rows,
+      { marketId: m.marketId, start: m.start, end: m.end, tokenUp: m.tokenUp, tokenDown: m.tokenDown, conditionId: m.conditionId, marketRowid: rowid },
+      klinePricePoints(closes),
+      { coverage },
+    ),
+  );
+}
+
+async function snapshotsOf(db: string, id: string): Promise<string> {
+  const r = await msnap(['snapshots', id, '--db', db, '--orderbook', '--ndjson', '--quiet'], { cwd: dir, keepFinalNewline: true });
+  expect(r.stderr).toBe('');
+  expect(r.exitCode).toBe(0);
+  return r.stdout;
+}
+
+const rowidOf = (ndjson: string) => Math.floor((JSON.parse(ndjson.slice(0, ndjson.indexOf('\n'))) as { id: number }).id / 1e8);
+
+beforeAll(async () => {
+  await buildIfStale();
+  dir = mkdtempSync(path.join(tmpdir(), 'msnap-import-pm-'));
+}, 120_000);
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('msnap import polymarket', () => {
+  it('imports the done-when hour: every market equals the reference byte for byte; again adds nothing', async () => {
+    const scenario = doneWhenHour();
+    const winners = { [scenario.markets[0]!.marketId]: 'Up' as const };
+    const p = await prepare('one-hour', scenario, winners);
+    const db = path.join(dir, 'one-hour.db');
+    const args = ['import', 'polymarket', ...p.files, '--db', db, '--gamma-file', p.gamma, '--prices', p.prices[0]!, '--prices', p.prices[1]!];
+    const first = await msnap(args, { cwd: dir });
+    expect(first.stderr).toBe('');
+    expect(first.exitCode).toBe(0);
+    expect(first.stdout).toMatch(/^imported 1 file into .*one-hour\.db: 3 markets \(3 new, 2 unresolved\), [\d,]+ snapshots/);
+    for (const m of scenario.markets) {
+      const got = await snapshotsOf(db, m.marketId);
+      expect(got.length).toBeGreaterThan(0);
+      expect(got).toBe(expected(scenario, p, m, rowidOf(got)));
+    }
+    const markets = await msnap(['markets', '--db', db, '--ndjson', '--quiet'], { cwd: dir });
+    const listed = markets.stdout.trim().split('\n').map((l) => JSON.parse(l) as { market_id: string; winner: string | null; condition_id: string | null });
+    expect(listed.map((m) => m.market_id).sort()).toEqual(scenario.markets.map((m) => m.marketId).sort());
+    // The winner is Gamma's, and only where Gamma says the market is closed.
+    for (const m of listed) expect(m.winner).toBe(m.market_id === scenario.markets[0]!.marketId ? 'Up' : null);
+
+    const again = await msnap(args, { cwd: dir });
+    expect(again.exitCode).toBe(0);
+    expect(again.stdout).toMatch(/^imported 0 files into .*: 3 markets \(0 new, 2 unresolved\), 0 snapshots .*; 3 market-hours already imported$/);
+  }, 120_000);
+
+  it('stitches a market across two hour files, whether the hours come in one run or two', async () => {
+    const scenario = twoHourScenario();
+    const p = await prepare('two-hours', scenario);
+    const together = path.join(dir, 'together.db');
+    const apart = path.join(dir, 'apart.db');
+    const common = ['--gamma-file', p.gamma, '--prices', p.prices[0]!, '--coin', 'btc'];
+    expect((await msnap(['import', 'polymarket', ...p.files, '--db', together, ...common], { cwd: dir })).exitCode).toBe(0);
+    for (const f of p.files) expect((await msnap(['import', 'polymarket', f, '--db', apart, ...common], { cwd: dir })).exitCode).toBe(0);
+    for (const m of scenario.markets) {
+      const one = await snapshotsOf(together, m.marketId);
+      expect(one).toBe(expected(scenario, p, m, rowidOf(one)));
+      expect(await snapshotsOf(apart, m.marketId)).toBe(one);
+    }
+  }, 120_000);
+
+  it('refuses bad input with one line naming the file, exit 2, and writes nothing', async () => {
+    const scenario = doneWhenHour(3);
+    const p = await prepare('bad', scenario);
+    const db = path.join(dir, 'bad.db');
+    const v1 = path.join(dir, 'bad', 'polymarket_orderbook_2026-04-13T12.v1.parquet');
+    await writePmxtV1File(v1);
+    const other = path.join(dir, 'bad', 'other.parquet');
+    await writeUnrelatedParquetFile(other);
+    const cut = path.join(dir, 'bad', 'polymarket_orderbook_2026-04-13T13.parquet');
+    await writeTruncatedCopy(p.files[0]!, cut);
+    const notGamma = path.join(dir, 'bad', 'not-gamma.json');
+    writeFileSync(notGamma, JSON.stringify({ data: [1, 2, 3] }));
+    const ethNamedBtc = path.join(dir, 'bad', 'ETHUSDT-1s-2026-04-13.csv');
+    copyFileSync(p.prices[1]!, ethNamedBtc);
+    const cases: [string[], RegExp][] = [
+      [[v1, '--gamma-file', p.gamma, '--prices', p.prices[0]!], /v1\.parquet: a PMXT v1 archive file/],
+      [[other, '--gamma-file', p.gamma, '--prices', p.prices[0]!], /other\.parquet: not a PMXT v2 orderbook file/],
+      [[cut, '--gamma-file', p.gamma, '--prices', p.prices[0]!], /T13\.parquet: not a complete Parquet file/],
+      [[p.files[0]!, '--gamma-file', notGamma, '--prices', p.prices[0]!], /not-gamma\.json/],
+      [[p.files[0]!, '--gamma-file', p.gamma, '--prices', ethNamedBtc, '--coin', 'btc'], /ETHUSDT-1s-2026-04-13\.csv/],
+      [[path.join(dir, 'bad', 'missing-*.parquet'), '--gamma-file', p.gamma], /missing-\*\.parquet: no file matches/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await msnap(['import', 'polymarket', ...args, '--db', db], { cwd: dir });
+      expect(r.exitCode, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
+    const listed = await msnap(['markets', '--db', db, '--ndjson', '--quiet'], { cwd: dir });
+    expect(listed.stdout.trim()).toBe('');
+  }, 120_000);
+});
