@@ -6,13 +6,17 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildIfStale, msnap } from './support/msnap-process.js';
+import { buildIfStale, createKey, msnap, ROOT, startServe } from './support/msnap-process.js';
+import { openStream, type Frame } from './support/stream-client.js';
 import { gammaEventJson, gammaMarketJson } from '../src/realdata/test-support/gamma-events.js';
 import { writePmxtFile, writePmxtV1File, writeTruncatedCopy, writeUnrelatedParquetFile } from '../src/realdata/test-support/pmxt-fixture.js';
 import { doneWhenHour, twoHourScenario, type NamedScenarioMarket, type PmxtScenario } from '../src/realdata/test-support/pmxt-scenarios.js';
 import { klinePricePoints, referenceNdjson, referenceSnapshots, type KlineClose } from '../src/realdata/test-support/reference-snapshots.js';
 
 let dir: string;
+/** The done-when hour's store, shared by the tests that use it after the import. */
+let oneHourDb: string;
+let oneHour: PmxtScenario;
 const HOUR = 3_600_000;
 
 /** 1s klines over [from, to) as the daily bulk CSV writes them (12 columns, no header), with closes drifting from `base`. */
@@ -109,10 +113,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('msnap import polymarket', () => {
   it('imports the done-when hour: every market equals the reference byte for byte; again adds nothing', async () => {
-    const scenario = doneWhenHour();
+    const scenario = (oneHour = doneWhenHour());
     const winners = { [scenario.markets[0]!.marketId]: 'Up' as const };
     const p = await prepare('one-hour', scenario, winners);
-    const db = path.join(dir, 'one-hour.db');
+    const db = (oneHourDb = path.join(dir, 'one-hour.db'));
     const args = ['import', 'polymarket', ...p.files, '--db', db, '--gamma-file', p.gamma, '--prices', p.prices[0]!, '--prices', p.prices[1]!];
     const first = await msnap(args, { cwd: dir });
     expect(first.stderr).toBe('');
@@ -179,5 +183,37 @@ describe('msnap import polymarket', () => {
     }
     const listed = await msnap(['markets', '--db', db, '--ndjson', '--quiet'], { cwd: dir });
     expect(listed.stdout.trim()).toBe('');
+  }, 120_000);
+
+  it('runs quality, backtest and a replayed /v1/stream on the imported store', async () => {
+    const [btc] = oneHour.markets;
+    const quality = await msnap(['quality', btc!.marketId, '--db', oneHourDb, '--format', 'json', '--quiet'], { cwd: dir });
+    expect(quality.exitCode, quality.stderr).toBe(0);
+    const report = JSON.parse(quality.stdout) as Record<string, unknown>[];
+    expect(report[0]).toMatchObject({ market_id: btc!.marketId });
+
+    const bt = await msnap(['backtest', path.join(ROOT, 'examples/cheap-up.json'), 'BTC', '5m', '--last', '2', '--db', oneHourDb, '--format', 'json', '--quiet'], { cwd: dir });
+    expect(bt.exitCode, bt.stderr).toBe(0);
+    const run = JSON.parse(bt.stdout) as { data: { markets: number; snapshots: number } };
+    expect(run.data.markets).toBe(2);
+    expect(run.data.snapshots).toBeGreaterThan(0);
+
+    const key = await createKey(oneHourDb, 'real-bot', 'pro');
+    const s = await startServe(oneHourDb, { args: ['--replay', String(btc!.start - 60_000), '--speed', '60', '--until', String(btc!.end + 1_000)] });
+    try {
+      const stream = openStream(s.url, { token: key });
+      await stream.opened;
+      stream.ws.send(JSON.stringify({ type: 'subscribe', coins: ['btc'], market_types: ['5m'], orderbook: true }));
+      await stream.next('subscribed');
+      await stream.next('end', undefined, 30_000);
+      const mine = (f: Frame) => ((f.snapshot ?? f.market) as { market_id?: string } | undefined)?.market_id === btc!.marketId;
+      const snapshots = stream.frames.filter((f) => f.type === 'snapshot' && mine(f)).map((f) => f.snapshot);
+      const page = (await (await fetch(`${s.url}/v1/markets/${btc!.marketId}/snapshots?limit=10000&include_orderbook=true`, { headers: { 'X-API-Key': key } })).json()) as { snapshots: unknown[] };
+      expect(snapshots.length).toBeGreaterThan(0);
+      expect(snapshots).toEqual(page.snapshots);
+      stream.ws.close();
+    } finally {
+      await s.stop();
+    }
   }, 120_000);
 });
