@@ -21,6 +21,7 @@ export function parseDecimal(text: string): Decimal {
 
 /** `value` as units of 10^-scale; throws when that would drop a non-zero digit. */
 export function unitsAt(value: Decimal, scale: number): bigint {
+  if (scale === value.scale) return value.units;
   if (scale >= value.scale) return value.units * 10n ** BigInt(scale - value.scale);
   const div = 10n ** BigInt(value.scale - scale);
   if (value.units % div !== 0n) throw new Error(`${decimalText(value)} has more than ${scale} decimals`);
@@ -29,6 +30,7 @@ export function unitsAt(value: Decimal, scale: number): bigint {
 
 /** Use to compare two decimals: negative, 0 or positive as a - b is. */
 export function compareDecimal(a: Decimal, b: Decimal): number {
+  if (a.scale === b.scale) return a.units < b.units ? -1 : a.units > b.units ? 1 : 0;
   const scale = Math.max(a.scale, b.scale);
   const d = unitsAt(a, scale) - unitsAt(b, scale);
   return d < 0n ? -1 : d > 0n ? 1 : 0;

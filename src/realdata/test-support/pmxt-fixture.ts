@@ -32,6 +32,27 @@ export interface PmxtRow {
   new_tick_size: string | null;
 }
 
+/** The five columns every event has; the others default to null in pmxtRow. */
+export type PmxtRowKey = Pick<PmxtRow, 'timestamp_received' | 'timestamp' | 'market' | 'event_type' | 'asset_id'>;
+
+/** Use to build a row from the columns its event type sets: every other column is null. */
+export function pmxtRow(fields: PmxtRowKey & Partial<PmxtRow>): PmxtRow {
+  return {
+    bids: null,
+    asks: null,
+    price: null,
+    size: null,
+    side: null,
+    best_bid: null,
+    best_ask: null,
+    fee_rate_bps: null,
+    transaction_hash: null,
+    old_tick_size: null,
+    new_tick_size: null,
+    ...fields,
+  };
+}
+
 /** The 16 column names of the v2 layout, in file order. */
 export const PMXT_COLUMNS = [
   'timestamp_received',
