@@ -7,6 +7,7 @@ import { compressors } from 'hyparquet-compressors';
 import {
   PMXT_COLUMNS,
   pmxtFileName,
+  pmxtRow,
   sortPmxtRows,
   writePmxtFile,
   writePmxtV1File,
@@ -19,25 +20,7 @@ const MARKET_A = `0x${'a1'.repeat(32)}`;
 const MARKET_B = `0x${'0b'.repeat(32)}`;
 
 function row(over: Partial<PmxtRow>): PmxtRow {
-  return {
-    timestamp_received: 1776081600100,
-    timestamp: 1776081600050,
-    market: MARKET_A,
-    event_type: 'price_change',
-    asset_id: '111',
-    bids: null,
-    asks: null,
-    price: null,
-    size: null,
-    side: null,
-    best_bid: null,
-    best_ask: null,
-    fee_rate_bps: null,
-    transaction_hash: null,
-    old_tick_size: null,
-    new_tick_size: null,
-    ...over,
-  };
+  return pmxtRow({ timestamp_received: 1776081600100, timestamp: 1776081600050, market: MARKET_A, event_type: 'price_change', asset_id: '111', ...over });
 }
 
 const ROWS: PmxtRow[] = [

@@ -5,7 +5,7 @@ import { ndjsonLine } from '../../cli/output/json.js';
 import { snapshotSchema } from '../../cli/output/record-schemas.js';
 import { snapshotRowLayout } from '../../cli/output/snapshot-text.js';
 import { writeSnapshotRows } from '../../store/core/snapshot-json.js';
-import type { PmxtRow } from './pmxt-fixture.js';
+import { pmxtRow, type PmxtRow } from './pmxt-fixture.js';
 import {
   klinePricePoints,
   referenceNdjson,
@@ -23,24 +23,7 @@ const MARKET: ReferenceMarket = { marketId: 'btc-updown-5m-1776081600', start: S
 const PRICE: PricePoint[] = [{ knownAt: S - 1, value: '97123.45' }];
 
 function base(asset: string, at: number, received = at): PmxtRow {
-  return {
-    timestamp_received: received,
-    timestamp: at,
-    market: COND,
-    event_type: 'book',
-    asset_id: asset,
-    bids: null,
-    asks: null,
-    price: null,
-    size: null,
-    side: null,
-    best_bid: null,
-    best_ask: null,
-    fee_rate_bps: null,
-    transaction_hash: null,
-    old_tick_size: null,
-    new_tick_size: null,
-  };
+  return pmxtRow({ timestamp_received: received, timestamp: at, market: COND, event_type: 'book', asset_id: asset });
 }
 function book(asset: string, at: number, bids: [string, string][], asks: [string, string][], received = at): PmxtRow {
   return { ...base(asset, at, received), event_type: 'book', bids: JSON.stringify(bids), asks: JSON.stringify(asks) };
