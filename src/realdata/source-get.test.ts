@@ -67,4 +67,19 @@ describe('getSource', () => {
     const err = await withDispatcher(FAST_RETRY, (o) => getSourceJson(`${server!.base}/`, o)).catch((e: unknown) => e);
     expect((err as Error).message).toBe(`${server.base}/ answered 200, but not with JSON: <html>maintenance</html>`);
   });
+
+  it('stops waiting to retry when the caller aborts', async () => {
+    server = await localHttp((_req, res) => {
+      res.writeHead(429, { 'retry-after': '5' });
+      res.end();
+    });
+    const abort = new AbortController();
+    const pending = withDispatcher({ signal: abort.signal }, (o) => getSource(`${server!.base}/slow`, o));
+    await new Promise((r) => setTimeout(r, 50));
+    abort.abort();
+    const started = Date.now();
+    expect(await pending.catch((e: unknown) => (e as Error).name)).toBe('AbortError');
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(server.paths).toEqual(['/slow']);
+  });
 });

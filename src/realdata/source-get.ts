@@ -1,6 +1,7 @@
 // One GET of a public data source (Gamma, Binance): no key and no pacer, unlike the service
 // client's Transport, but the same backoff and network-failure rules (src/client). Retries a 5xx,
 // a 429 (waiting at least its Retry-After) and a network failure; never another 4xx.
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { HttpError, NotFoundError, RateLimitedError, UnreachableError } from '../errors.js';
 import { VERSION } from '../version.js';
@@ -40,7 +41,8 @@ export async function withDispatcher<T>(opts: SourceGetOptions | undefined, fn: 
 export async function getSource(url: string, opts: SourceGetOptions & { dispatcher: Dispatcher }): Promise<Buffer> {
   const maxRetries = opts.maxRetries ?? 5;
   const timeoutMs = opts.timeoutMs ?? 30_000;
-  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  // An abort ends a wait between retries too.
+  const sleep = opts.sleep ?? ((ms: number) => delay(ms, undefined, { signal: opts.signal }));
   const random = opts.random ?? Math.random;
   for (let retry = 0; ; retry++) {
     opts.signal?.throwIfAborted();

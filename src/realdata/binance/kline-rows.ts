@@ -37,13 +37,15 @@ export class KlineRows {
 
   /** Use for CSV text: one kline a line, no header (a first line that is one is passed over), blank lines ignored. */
   addCsv(text: string, label = this.label): void {
-    const lines = text.split('\n');
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i]!.endsWith('\r') ? lines[i]!.slice(0, -1) : lines[i]!;
+    for (let start = 0, n = 1; start < text.length; n++) {
+      let end = text.indexOf('\n', start);
+      if (end < 0) end = text.length;
+      const line = text.slice(start, end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end);
+      start = end + 1;
       if (line.trim() === '') continue;
       const fields = line.split(',');
-      if (i === 0 && !isNumber(fields[0]!)) continue;
-      this.add(fields, label, `line ${i + 1}`);
+      if (n === 1 && !isNumber(fields[0]!)) continue;
+      this.add(fields, label, 'line', n);
     }
   }
 
@@ -55,7 +57,7 @@ export class KlineRows {
     }
     json.forEach((row, i) => {
       if (!Array.isArray(row)) throw new UsageError(`${label}: item ${i + 1} is not an array: not Binance klines`);
-      this.add(row.map((x) => (typeof x === 'number' || typeof x === 'string' ? String(x) : '')), label, `item ${i + 1}`);
+      this.add(row.map((x) => (typeof x === 'number' || typeof x === 'string' ? String(x) : '')), label, 'item', i + 1);
     });
   }
 
@@ -65,28 +67,32 @@ export class KlineRows {
     return klineSeries(symbol, named, this.closeTimes, this.closes);
   }
 
-  private add(fields: string[], label: string, where: string): void {
-    if (fields.length !== FIELDS) throw new UsageError(`${label}: ${where}: ${fields.length} columns, a Binance kline has ${FIELDS}: not a kline file`);
-    const openTime = this.time(fields[0]!, 'openTime', label, where);
-    const closeTime = this.time(fields[6]!, 'closeTime', label, where);
-    for (let c = 1; c <= 4; c++) {
-      if (!isNumber(fields[c]!)) throw new UsageError(`${label}: ${where}: ${PRICE_NAMES[c - 1]} ${JSON.stringify(fields[c])} is not a number`);
-    }
-    if (closeTime < openTime) throw new UsageError(`${label}: ${where}: closeTime is before openTime`);
+  /** One row; its message is built only when it fails. */
+  private add(fields: string[], label: string, kind: 'line' | 'item', n: number): void {
+    const fail = (what: string) => new UsageError(`${label}: ${kind} ${n}: ${what}`);
+    if (fields.length !== FIELDS) throw fail(`${fields.length} columns, a Binance kline has ${FIELDS}: not a kline file`);
+    const openTime = toMs(fields[0]!);
+    const closeTime = toMs(fields[6]!);
+    if (openTime === undefined) throw fail(`openTime ${JSON.stringify(fields[0])} is not a time`);
+    if (closeTime === undefined) throw fail(`closeTime ${JSON.stringify(fields[6])} is not a time`);
+    for (let c = 1; c <= 3; c++) if (!isNumber(fields[c]!)) throw fail(`${PRICE_NAMES[c - 1]} ${JSON.stringify(fields[c])} is not a number`);
+    const close = Number(fields[4]);
+    if (!Number.isFinite(close) || fields[4]!.trim() === '') throw fail(`close ${JSON.stringify(fields[4])} is not a number`);
+    if (closeTime < openTime) throw fail('closeTime is before openTime');
     this.lengthMs ??= closeTime - openTime + 1;
     this.closeTimes.push(closeTime);
-    this.closes.push(Number(fields[4]));
-  }
-
-  /** A time in ms; one in µs is floored to its ms, so a µs file's 999999 µs close reads as a ms file's 999 ms. */
-  private time(field: string, name: string, label: string, where: string): number {
-    const n = Number(field);
-    if (!isNumber(field) || !Number.isInteger(n) || n < 0) throw new UsageError(`${label}: ${where}: ${name} ${JSON.stringify(field)} is not a time`);
-    return n >= MICROSECONDS_FROM ? Math.floor(n / 1000) : n;
+    this.closes.push(close);
   }
 }
 
-const PRICE_NAMES = ['open', 'high', 'low', 'close'];
+/** A time in ms; one in µs is floored to its ms, so a µs file's 999999 µs close reads as a ms file's 999 ms. */
+function toMs(field: string): number | undefined {
+  const n = Number(field);
+  if (!Number.isInteger(n) || n < 0 || field.trim() === '') return undefined;
+  return n >= MICROSECONDS_FROM ? Math.floor(n / 1000) : n;
+}
+
+const PRICE_NAMES = ['open', 'high', 'low'];
 
 function isNumber(field: string): boolean {
   return field.trim() !== '' && Number.isFinite(Number(field));

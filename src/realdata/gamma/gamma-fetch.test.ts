@@ -35,6 +35,14 @@ describe('fetchGammaMarkets', () => {
     expect(server.maxInFlight).toBe(2);
   });
 
+  it('asks 4 at a time unless told otherwise', async () => {
+    server = await gamma(events, 30);
+    const many = Array.from({ length: 10 }, (_, i) => `btc-updown-5m-${1776070800 + 300 * i}`);
+    const r = await fetchGammaMarkets(server.base, many, FAST_RETRY);
+    expect(r.missing).toHaveLength(5);
+    expect(server.maxInFlight).toBe(4);
+  });
+
   it('reports markets it passes over (an XRP market) apart from missing ones', async () => {
     const xrp = gammaEventJson([gammaMarketJson({ slug: 'xrp-updown-5m-1776070800' })]);
     server = await gamma([xrp]);
