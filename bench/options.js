@@ -10,8 +10,10 @@ export function benchOptions(argv) {
     only,
     // Keep the temp dir (for a post-mortem) instead of deleting it.
     keep: argv.includes('--keep'),
-    // Where the report goes; quick mode writes it too, to a separate file unless told otherwise.
-    out: valueAfter(argv, '--out') ?? (quick ? 'BENCHMARKS.quick.md' : 'BENCHMARKS.md'),
+    // Where the report goes; quick mode and --only write it too, each to a separate file unless
+    // told otherwise (BENCHMARKS.md holds one whole full run). Each figure is written to
+    // NAME.partial.md beside it as it ends; a finished run replaces that with NAME.md.
+    out: valueAfter(argv, '--out') ?? (quick ? 'BENCHMARKS.quick.md' : only ? 'BENCHMARKS.only.md' : 'BENCHMARKS.md'),
     sizes: quick ? QUICK : FULL,
   };
 }
@@ -28,6 +30,9 @@ function valueAfter(argv, flag) {
 // 4 full 24hr markets (3 complete: a 2M-row export for the memory figure). Lookups: ~1M rows in
 // 5m markets against ~20M in 24hr and 4hr markets.
 const FULL = {
+  // Seconds each figure is expected to take on an otherwise idle 2-core machine, for the
+  // progress line's time left (scaled by how the finished figures compared with theirs).
+  expectedSeconds: { 1: 220, 2: 30, 3: 95, 4: 45, 5: 5, 6: 5, 7: 20, 8: 30, 9: 65, 10: 25, 11: 200, 12: 420, 13: 30, 14: 140, 15: 120, 16: 20, 17: 45, 18: 300 },
   mainDb: { days: 15, full: { '5m': 410, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 4 } },
   pacing: { plan: 'builder', rpm: 250, burst: 12, markets: 400, minRequests: 400 },
   // The pacing figure runs this many times and reports the worst (a 429 is a rare event).
@@ -60,6 +65,7 @@ const FULL = {
 // limits that only the burst binds (75 requests at 5/s: 14 s); the export of one complete 4hr
 // market; lookups at ~100k against ~1M rows.
 const QUICK = {
+  expectedSeconds: { 1: 16, 2: 3, 3: 17, 4: 6, 5: 1, 6: 0, 7: 2, 8: 9, 9: 22, 10: 4, 11: 41, 12: 43, 13: 10, 14: 17, 15: 10, 16: 8, 17: 20, 18: 85 },
   mainDb: { days: 15, full: { '5m': 80, '15m': 0, '1hr': 0, '4hr': 3, '24hr': 0 } },
   pacing: { plan: 'enterprise', rpm: 300, burst: 5, markets: 73, minRequests: 75 },
   pacingRuns: 1,
