@@ -85,6 +85,8 @@ const QUICK = {
   pgPagesLoad: { loadSeconds: 6, loadSlices: 6 },
   // Figure 12: seconds of in-process page reads per kind.
   depthPageSeconds: 6,
+  // Figure 18: stores smaller than figure 12's.
+  pgStore: { days: 1, full: { '5m': 24, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } },
   // Figure 16: a key whose burst makes the 12-page export pace-bound, like the full run's 70 pages
   // on a builder key (what auto must not slow down), instead of one burst timed mostly by process start.
   defaultDialectKey: { plan: 'enterprise', rpm: 1000, burst: 4 },

@@ -8,7 +8,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import postgres from 'postgres';
 import { MSNAP_BIN, ROOT, runMsnap, runNode, startServer } from '../child-process.js';
-import { countRows, createKey, fullMarkets, seedFlags } from '../msnap-commands.js';
+import { countRows, createKey, fullMarkets, seededStores, seedFlags } from '../msnap-commands.js';
 import { describeTarget, judge } from '../targets.js';
 import { loadSnapshots } from './snapshot-load.js';
 
@@ -35,14 +35,17 @@ export async function pgStorageFigure(ctx) {
     return name;
   };
   const beforeSpec = ctx.sizes.pgBefore;
-  const spec = ctx.quick ? { days: 1, full: { '5m': 24, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } } : ctx.sizes.depth;
+  // The full run's stores are figure 12's (seeded alike, so the books store is read, not seeded again).
+  const spec = ctx.sizes.pgStore ?? ctx.sizes.depth;
   const mb = (kb) => (kb ?? NaN) / 1024;
   try {
     const kinds = {};
     for (const kind of ['plain', 'books']) {
-      const file = path.join(ctx.tmpDir, `pg18-${kind}.db`);
       const books = kind === 'books' ? ['--orderbook-days', String(spec.days)] : ['--orderbook-minutes', '0'];
-      await runMsnap(['serve', 'seed', '--db', file, ...seedFlags(spec), ...books], { tmpDir: ctx.tmpDir, env: { MSNAP_DB: file } });
+      // Figure 12 seeds the same store with books in the full run: read that one if it is there.
+      const seeded = seededStores(ctx).find(spec, books);
+      const file = seeded ?? path.join(ctx.tmpDir, `pg18-${kind}.db`);
+      if (!seeded) await runMsnap(['serve', 'seed', '--db', file, ...seedFlags(spec), ...books], { tmpDir: ctx.tmpDir, env: { MSNAP_DB: file } });
       const key = await createKey(file, { account: `bench-pg18-${process.pid}`, plan: 'enterprise', rpm: 1_000_000, burst: 100_000 });
       const rows = countRows(file);
       const after = await createDb(kind);
