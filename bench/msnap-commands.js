@@ -17,6 +17,19 @@ export function seedFlags({ days, full, orderbookMinutes, orderbookDays }) {
   ];
 }
 
+/**
+ * Stores seeded by one figure that a later one may read rather than seed again, by their seed
+ * flags (`seedFlags(spec)` plus `extra`). The reader must not change the file's data.
+ */
+export function seededStores(ctx) {
+  ctx.seeded ??= new Map();
+  const key = (spec, extra = []) => [...seedFlags(spec), ...extra].join(' ');
+  return {
+    remember: (spec, extra, file) => ctx.seeded.set(key(spec, extra), file),
+    find: (spec, extra) => ctx.seeded.get(key(spec, extra)),
+  };
+}
+
 /** Seed `db` with `msnap serve seed`; returns `{ wallMs, snapshots, orderbooks, markets, command }`. */
 export async function seedDatabase(db, spec, { tmpDir } = {}) {
   const args = ['serve', 'seed', '--db', db, ...seedFlags(spec)];

@@ -10,8 +10,10 @@ export function benchOptions(argv) {
     only,
     // Keep the temp dir (for a post-mortem) instead of deleting it.
     keep: argv.includes('--keep'),
-    // Where the report goes; quick mode writes it too, to a separate file unless told otherwise.
-    out: valueAfter(argv, '--out') ?? (quick ? 'BENCHMARKS.quick.md' : 'BENCHMARKS.md'),
+    // Where the report goes; quick mode and --only write it too, each to a separate file unless
+    // told otherwise (BENCHMARKS.md holds one whole full run). Each figure is written to
+    // NAME.partial.md beside it as it ends; a finished run replaces that with NAME.md.
+    out: valueAfter(argv, '--out') ?? (quick ? 'BENCHMARKS.quick.md' : only ? 'BENCHMARKS.only.md' : 'BENCHMARKS.md'),
     sizes: quick ? QUICK : FULL,
   };
 }
@@ -28,6 +30,9 @@ function valueAfter(argv, flag) {
 // 4 full 24hr markets (3 complete: a 2M-row export for the memory figure). Lookups: ~1M rows in
 // 5m markets against ~20M in 24hr and 4hr markets.
 const FULL = {
+  // Seconds each figure is expected to take on an otherwise idle 2-core machine, for the
+  // progress line's time left (scaled by how the finished figures compared with theirs).
+  expectedSeconds: { 1: 220, 2: 30, 3: 95, 4: 45, 5: 5, 6: 5, 7: 20, 8: 30, 9: 65, 10: 25, 11: 200, 12: 420, 13: 30, 14: 140, 15: 120, 16: 20, 17: 45, 18: 300 },
   mainDb: { days: 15, full: { '5m': 410, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 4 } },
   pacing: { plan: 'builder', rpm: 250, burst: 12, markets: 400, minRequests: 400 },
   // The pacing figure runs this many times and reports the worst (a 429 is a rare event).
@@ -35,6 +40,8 @@ const FULL = {
   exportType: '24hr',
   exportRounds: 5,
   memoryExport: { type: '24hr', minRows: 2_000_000 },
+  depthPageSeconds: 8,
+  defaultDialectKey: { plan: 'builder' },
   loadSeconds: 20,
   loadSlices: 5,
   warmupSeconds: 1,
@@ -47,6 +54,11 @@ const FULL = {
   live: { count: 4000, db: { days: 2, full: { '5m': 72, '15m': 24, '1hr': 6, '4hr': 3, '24hr': 1 } } },
   // Figure 12: every snapshot with books (~2.4M).
   depth: { days: 2, full: { '5m': 144, '15m': 48, '1hr': 12, '4hr': 3, '24hr': 0 } },
+  // Figures 12 and 18: the "before" layouts (books as JSON text; PostgreSQL rows) and their
+  // migrations, on smaller stores seeded alike (bytes per row and rows/s do not depend on size;
+  // at the full store's size they took minutes each).
+  depthBefore: { days: 1, full: { '5m': 72, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } },
+  pgBefore: { days: 1, full: { '5m': 24, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } },
   // Figure 15: 4,200 BTC 5m markets (10.1M snapshots) without books; 287 5m markets (689k
   // snapshots) with books on every snapshot; a sweep over a day of 5m markets.
   backtest: {
@@ -56,15 +68,28 @@ const FULL = {
   },
 };
 
-// Quick mode: the same steps on ~1.5M-row databases. Pacing on an enterprise key with custom
-// limits that only the burst binds (75 requests at 5/s: 14 s); the export of one complete 4hr
-// market; lookups at ~100k against ~1M rows.
+// Quick mode: the same steps on ~1.5M-row databases, with targets its sizes can judge (see
+// docs/testing.md, "Quick mode"). Pacing is the full run's export once (a burst-bound run is a
+// different test: its fixed costs weigh 5x more over 14 s), on a store of its own so the main one
+// stays small; the export of one complete 4hr market, 3 rounds; lookups at ~100k against ~1M rows;
+// ratios of short loads over more, longer slices than a 3 s load gives.
 const QUICK = {
+  expectedSeconds: { 1: 80, 2: 6, 3: 17, 4: 6, 5: 1, 6: 0, 7: 2, 8: 9, 9: 28, 10: 7, 11: 41, 12: 46, 13: 14, 14: 17, 15: 10, 16: 30, 17: 20, 18: 90 },
   mainDb: { days: 15, full: { '5m': 80, '15m': 0, '1hr': 0, '4hr': 3, '24hr': 0 } },
-  pacing: { plan: 'enterprise', rpm: 300, burst: 5, markets: 73, minRequests: 75 },
+  pacing: { plan: 'builder', rpm: 250, burst: 12, markets: 400, minRequests: 400, db: { days: 2, full: { '5m': 402, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } } },
   pacingRuns: 1,
   exportType: '4hr',
-  exportRounds: 1,
+  exportRounds: 3,
+  // Figure 9's dialects and figure 18's SQLite / PostgreSQL pages: 1 s slices, 8 and 6 of them.
+  dialectLoad: { loadSeconds: 8, loadSlices: 4 },
+  pgPagesLoad: { loadSeconds: 6, loadSlices: 6 },
+  // Figure 12: seconds of in-process page reads per kind.
+  depthPageSeconds: 6,
+  // Figure 18: stores smaller than figure 12's.
+  pgStore: { days: 1, full: { '5m': 24, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } },
+  // Figure 16: a key whose burst makes the 12-page export pace-bound, like the full run's 70 pages
+  // on a builder key (what auto must not slow down), instead of one burst timed mostly by process start.
+  defaultDialectKey: { plan: 'enterprise', rpm: 1000, burst: 4 },
   // The memory figure reads the figure 2 export's peak RSS instead of a second, larger export.
   memoryExport: null,
   loadSeconds: 3,

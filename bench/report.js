@@ -1,13 +1,25 @@
 // BENCHMARKS.md from one run: the machine, then every figure with its value, target, verdict
 // and the command that produced it, then the details each figure wants to show.
 
-/** Render the report. `figures` are `{ id, title, rows: [{ name, value, unit, target, verdict, command }], notes: [] }`. */
-export function renderReport({ machine, mode, figures, totalSeconds, invocation, loadAverageEnd }) {
+/**
+ * Render the report. `figures` are `{ id, title, rows: [{ name, value, unit, target, verdict, command }], notes: [], wallSeconds }`;
+ * `times` are `{ id, title, seconds, setup? }` in the order they ran; `status` is set on a partial report:
+ * `{ partial: true, missing: [ids], running?: id, interrupted?: id }`.
+ */
+export function renderReport({ machine, mode, figures, totalSeconds, invocation, loadAverageEnd, times = [], status }) {
   const lines = [];
   lines.push('# msnap benchmarks', '');
+  if (status?.partial) {
+    const missing = status.missing.length ? `missing: figure(s) ${status.missing.join(', ')}` : 'no figure missing';
+    const where =
+      status.interrupted !== undefined ? `The run was stopped during figure ${status.interrupted}` :
+      status.running !== undefined ? `Written when figure ${status.running} started: the run was still going then, or was stopped during it` :
+      'Written between figures: the run was still going then, or was stopped';
+    lines.push(`> **Partial report.** ${where}; ${missing}. Every figure below finished and is kept as measured; a finished run writes the final report and removes this file.`, '');
+  }
   lines.push(
     `Measured by \`${invocation}\` (${mode} mode) on ${machine.date.slice(0, 10)} (${machine.date}), ` +
-      `${totalSeconds.toFixed(0)} s in all. Every figure compares against a baseline or a bound measured in the same run.`,
+      `${totalSeconds.toFixed(0)} s ${status?.partial ? 'so far' : 'in all'}. Every figure compares against a baseline or a bound measured in the same run.`,
     '',
   );
   lines.push('| Machine | |', '|---|---|');
@@ -40,8 +52,16 @@ export function renderReport({ machine, mode, figures, totalSeconds, invocation,
   }
   lines.push('');
 
+  if (times.length) {
+    lines.push('## Wall time per figure', '');
+    lines.push('| # | Figure | Wall |', '|---|---|---|');
+    for (const t of times) lines.push(`| ${t.setup ? '' : t.id} | ${t.title} | ${t.seconds.toFixed(1)} s |`);
+    lines.push(`| | All (${status?.partial ? 'so far' : 'the whole run'}) | ${totalSeconds.toFixed(1)} s |`, '');
+  }
+
   for (const f of figures) {
     lines.push(`## ${f.id}. ${f.title}`, '');
+    if (f.wallSeconds !== undefined) lines.push(`Wall time: ${f.wallSeconds.toFixed(1)} s.`, '');
     if (f.error) {
       lines.push('Not measured: the run failed.', '', '```', f.error, '```', '');
       continue;

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// `npm run bench` (full, a few minutes) and `npm run bench -- --quick` (under a minute, smaller
-// sizes, same code paths). Seeds real SQLite files, starts real `msnap serve` processes on
-// loopback, runs the built CLI as a process, and writes the figures with their targets.
-// Quick mode exits non-zero when a figure misses its target by more than WIDE_MISS (or fails to
-// run), so it can guard CI. Flags: --quick, --only 1,2,...  --out FILE, --keep (keep temp files).
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// `npm run bench` (full, under 30 minutes on 2 cores) and `npm run bench -- --quick` (a few
+// minutes, smaller sizes, same code paths, targets its size can judge). Seeds real SQLite files,
+// starts real `msnap serve` processes on loopback, runs the built CLI as a process, and writes the
+// figures with their targets; each figure is written to a partial report as it ends (harness.js),
+// with its wall time. Quick mode exits non-zero when a figure misses its target by more than
+// WIDE_MISS (or fails to run), so it can guard CI.
+// Flags: --quick, --only 1,2,...  --out FILE, --keep (keep temp files).
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -12,7 +14,8 @@ import { ROOT } from './child-process.js';
 import { describeMachine } from './machine.js';
 import { seedDatabase } from './msnap-commands.js';
 import { benchOptions } from './options.js';
-import { formatValue, renderReport } from './report.js';
+import { createHarness, formatDuration } from './harness.js';
+import { formatValue } from './report.js';
 import { WIDE_MISS, describeTarget, judge } from './targets.js';
 import { pacingFigure } from './figures/pacing.js';
 import { exportFigures, MEMORY_TARGET_MB } from './figures/export-throughput.js';
@@ -41,9 +44,7 @@ mkdirSync(configDir);
 const cleanup = () => {
   if (!opts.keep) rmSync(tmpDir, { recursive: true, force: true });
 };
-process.on('SIGINT', () => { cleanup(); process.exit(130); });
-
-const log = (message) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(1).padStart(5)} s] ${message}\n`);
+const log = (message) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(1).padStart(6)} s] ${message}\n`);
 
 /** What every figure gets: sizes, the main database, a temp dir, and the CLI's environment. */
 const ctx = {
@@ -55,88 +56,98 @@ const ctx = {
   cliEnv: (baseUrl, key) => ({ MSNAP_BASE_URL: baseUrl, MSNAP_API_KEY: key, MSNAP_CONFIG_DIR: configDir, XDG_CONFIG_HOME: configDir, MSNAP_STATE_DIR: path.join(tmpDir, 'state'), NO_COLOR: '1', CI: '1' }),
 };
 
-const figures = [];
 const wanted = (id) => !opts.only || opts.only.has(String(id));
+const outFile = opts.out ? path.resolve(ROOT, opts.out) : undefined;
+let cliMemory;
+let serverPeakRssMb;
+let seed;
 
-/** Run one figure; a failure is recorded in the report instead of stopping the others. */
-async function measure(id, title, fn) {
-  if (!wanted(id)) return undefined;
-  log(`figure ${id}: ${title}`);
-  // Other developers' builds and tests share the cores: each figure says how busy they were.
-  const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
-  try {
-    const f = await fn();
-    if (f) figures.push({ id, ...f, notes: [...(f.notes ?? []), `Load average (1, 5, 15 min) when this figure started: ${load}, on ${os.cpus().length} cores shared with other developers' builds and tests.`] });
-    return f;
-  } catch (err) {
-    log(`figure ${id} failed: ${err.stack ?? err}`);
-    figures.push({ id, title, error: String(err.message ?? err) });
-    return undefined;
-  }
+// Nothing else runs during figure 1: extra CPU load (an overlapped seed was tried) adds latency
+// jitter between the pacer's send and the server's arrival, which is what the 429 count is meant
+// to catch in msnap, not in the bench.
+const steps = [
+  { id: 1, title: 'Pacing efficiency', run: () => pacingFigure(ctx) },
+  {
+    id: 2, title: 'Export throughput', run: async () => {
+      const r = await exportFigures(ctx);
+      cliMemory = r.cliMemory;
+      return r.exportFigure;
+    },
+  },
+  {
+    id: 3, title: 'Server throughput', run: async () => {
+      const r = await serverThroughputFigure(ctx);
+      serverPeakRssMb = r.serverPeakRssMb;
+      return r.figure;
+    },
+  },
+  {
+    id: 4, title: 'Point lookups stay flat', run: async () => {
+      const dbs = await seedLookupDatabases();
+      try {
+        return await pointLookupFigure(ctx, dbs);
+      } finally {
+        for (const { file } of Object.values(dbs)) rmSync(file, { force: true });
+      }
+    },
+  },
+  {
+    id: 5, title: 'Storage and ingest', run: () => {
+      if (!ctx.importCsv) throw new Error('needs the CSV written by figure 2, which did not run');
+      return storageFigure(ctx, { seed, exportCsv: ctx.importCsv });
+    },
+  },
+  {
+    id: 6, title: 'Memory stays flat', run: () => {
+      if (!cliMemory && serverPeakRssMb === undefined) throw new Error('needs figures 2 and 3, which did not run');
+      return memoryFigure(cliMemory, serverPeakRssMb);
+    },
+  },
+  { id: 7, title: 'Parquet output', run: () => parquetFigure(ctx, cliMemory) },
+  { id: 8, title: 'Live ticks do not stall requests', run: () => liveLatencyFigure(ctx) },
+  { id: 9, title: 'Dialects: snapshot pages', run: () => dialectPagesFigure(ctx) },
+  { id: 10, title: 'Offline mirror', run: () => offlineMirrorFigure(ctx) },
+  { id: 11, title: 'Scale-out: PostgreSQL and several instances', run: () => scaleOutFigure(ctx) },
+  { id: 12, title: 'Depth: packed orderbooks', run: () => depthFigure(ctx) },
+  { id: 13, title: 'Library iterator', run: () => libraryIteratorFigure(ctx) },
+  { id: 14, title: 'Serve soak: honest and hostile traffic together', run: () => serveSoakFigure(ctx) },
+  { id: 15, title: 'Backtest', run: () => backtestFigure(ctx) },
+  { id: 16, title: 'Default dialect: --api auto against msnap serve', run: () => defaultDialectFigure(ctx) },
+  { id: 17, title: 'Stream fan-out', run: () => streamFanoutFigure(ctx) },
+  { id: 18, title: 'PostgreSQL storage: snapshots in blocks', run: () => pgStorageFigure(ctx) },
+].filter((step) => wanted(step.id));
+
+const harness = createHarness({
+  steps,
+  out: outFile,
+  expected: opts.sizes.expectedSeconds,
+  log,
+  started,
+  report: { machine, mode: opts.quick ? 'quick' : 'full', invocation: opts.quick ? 'npm run bench -- --quick' : 'npm run bench' },
+});
+// Stopped by Ctrl-C or a kill: the partial report beside --out keeps every finished figure.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    harness.interrupt(signal);
+    cleanup();
+    process.exit(128 + os.constants.signals[signal]);
+  });
 }
 
 let exitCode = 0;
 try {
-  log(`${opts.quick ? 'quick' : 'full'} mode; temp dir ${tmpDir}`);
-  const seed = await seedDatabase(ctx.db, opts.sizes.mainDb, { tmpDir });
+  log(`${opts.quick ? 'quick' : 'full'} mode; figures ${steps.map((s) => s.id).join(', ')}; temp dir ${tmpDir}${harness.partial ? `; each figure is written to ${path.relative(ROOT, harness.partial)} as it ends` : ''}`);
+  seed = await seedDatabase(ctx.db, opts.sizes.mainDb, { tmpDir });
   log(`seeded ${seed.snapshots.toLocaleString('en-US')} snapshots, ${seed.orderbooks.toLocaleString('en-US')} orderbooks, ${seed.markets} markets in ${(seed.wallMs / 1000).toFixed(1)} s`);
+  harness.setupDone('Setup: seed the main store', seed.wallMs / 1000);
 
-  // Nothing else runs during figure 1: extra CPU load (an overlapped seed was tried) adds
-  // latency jitter between the pacer's send and the server's arrival, which is what the 429
-  // count is meant to catch in msnap, not in the bench.
-  await measure(1, 'Pacing efficiency', () => pacingFigure(ctx));
-  let cliMemory;
-  await measure(2, 'Export throughput', async () => {
-    const r = await exportFigures(ctx);
-    cliMemory = r.cliMemory;
-    return r.exportFigure;
-  });
-  let serverPeakRssMb;
-  await measure(3, 'Server throughput', async () => {
-    const r = await serverThroughputFigure(ctx);
-    serverPeakRssMb = r.serverPeakRssMb;
-    return r.figure;
-  });
-  await measure(4, 'Point lookups stay flat', async () => {
-    const dbs = await seedLookupDatabases();
-    try {
-      return await pointLookupFigure(ctx, dbs);
-    } finally {
-      for (const { file } of Object.values(dbs)) rmSync(file, { force: true });
-    }
-  });
-  await measure(5, 'Storage and ingest', async () => {
-    if (!ctx.importCsv) throw new Error('needs the CSV written by figure 2, which did not run');
-    return storageFigure(ctx, { seed, exportCsv: ctx.importCsv });
-  });
-  await measure(6, 'Memory stays flat', async () => {
-    if (!cliMemory && serverPeakRssMb === undefined) throw new Error('needs figures 2 and 3, which did not run');
-    return memoryFigure(cliMemory, serverPeakRssMb);
-  });
-
-  await measure(7, 'Parquet output', () => parquetFigure(ctx, cliMemory));
-  await measure(8, 'Live ticks do not stall requests', () => liveLatencyFigure(ctx));
-  await measure(9, 'Dialects: snapshot pages', () => dialectPagesFigure(ctx));
-  await measure(10, 'Offline mirror', () => offlineMirrorFigure(ctx));
-  await measure(11, 'Scale-out: PostgreSQL and several instances', () => scaleOutFigure(ctx));
-  await measure(12, 'Depth: packed orderbooks', () => depthFigure(ctx));
-  await measure(13, 'Library iterator', () => libraryIteratorFigure(ctx));
-  await measure(14, 'Serve soak: honest and hostile traffic together', () => serveSoakFigure(ctx));
-  await measure(15, 'Backtest', () => backtestFigure(ctx));
-  await measure(16, 'Default dialect: --api auto against msnap serve', () => defaultDialectFigure(ctx));
-  await measure(17, 'Stream fan-out', () => streamFanoutFigure(ctx));
-  await measure(18, 'PostgreSQL storage: snapshots in blocks', () => pgStorageFigure(ctx));
-
-  figures.sort((a, b) => a.id - b.id);
+  const { figures, times } = await harness.runAll();
   const totalSeconds = (performance.now() - started) / 1000;
-  const invocation = opts.quick ? 'npm run bench -- --quick' : 'npm run bench';
-  const loadAverageEnd = os.loadavg().map((x) => x.toFixed(2)).join(' ');
-  const report = renderReport({ machine, mode: opts.quick ? 'quick' : 'full', figures, totalSeconds, invocation, loadAverageEnd });
-  if (opts.out) {
-    writeFileSync(path.resolve(ROOT, opts.out), report + '\n');
+  if (outFile) {
+    harness.finish();
     log(`wrote ${opts.out}`);
   }
-  process.stdout.write(summary(figures) + '\n');
+  process.stdout.write(summary(figures, times, totalSeconds) + '\n');
   const wide = figures.flatMap((f) => (f.error ? [`${f.id}: ${f.error}`] : f.rows.filter((r) => r.verdict && !r.verdict.pass && r.verdict.miss > WIDE_MISS).map((r) => `${r.name}: ${formatValue(r.value)} vs ${r.target}`)));
   if (wide.length > 0) {
     log(`${opts.quick ? 'FAIL' : 'note'}: wide misses (> ${WIDE_MISS * 100}% off target) or errors:\n  ${wide.join('\n  ')}`);
@@ -146,6 +157,7 @@ try {
   log(`done in ${totalSeconds.toFixed(1)} s`);
 } catch (err) {
   log(`bench failed: ${err.stack ?? err}`);
+  if (harness.partial) log(`${path.relative(ROOT, harness.partial)} keeps the figures measured so far`);
   exitCode = 1;
 } finally {
   cleanup();
@@ -188,7 +200,7 @@ function memoryFigure(cli, serverMb) {
   };
 }
 
-function summary(list) {
+function summary(list, times, totalSeconds) {
   const lines = ['', `msnap bench (${opts.quick ? 'quick' : 'full'})`, ''];
   for (const f of list) {
     if (f.error) { lines.push(`${f.id}. ${f.title}: ERROR ${f.error}`); continue; }
@@ -197,5 +209,8 @@ function summary(list) {
       lines.push(`${f.id}. ${r.name.padEnd(58)} ${(formatValue(r.value) + (r.unit ?? '')).padStart(18)}  ${String(r.target ?? '').padEnd(22)} ${verdict}`);
     }
   }
+  lines.push('', 'Wall time per figure:');
+  for (const t of times) lines.push(`${t.setup ? '   ' : `${String(t.id).padStart(2)}.`} ${t.title.padEnd(58)} ${formatDuration(t.seconds).padStart(12)}`);
+  lines.push(`    ${'All'.padEnd(58)} ${formatDuration(totalSeconds).padStart(12)}`);
   return lines.join('\n');
 }

@@ -15,10 +15,14 @@ import { MEMORY_TARGET_MB } from './export-throughput.js';
 // The issue's targets (re-based in issue 25 from an unreachable 5x: both exports share the same
 // process start and output file work) are for a 24hr market (691,200 rows): the local export at
 // least 2x the export through serve and at least 2M rows/s. Quick mode exports a 4hr market
-// (115,200 rows), where the process start (~0.2 s) weighs six times more: the ratio guards against
-// a regression and the rows/s is shown for information only.
+// (115,200 rows), where the process start (~0.2 s of a ~0.25 s local run) is shared by both sides
+// and pulls the ratio towards 1 (1.75x to 2.4x measured at quick size while full runs gave 2.2x):
+// it is held to 1.5x over 5 rounds, a guard against a regression, and the rows/s is shown for
+// information only.
 const TARGET = { min: 2 };
-const QUICK_TARGET = { min: 2 };
+const QUICK_TARGET = { min: 1.5 };
+// Runs of a quarter second on a shared machine: at least 5 rounds, the best of each counted.
+const MIN_ROUNDS = 5;
 const LOCAL_RATE_TARGET = { min: 2_000_000 };
 
 /** Run both halves against ctx.db; returns figure 10. */
@@ -30,12 +34,13 @@ export async function offlineMirrorFigure(ctx) {
   const env = ctx.cliEnv(server.url, key);
   const viaServe = path.join(ctx.tmpDir, 'mirror-serve.csv');
   const local = path.join(ctx.tmpDir, 'mirror-local.csv');
+  const rounds = ctx.quick ? Math.max(MIN_ROUNDS, ctx.sizes.exportRounds) : ctx.sizes.exportRounds;
   const serveRuns = [];
   const localRuns = [];
   let localPeakKb = null;
   let pulls;
   try {
-    for (let round = 0; round < ctx.sizes.exportRounds; round++) {
+    for (let round = 0; round < rounds; round++) {
       // Every run writes a new file: replacing the last round's would time the file system freeing
       // its blocks (20-30 ms for 50 MB here), which only later rounds would pay.
       rmSync(viaServe, { force: true });
@@ -68,7 +73,7 @@ export async function offlineMirrorFigure(ctx) {
     title: 'Offline mirror',
     method:
       `(a) \`msnap snapshots ${market.market_id} --csv -o FILE --db DB\` (${rows.toLocaleString('en-US')} rows, read from the SQLite file) against the same export ` +
-      `through \`msnap serve\` over the same file, alternately, ${ctx.sizes.exportRounds} round(s), best of each, processes timed from spawn to exit (each to a new file), enterprise key; peak RSS of the local runs from GNU time. ` +
+      `through \`msnap serve\` over the same file, alternately, ${rounds} round(s), best of each, processes timed from spawn to exit (each to a new file), enterprise key; peak RSS of the local runs from GNU time. ` +
       `(b) \`msnap pull ${pulls.args.join(' ')}\` into an empty store, then again over the complete store, through a loopback proxy that counts requests.`,
     rows: [
       ctx.quick

@@ -8,7 +8,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import postgres from 'postgres';
 import { MSNAP_BIN, ROOT, runMsnap, runNode, startServer } from '../child-process.js';
-import { countRows, createKey, fullMarkets, seedFlags } from '../msnap-commands.js';
+import { countRows, createKey, fullMarkets, seededStores, seedFlags } from '../msnap-commands.js';
 import { describeTarget, judge } from '../targets.js';
 import { loadSnapshots } from './snapshot-load.js';
 
@@ -34,19 +34,37 @@ export async function pgStorageFigure(ctx) {
     made.push(name);
     return name;
   };
-  const spec = ctx.quick ? { days: 1, full: { '5m': 24, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } } : ctx.sizes.depth;
+  const beforeSpec = ctx.sizes.pgBefore;
+  // The full run's stores are figure 12's (seeded alike, so the books store is read, not seeded again).
+  const spec = ctx.sizes.pgStore ?? ctx.sizes.depth;
   const mb = (kb) => (kb ?? NaN) / 1024;
   try {
     const kinds = {};
     for (const kind of ['plain', 'books']) {
-      const file = path.join(ctx.tmpDir, `pg18-${kind}.db`);
       const books = kind === 'books' ? ['--orderbook-days', String(spec.days)] : ['--orderbook-minutes', '0'];
-      await runMsnap(['serve', 'seed', '--db', file, ...seedFlags(spec), ...books], { tmpDir: ctx.tmpDir, env: { MSNAP_DB: file } });
+      // Figure 12 seeds the same store with books in the full run: read that one if it is there.
+      const seeded = seededStores(ctx).find(spec, books);
+      const file = seeded ?? path.join(ctx.tmpDir, `pg18-${kind}.db`);
+      if (!seeded) await runMsnap(['serve', 'seed', '--db', file, ...seedFlags(spec), ...books], { tmpDir: ctx.tmpDir, env: { MSNAP_DB: file } });
       const key = await createKey(file, { account: `bench-pg18-${process.pid}`, plan: 'enterprise', rpm: 1_000_000, burst: 100_000 });
       const rows = countRows(file);
       const after = await createDb(kind);
       const imported = await runMsnap(['serve', 'import', file, '--db', urlOf(after)], { tmpDir: ctx.tmpDir, measureRss: true });
-      const before = await createDb(`${kind}_rows`, after);
+      // The "before" (moved back into rows, then migrated by compact-books) is slow in rows and
+      // the same per snapshot at any size: the full run takes it from a smaller store seeded
+      // alike (ctx.sizes.pgBefore) instead of a copy of this one.
+      let before;
+      let beforeRows = rows;
+      if (beforeSpec) {
+        const small = path.join(ctx.tmpDir, `pg18-${kind}-before.db`);
+        const smallBooks = kind === 'books' ? ['--orderbook-days', String(beforeSpec.days)] : ['--orderbook-minutes', '0'];
+        await runMsnap(['serve', 'seed', '--db', small, ...seedFlags(beforeSpec), ...smallBooks], { tmpDir: ctx.tmpDir, env: { MSNAP_DB: small } });
+        beforeRows = countRows(small);
+        before = await createDb(`${kind}_rows`);
+        await runMsnap(['serve', 'import', small, '--db', urlOf(before)], { tmpDir: ctx.tmpDir });
+      } else {
+        before = await createDb(`${kind}_rows`, after);
+      }
       const legacy = await runNode(path.join(ROOT, 'bench/pg/legacy-rows.js'), [urlOf(before)], { tmpDir: ctx.tmpDir });
       if (legacy.code !== 0) throw new Error(`moving blocks back into rows failed: ${legacy.stderr.slice(-500)}`);
       const beforeBytes = await pgBytes(urlOf(before), ['snapshots', 'orderbooks', 'snapshot_ids']);
@@ -55,6 +73,7 @@ export async function pgStorageFigure(ctx) {
         file,
         key,
         rows,
+        beforeRows,
         store: urlOf(after),
         sqlite: sqliteBytes(file),
         after: await pgBytes(urlOf(after), PG_TABLES),
@@ -70,6 +89,7 @@ export async function pgStorageFigure(ctx) {
       return s;
     };
     const pages = {};
+    const pageSizes = { ...ctx.sizes, ...ctx.sizes.pgPagesLoad };
     for (const kind of ['plain', 'books']) {
       const k = kinds[kind];
       const lite = await start(['--db', k.file, '--no-live']);
@@ -78,20 +98,21 @@ export async function pgStorageFigure(ctx) {
       if (markets.length === 0) throw new Error('the seeded store holds no complete 5m market');
       const query = kind === 'books' ? '&include_orderbook=true' : '';
       const sample = await samplePages([lite.url, pg.url], k.key, markets, query);
-      const r = await loadSnapshots([['sqlite', [lite.url]], ['postgres', [pg.url]]], { key: k.key, markets, page: PAGE, sizes: ctx.sizes, query });
+      const r = await loadSnapshots([['sqlite', [lite.url]], ['postgres', [pg.url]]], { key: k.key, markets, page: PAGE, sizes: pageSizes, query });
       pages[kind] = { r, bytes: sample.bytes, same: sample.same, rss: { sqlite: lite.peakRssKb(), postgres: pg.peakRssKb() } };
     }
     const per = (k, bytes) => bytes / kinds[k].rows.snapshots;
+    const perBefore = (k, bytes) => bytes / kinds[k].beforeRows.snapshots;
     const ratio = (k) => per(k, kinds[k].after) / per(k, kinds[k].sqlite);
     const rate = (k, side) => pages[k].r[side].reqPerSec;
     const pageRatio = rate('plain', 'postgres') / rate('plain', 'sqlite');
-    const migrationRate = (k) => kinds[k].rows.snapshots / (kinds[k].migration.wallMs / 1000);
+    const migrationRate = (k) => kinds[k].beforeRows.snapshots / (kinds[k].migration.wallMs / 1000);
     const rows = [];
     for (const k of ['plain', 'books']) {
       const label = k === 'plain' ? 'without books' : 'with books on every snapshot';
       rows.push(
         { name: `Bytes/snapshot ${label}: SQLite`, value: per(k, kinds[k].sqlite), unit: ' B' },
-        { name: `Bytes/snapshot ${label}: PostgreSQL rows (before)`, value: per(k, kinds[k].before), unit: ' B' },
+        { name: `Bytes/snapshot ${label}: PostgreSQL rows (before)`, value: perBefore(k, kinds[k].before), unit: ' B' },
         { name: `Bytes/snapshot ${label}: PostgreSQL blocks (after)`, value: per(k, kinds[k].after), unit: ' B' },
         { name: `Bytes/snapshot ${label}: PostgreSQL blocks / SQLite`, value: ratio(k), unit: 'x', target: describeTarget(BYTES_RATIO_TARGET, 'x'), verdict: judge({ value: ratio(k), ...BYTES_RATIO_TARGET }) },
       );
@@ -118,7 +139,7 @@ export async function pgStorageFigure(ctx) {
         'snapshot_blocks and snapshot_ids, over the snapshot count. "Before": a copy of the database (CREATE DATABASE … TEMPLATE) moved back into ' +
         'the row layout an older msnap wrote (bench/pg/legacy-rows.js), which `msnap serve compact-books --db postgres://…` then migrates in place ' +
         '(snapshots over process wall time). Pages: autocannon on `/api/v1/markets/ID/snapshots?limit=1000&offset=RANDOM` over the complete 5m ' +
-        `markets, ${ctx.sizes.connections} connections, ${ctx.sizes.loadSeconds} s per side in ${ctx.sizes.loadSlices} slices taking turns, enterprise key; ` +
+        `markets, ${ctx.sizes.connections} connections, ${pageSizes.loadSeconds} s per side in ${pageSizes.loadSlices} slices taking turns, enterprise key; ` +
         'one `msnap serve` per store. PostgreSQL, the servers and autocannon share the same 2 cores.',
       rows,
       commands: [
@@ -132,7 +153,8 @@ export async function pgStorageFigure(ctx) {
         ...['plain', 'books'].map((k) => {
           const x = kinds[k];
           const m = (b) => `${(b / 2 ** 20).toFixed(1)} MiB`;
-          return `${k}: ${x.rows.snapshots.toLocaleString('en-US')} snapshots, ${x.rows.orderbooks.toLocaleString('en-US')} books; SQLite ${m(x.sqlite)}, PostgreSQL rows ${m(x.before)}, blocks ${m(x.after)} (after the migration ${m(x.migrated)}).`;
+          const beforeOf = beforeSpec ? ` (before, on a store seeded alike at \`${seedFlags(beforeSpec).join(' ')}\`: ${x.beforeRows.snapshots.toLocaleString('en-US')} snapshots)` : '';
+          return `${k}: ${x.rows.snapshots.toLocaleString('en-US')} snapshots, ${x.rows.orderbooks.toLocaleString('en-US')} books; SQLite ${m(x.sqlite)}, PostgreSQL rows ${m(x.before)}${beforeOf}, blocks ${m(x.after)} (after the migration ${m(x.migrated)}).`;
         }),
         `Average page: ${Math.round(pages.plain.bytes).toLocaleString('en-US')} B without books, ${Math.round(pages.books.bytes).toLocaleString('en-US')} B with; sampled pages byte-identical between the two servers: ${pages.plain.same && pages.books.same ? 'yes' : 'NO'}.`,
         `Migration: ${kinds.books.migration.stdout.trim()}`,
