@@ -34,6 +34,7 @@ import { backtestFigure } from './figures/backtest.js';
 import { defaultDialectFigure } from './figures/default-dialect.js';
 import { streamFanoutFigure } from './figures/stream-fanout.js';
 import { pgStorageFigure } from './figures/pg-storage.js';
+import { realdataImportFigure } from './figures/realdata-import.js';
 
 const opts = benchOptions(process.argv.slice(2));
 const started = performance.now();
@@ -115,6 +116,8 @@ const steps = [
   { id: 16, title: 'Default dialect: --api auto against msnap serve', run: () => defaultDialectFigure(ctx) },
   { id: 17, title: 'Stream fan-out', run: () => streamFanoutFigure(ctx) },
   { id: 18, title: 'PostgreSQL storage: snapshots in blocks', run: () => pgStorageFigure(ctx) },
+  // Full runs only until its snapshot-write ratio is measured on the write path alone (see BENCHMARKS.md).
+  ...(opts.sizes.realdataRows ? [{ id: 19, title: 'Real data: PMXT archive import', run: () => realdataImportFigure(ctx, { rows: opts.sizes.realdataRows }) }] : []),
 ].filter((step) => wanted(step.id));
 
 const harness = createHarness({

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { asyncBufferFromFile, parquetScan } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
-import { runMsnap } from '../child-process.js';
+import { ROOT, runMsnap } from '../child-process.js';
 import { countRows } from '../msnap-commands.js';
 import { describeTarget, judge } from '../targets.js';
 
@@ -19,7 +19,7 @@ const READ_COLUMNS = ['timestamp_received', 'timestamp', 'market', 'event_type',
 
 /** `rows`: event rows to generate (the full run >= 5M). */
 export async function realdataImportFigure(ctx, { rows }) {
-  const support = path.join(ctx.root ?? process.cwd(), 'dist/realdata/test-support');
+  const support = path.join(ROOT, 'dist/realdata/test-support');
   const { doneWhenHour, generatePmxtEvents, hexIdFor, tokenIdFor, DONE_WHEN_HOUR } = await import(`${support}/pmxt-scenarios.js`);
   const { pmxtFileBytes, pmxtFileName } = await import(`${support}/pmxt-fixture.js`);
   const { gammaEventsBody } = await import(`${support}/gamma-fixture.js`);
