@@ -15,6 +15,8 @@ export const EXIT = {
   qualityProblems: 9,
   /** The output could not be written (disk full, a device refusing writes); no partial -o file is left. */
   output: 10,
+  /** `msnap worker`: its store's markets differ from a queued sweep's (the job is put back for other workers). */
+  storeMismatch: 11,
   /** 128 + the signal's number, as a shell reports a process the signal ended. */
   interrupted: 130,
   terminated: 143,
@@ -33,6 +35,7 @@ export const EXIT_MEANINGS: Readonly<Record<keyof typeof EXIT, { label: string; 
   busy: { label: 'database busy', meaning: "msnap serve's database is busy: another msnap process held its write lock for more than 5 s" },
   qualityProblems: { label: 'quality problems (--strict)', meaning: '`msnap quality --strict` found a problem (the report is written first)' },
   output: { label: 'cannot write the output (disk full)', meaning: 'the output could not be written midway (a full disk on stdout, -o FILE or a pull store); an -o file is left as it was' },
+  storeMismatch: { label: 'store differs', meaning: "`msnap worker`: its store's markets differ from a queued sweep's (the fingerprint); the job is put back for the other workers" },
   interrupted: { label: 'interrupted (Ctrl-C)', meaning: 'interrupted (Ctrl-C, SIGINT); an -o file in progress is removed' },
   terminated: { label: 'terminated (SIGTERM)', meaning: 'terminated (SIGTERM); an -o file in progress is removed' },
 };
@@ -97,6 +100,11 @@ export class QualityProblemsError extends MsnapError {
 /** Thrown when writing the output fails midway (disk full on stdout or an -o file); the -o file is removed. */
 export class OutputError extends MsnapError {
   override readonly exitCode = EXIT.output;
+}
+
+/** Thrown by `msnap worker` when its store's markets differ from those a queued sweep was submitted with. */
+export class StoreMismatchError extends MsnapError {
+  override readonly exitCode = EXIT.storeMismatch;
 }
 
 /** Thrown for any other HTTP failure (400 from the service, 5xx after retries); keeps status, body and URL. */

@@ -4,7 +4,7 @@
 import type { MsnapApi } from '../client/types.js';
 import type { Market, Snapshot } from '../domain/market.js';
 import type { MarketSeries, MarketSource } from '../domain/market-series.js';
-import { SeriesBuilder, type PackedSeries } from './series-builder.js';
+import { SeriesBuilder, unpack, type PackedSeries } from './series-builder.js';
 
 /** Use to hand contract records (time order, orderbooks optional) to the engine. */
 export function seriesFromSnapshots(market: Market, snapshots: readonly Snapshot[]): MarketSeries {
@@ -44,4 +44,9 @@ export async function readPackedMarkets(client: MsnapApi, markets: readonly Mark
   const out: PackedSeries[] = [];
   for (const market of markets) out.push((await readMarket(client, market, range)).pack());
   return out;
+}
+
+/** Use to run again over markets read once (readPackedMarkets): each unpacked as it is reached. */
+export async function* packedSource(packed: readonly PackedSeries[]): MarketSource {
+  for (const p of packed) yield unpack(p);
 }

@@ -6,23 +6,18 @@ import { MsnapError } from '../errors.js';
 import { runBacktest } from './engine.js';
 import { loadStrategy } from './load-strategy.js';
 import { openLocalSource } from './local-source.js';
-import { unpack, type PackedSeries } from './series-builder.js';
-import type { MarketSeries } from '../domain/market-series.js';
+import { packedSource } from './snapshot-series.js';
 import type { SweepAnswer, SweepJob } from './sweep-pool.js';
 
 parentPort?.on('message', (job: SweepJob) => {
   void run(job).then((answer) => parentPort!.postMessage(answer));
 });
 
-async function* replay(packed: PackedSeries[]): AsyncGenerator<MarketSeries> {
-  for (const p of packed) yield unpack(p);
-}
-
 async function run(job: SweepJob): Promise<SweepAnswer> {
   try {
     const strategy = await loadStrategy(job.strategy, job.sets);
     const data = job.data;
-    const opened = 'packed' in data ? { source: replay(data.packed), close: async () => {} } : await openLocalSource(data.db, data.markets, data.range, Date.now);
+    const opened = 'packed' in data ? { source: packedSource(data.packed), close: async () => {} } : await openLocalSource(data.db, data.markets, data.range, Date.now);
     try {
       const result = await runBacktest(strategy, opened.source, job.params);
       return { ok: true, summary: result.summary };

@@ -19,6 +19,7 @@ export const COMMANDS: readonly { name: string; load: () => Promise<CommandMaker
   { name: 'quality', load: async () => one((await import('./commands/quality.js')).qualityCommand) },
   { name: 'chart', load: async () => one((await import('./commands/chart.js')).chartCommand) },
   { name: 'backtest', load: async () => one((await import('./commands/backtest.js')).backtestCommand) },
+  { name: 'worker', load: async () => one((await import('./commands/worker.js')).workerCommand) },
   { name: 'limits', load: async () => one((await import('./commands/limits.js')).limitsCommand) },
   { name: 'health', load: async () => one((await import('./commands/health.js')).healthCommand) },
   { name: 'keys', load: async () => one((await import('./commands/keys.js')).keysCommand) },

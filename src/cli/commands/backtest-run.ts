@@ -18,6 +18,7 @@ import { writeListFile, writeTextFile } from '../output/file-output.js';
 import { chooseMarkets } from '../../client/market-selection.js';
 import { isPostgresUrl } from '../../store/db-path.js';
 import type { SnapshotsOptions } from './snapshots.js';
+import type { RedisTarget } from '../../ratelimit/redis-url.js';
 
 /** The checked arguments and flags of `msnap backtest`. */
 export interface BacktestOptions extends Pick<SnapshotsOptions, 'target' | 'last' | 'from' | 'to'> {
@@ -32,6 +33,8 @@ export interface BacktestOptions extends Pick<SnapshotsOptions, 'target' | 'last
   html?: string;
   /** --db FILE: sweeps hand it to their workers. */
   db?: string;
+  /** --queue: the sweep runs on `msnap worker` processes through this Redis job queue. */
+  queue?: { target: RedisTarget; name: string; resume: boolean; chunk: number };
 }
 
 /** Where a table for the terminal goes (the summary, the equity chart, the first trades). */
@@ -53,13 +56,17 @@ async function chosenMarkets(client: MsnapApi, opts: BacktestOptions, deps: CliD
 }
 
 /** An SQLite file given with --db: read as columns straight from its blocks (a PostgreSQL store is read through its pages). */
-const sqliteFile = (opts: BacktestOptions): string | undefined => (opts.db !== undefined && !isPostgresUrl(opts.db) ? opts.db : undefined);
+const sqliteFile = (db: string | undefined): string | undefined => (db !== undefined && !isPostgresUrl(db) ? db : undefined);
 
-/** The data path: an SQLite file's columns with --db, else every market read through the client (the service's, or a PostgreSQL store's). */
-async function sourceFor(opts: BacktestOptions, client: MsnapApi, markets: readonly Market[], range: SnapshotRange, now: () => number): Promise<OpenedSource> {
-  if (sqliteFile(opts) !== undefined) {
+/**
+ * Use for the data a backtest reads (here, and in `msnap worker`): an SQLite file's columns with
+ * --db, else every market read through the client (the service's, or a PostgreSQL store's).
+ */
+export async function sourceFor(db: string | undefined, client: MsnapApi, markets: readonly Market[], range: SnapshotRange, now: () => number): Promise<OpenedSource> {
+  const file = sqliteFile(db);
+  if (file !== undefined) {
     const { openLocalSource } = await import('../../backtest/local-source.js');
-    return openLocalSource(sqliteFile(opts)!, markets, range, now);
+    return openLocalSource(file, markets, range, now);
   }
   return { source: apiMarketSource(client, markets, range), close: async () => {} };
 }
@@ -99,7 +106,13 @@ export async function runBacktestCommand(opts: BacktestOptions, deps: CliDeps, v
   if (opts.sweeps.length > 0) {
     let summaries: BacktestSummary[];
     try {
-      summaries = await runSweep(opts, combos.map((c) => c.sets), client, markets, range, progress, total, deps);
+      const sets = combos.map((c) => c.sets);
+      if (opts.queue !== undefined) {
+        const { runQueuedSweep } = await import('./backtest-queued.js');
+        summaries = await runQueuedSweep(opts, opts.queue, sets, markets, range, progress, deps);
+      } else {
+        summaries = await runSweep(opts, sets, client, markets, range, progress, total, deps);
+      }
     } finally {
       progress.stop();
     }
@@ -111,7 +124,7 @@ export async function runBacktestCommand(opts: BacktestOptions, deps: CliDeps, v
     return;
   }
   let result;
-  const opened = await sourceFor(opts, client, markets, range, deps.now);
+  const opened = await sourceFor(opts.db, client, markets, range, deps.now);
   try {
     result = await runBacktest(strategy, paced(opened.source, progress, total, deps.now), params);
   } finally {
@@ -151,7 +164,7 @@ async function runSweep(
   };
   const { runOnWorkers } = await import('../../backtest/sweep-pool.js');
   // Over the service the markets are read once (paced) and handed to every worker.
-  const file = sqliteFile(opts);
+  const file = sqliteFile(opts.db);
   const data = file !== undefined ? { db: file, markets, range } : { packed: await readPackedMarkets(client, markets, range) };
   return runOnWorkers(sets.map((s) => ({ strategy: opts.strategy, sets: [...opts.sets, ...s], params: opts.params, data })), onDone);
 }

@@ -11,10 +11,14 @@ import { resolveFormat } from '../output/format.js';
 import { colorEnabled } from '../terminal-policy.js';
 import { TIME_HELP } from '../time.js';
 import { countArg } from '../arguments.js';
+import { parseRedisUrl } from '../../ratelimit/redis-url.js';
 import { parseSnapshotsArgs } from './snapshots.js';
 import type { BacktestOptions, BacktestView } from './backtest-run.js';
 
 export type { BacktestOptions };
+
+/** The queue sweeps use unless --queue-name says otherwise (the same as `msnap worker`'s). */
+export const DEFAULT_QUEUE_NAME = 'msnap-sweeps';
 
 interface RawFlags {
   last?: string;
@@ -31,6 +35,10 @@ interface RawFlags {
   trades?: string;
   html?: string;
   db?: string;
+  queue?: string;
+  queueName?: string;
+  resume?: boolean;
+  chunk?: string;
 }
 
 function numberFlag(text: string, flag: string, ok: (x: number) => boolean, what: string): number {
@@ -63,6 +71,7 @@ export function parseBacktestArgs(strategy: string, first: string, second: strin
     throw new UsageError('--sweep writes one summary row per combination: drop --trades/--html, or run one combination with --set');
   }
   if (flags.trades !== undefined) resolveFormat({ output: flags.trades }, false);
+  const queue = queueFlags(flags, sweeps.length > 0);
   return {
     strategy,
     target,
@@ -75,6 +84,29 @@ export function parseBacktestArgs(strategy: string, first: string, second: strin
     ...(flags.trades !== undefined ? { trades: flags.trades } : {}),
     ...(flags.html !== undefined ? { html: flags.html } : {}),
     ...(flags.db !== undefined ? { db: flags.db } : {}),
+    ...(queue !== undefined ? { queue } : {}),
+  };
+}
+
+/** A queue name: what BullMQ takes in a Redis key (no ':'). */
+export function checkQueueName(name: string): string {
+  if (!/^[A-Za-z0-9_.-]{1,100}$/.test(name)) throw new UsageError(`--queue-name takes letters, digits, '_', '.' and '-' (at most 100), got '${name}'`);
+  return name;
+}
+
+function queueFlags(flags: RawFlags, sweeping: boolean): BacktestOptions['queue'] {
+  if (flags.queue === undefined) {
+    const stray = flags.resume ? '--resume' : flags.queueName !== undefined ? '--queue-name' : flags.chunk !== undefined ? '--chunk' : undefined;
+    if (stray) throw new UsageError(`${stray} goes with --queue redis://HOST (a sweep spread over msnap worker processes)`);
+    return undefined;
+  }
+  if (!sweeping) throw new UsageError('--queue spreads a sweep over workers: add --sweep PATH=V1,V2,…');
+  const target = parseRedisUrl(flags.queue);
+  return {
+    target,
+    name: checkQueueName(flags.queueName ?? DEFAULT_QUEUE_NAME),
+    resume: flags.resume === true,
+    chunk: flags.chunk !== undefined ? countArg(flags.chunk, '--chunk', 1) : 1,
   };
 }
 
@@ -99,6 +131,10 @@ export function backtestCommand(ctx: CliContext): Command {
     .option('--sweep <path=v1,v2,...>', 'run every combination of these values (repeatable), one summary row each, on all cores', collect)
     .option('--trades <file>', 'write every trade to FILE (.csv, .ndjson, .json, .parquet)')
     .option('--html <file>', 'write a self-contained report page (summary, equity curve, PnL histogram, trades)')
+    .option('--queue <redis-url>', 'with --sweep: put the combinations on this Redis job queue and gather what msnap worker processes return')
+    .option('--queue-name <name>', `with --queue: the queue (default ${DEFAULT_QUEUE_NAME})`)
+    .option('--resume', 'with --queue: gather a sweep an earlier (stopped) submission left on the queue')
+    .option('--chunk <n>', 'with --queue: combinations per job (default 1)')
     .addHelpText(
       'after',
       `
@@ -116,6 +152,7 @@ Examples:
   $ msnap backtest cheap-up.json ETH 15m --from 2025-11-20 --to 2025-11-22 --trades trades.csv --html report.html
   $ msnap backtest cheap-up.json BTC 5m --last 288 --db msnap.db --set size=5 --set entry.0.value=0.25
   $ msnap backtest cheap-up.json BTC 5m --last 288 --db msnap.db --sweep entry.0.value=0.2,0.25,0.3 --sweep size=5,10 --csv
+  $ msnap backtest cheap-up.json BTC 5m --last 288 --db msnap.db --sweep size=5,10,20 --queue redis://10.0.0.5 --csv
   $ msnap backtest my-strategy.mjs btc-updown-5m-1763769600 --no-book reject`,
     )
     .action(async (strategy: string, first: string, second: string | undefined, flags: RawFlags, cmd: Command) => {

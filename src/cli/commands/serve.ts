@@ -13,6 +13,7 @@ import { parseServeFlags, type ServeFlags, type ServeOptions } from './serve-fla
 export { parseServeFlags, type ServeOptions } from './serve-flags.js';
 import { VERSION } from '../../version.js';
 import type { CliContext } from '../context.js';
+import { untilStopSignal } from '../stop-signals.js';
 import { serveImportCommand } from './serve-import.js';
 import { serveAccountsCommand } from './serve-accounts.js';
 import { serveKeysCommand } from './serve-keys.js';
@@ -95,7 +96,7 @@ Examples:
   $ curl -H "X-API-Key: $KEY" "http://127.0.0.1:8787/v4/markets?coin=btc&limit=5"`,
     )
     .action(async (raw: ServeFlags) => {
-      await runServe(parseServeFlags(raw, ctx.env, ctx.now()), { ctx, waitForStop: processSignals });
+      await runServe(parseServeFlags(raw, ctx.env, ctx.now()), { ctx, waitForStop: untilStopSignal });
     });
   cmd.addCommand(serveSeedCommand(ctx));
   cmd.addCommand(serveImportCommand(ctx));
@@ -116,19 +117,6 @@ function forwardDb(command: Command, db: string): void {
     command.setOptionValueWithSource('db', db, 'cli');
   }
   for (const sub of command.commands) forwardDb(sub, db);
-}
-
-/** Resolves on the first SIGINT or SIGTERM. */
-function processSignals(): Promise<string> {
-  return new Promise((resolve) => {
-    const stop = (signal: string) => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve(signal);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
 }
 
 /** Use to run the service until `waitForStop` resolves; then drains and closes the database it opened. */
