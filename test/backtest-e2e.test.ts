@@ -8,20 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { msnap } from './support/msnap-process.js';
 import { throwawayDatabase } from './support/throwaway-database.js';
 import { startSeededService, type SeededService } from './support/seeded-service.js';
+import { CHEAP_UP_RULE } from './support/cheap-up-rule.js';
 
 let svc: SeededService;
 let rule: string;
 let mod: string;
 let selection: string[];
 
-const RULE = {
-  name: 'cheap-up',
-  side: 'up',
-  size: 10,
-  entry: [{ field: 'ask', op: '<', value: 0.45 }, { field: 'elapsed_ms', op: '>=', value: 30000 }],
-  exit: [{ field: 'bid', op: '>', value: 0.6 }],
-  max_entries: 2,
-};
 
 // The same strategy written as a module, as a user would.
 const MODULE = `let entries = 0;
@@ -47,7 +40,7 @@ beforeAll(async () => {
   svc = await startSeededService('backtest', ['--days', '1', '--seed', '4', '--full', '5m=10,15m=1,1hr=0,4hr=0,24hr=0', '--orderbook-minutes', '30']);
   rule = path.join(svc.dir, 'cheap-up.json');
   mod = path.join(svc.dir, 'cheap-up.mjs');
-  writeFileSync(rule, JSON.stringify(RULE));
+  writeFileSync(rule, JSON.stringify(CHEAP_UP_RULE));
   writeFileSync(mod, MODULE);
   // Resolved markets only: the active one's last quote moves while the tests run.
   const listed = (await svc.run(['markets', '--coin', 'BTC', '--type', '5m', '--status', 'resolved', '--limit', '20', '--ndjson'])).stdout;
@@ -168,9 +161,9 @@ describe('msnap backtest', () => {
   });
 
   it.each([
-    ['an unknown field', { ...RULE, entry: [{ field: 'volume', op: '<', value: 1 }] }, [], /unknown field "volume"/],
-    ['a bad side', { ...RULE, side: 'yes' }, [], /side must be 'up' or 'down'/],
-    ['a bad --set path', RULE, ['--set', 'exit.4.value=1'], /has no 'exit.4'/],
+    ['an unknown field', { ...CHEAP_UP_RULE, entry: [{ field: 'volume', op: '<', value: 1 }] }, [], /unknown field "volume"/],
+    ['a bad side', { ...CHEAP_UP_RULE, side: 'yes' }, [], /side must be 'up' or 'down'/],
+    ['a bad --set path', CHEAP_UP_RULE, ['--set', 'exit.4.value=1'], /has no 'exit.4'/],
   ])('refuses %s with exit 2 before reading any data', async (_what, strategy, extra, message) => {
     const file = path.join(svc.dir, 'bad.json');
     writeFileSync(file, JSON.stringify(strategy));

@@ -30,6 +30,8 @@ export interface GatherOptions {
   /** How often to look at the jobs' states besides the events (ms). */
   reconcileMs?: number;
   onProgress?: (p: GatherProgress) => void;
+  /** Once the jobs are on the queue: how many this run added (the others were there already). */
+  onQueued?: (added: number, jobs: number) => void;
   /** Stops the wait (the jobs stay on the queue for --resume). */
   signal?: AbortSignal;
 }
@@ -85,6 +87,7 @@ export async function gatherQueuedSweep(conn: QueueConnection, sweep: QueuedSwee
     if (toAdd.length > 0) {
       await queue.addBulk(toAdd.map((j) => ({ name: 'sweep', data: j.data, opts: { jobId: j.id, attempts, backoff: { type: 'fixed', delay: 1000 }, removeOnComplete: false, removeOnFail: false } })));
     }
+    opts.onQueued?.(toAdd.length, jobs.length);
     report();
     const reconcileMs = opts.reconcileMs ?? 2000;
     while (pending.size > 0) {

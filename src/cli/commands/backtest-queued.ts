@@ -46,12 +46,14 @@ export async function runQueuedSweep(
   const conn = await connectQueue(queue.target, queue.name);
   // Killed or stopped, the submitter leaves the jobs running: the same command with --resume gathers them.
   const unregister = deps.onInterrupt(() => deps.writeErr(`msnap: ${sweep.id} stays on queue ${queue.name}: run the same command with --resume to gather it\n`));
-  const jobs = Math.ceil(items.length / queue.chunk);
-  deps.info(`msnap: ${sweep.id}: ${items.length} combinations in ${jobs} job${jobs === 1 ? '' : 's'} on ${conn.display} queue ${queue.name}`);
   try {
     return await gatherQueuedSweep(conn, sweep, items, {
       chunk: queue.chunk,
       resume: queue.resume,
+      onQueued: (added, jobs) => {
+        const already = added < jobs ? ` (${jobs - added} there already)` : '';
+        deps.info(`msnap: ${sweep.id}: ${items.length} combinations in ${jobs} job${jobs === 1 ? '' : 's'} on ${conn.display} queue ${queue.name}${already}`);
+      },
       onProgress: (p) =>
         progress.update({ pages: p.jobsDone, rows: p.done, total: p.total, unit: 'job', extra: `${p.workers} worker${p.workers === 1 ? '' : 's'} seen` }),
     });
