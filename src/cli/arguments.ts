@@ -115,3 +115,13 @@ export function keyNameArg(name: string): string {
   if (!KEY_NAME.test(name)) throw new UsageError(`invalid key name '${name}': use 1-64 letters, digits, '-' or '_'`);
   return name;
 }
+
+/** The job queue sweeps go on unless --queue-name says otherwise (backtest --queue and worker alike). */
+export const DEFAULT_QUEUE_NAME = 'msnap-sweeps';
+
+/** Use on --queue-name (absent: the default): a name BullMQ takes inside a Redis key (no ':'). */
+export function queueNameArg(value: string | undefined): string {
+  if (value === undefined) return DEFAULT_QUEUE_NAME;
+  if (!/^[A-Za-z0-9_.-]{1,100}$/.test(value)) throw new UsageError(`--queue-name takes letters, digits, '_', '.' and '-' (at most 100), got '${value}'`);
+  return value;
+}

@@ -9,9 +9,6 @@ import type { RedisTarget } from '../../ratelimit/redis-url.js';
 /** The key prefix of msnap's queues (BullMQ's default is `bull`). */
 export const QUEUE_PREFIX = 'msnap';
 
-/** The queue msnap uses unless --queue-name says otherwise. */
-export const DEFAULT_QUEUE_NAME = 'msnap-sweeps';
-
 /** Use to reach a queue: its name, its prefix and a new connection each time it is asked. */
 export interface QueueConnection {
   name: string;

@@ -11,22 +11,32 @@ import { readStrategyText } from '../../backtest/queue/strategy-text.js';
 import { sweepId, type QueuedSweep } from '../../backtest/queue/sweep-job.js';
 import type { CliDeps } from '../deps.js';
 import type { Progress } from '../output/progress.js';
-import type { BacktestOptions } from './backtest-run.js';
+import type { BacktestParams } from '../../backtest/params.js';
+import type { RedisTarget } from '../../ratelimit/redis-url.js';
 
-/** The selection as the user wrote it, for the workers' log lines. */
-function selectionText(opts: BacktestOptions): string {
-  const t = opts.target;
-  const words = 'marketId' in t ? [t.marketId] : [t.coin, t.marketType];
-  if (opts.last !== undefined) words.push(`--last ${opts.last}`);
-  if (opts.from !== undefined) words.push(`--from ${new Date(opts.from).toISOString()}`);
-  if (opts.to !== undefined) words.push(`--to ${new Date(opts.to).toISOString()}`);
-  return words.join(' ');
+/** The --queue flags of `msnap backtest`. */
+export interface QueueFlags {
+  target: RedisTarget;
+  name: string;
+  resume: boolean;
+  chunk: number;
+}
+
+/** What the queued sweep is of: the checked backtest options it needs. */
+export interface QueuedSweepInput {
+  /** The strategy file. */
+  strategy: string;
+  /** The --set values every combination shares. */
+  sets: string[];
+  params: Partial<BacktestParams>;
+  /** The selection as the user wrote it, for the workers' log lines. */
+  selection: string;
 }
 
 /** Use for a checked sweep with --queue: every combination's summary, in `sets`' order. */
 export async function runQueuedSweep(
-  opts: BacktestOptions,
-  queue: NonNullable<BacktestOptions['queue']>,
+  opts: QueuedSweepInput,
+  queue: QueueFlags,
   sets: string[][],
   markets: readonly Market[],
   range: SnapshotRange,
@@ -35,7 +45,7 @@ export async function runQueuedSweep(
 ): Promise<BacktestSummary[]> {
   const base: Omit<QueuedSweep, 'id'> = {
     strategy: await readStrategyText(opts.strategy),
-    selection: selectionText(opts),
+    selection: opts.selection,
     marketIds: markets.map((m) => m.market_id),
     range,
     params: opts.params,

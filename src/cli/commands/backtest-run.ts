@@ -18,7 +18,7 @@ import { writeListFile, writeTextFile } from '../output/file-output.js';
 import { chooseMarkets } from '../../client/market-selection.js';
 import { isPostgresUrl } from '../../store/db-path.js';
 import type { SnapshotsOptions } from './snapshots.js';
-import type { RedisTarget } from '../../ratelimit/redis-url.js';
+import type { QueueFlags } from './backtest-queued.js';
 
 /** The checked arguments and flags of `msnap backtest`. */
 export interface BacktestOptions extends Pick<SnapshotsOptions, 'target' | 'last' | 'from' | 'to'> {
@@ -34,7 +34,7 @@ export interface BacktestOptions extends Pick<SnapshotsOptions, 'target' | 'last
   /** --db FILE: sweeps hand it to their workers. */
   db?: string;
   /** --queue: the sweep runs on `msnap worker` processes through this Redis job queue. */
-  queue?: { target: RedisTarget; name: string; resume: boolean; chunk: number };
+  queue?: QueueFlags;
 }
 
 /** Where a table for the terminal goes (the summary, the equity chart, the first trades). */
@@ -109,7 +109,8 @@ export async function runBacktestCommand(opts: BacktestOptions, deps: CliDeps, v
       const sets = combos.map((c) => c.sets);
       if (opts.queue !== undefined) {
         const { runQueuedSweep } = await import('./backtest-queued.js');
-        summaries = await runQueuedSweep(opts, opts.queue, sets, markets, range, progress, deps);
+        const input = { strategy: opts.strategy, sets: opts.sets, params: opts.params, selection: selectionText(opts) };
+        summaries = await runQueuedSweep(input, opts.queue, sets, markets, range, progress, deps);
       } else {
         summaries = await runSweep(opts, sets, client, markets, range, progress, total, deps);
       }
@@ -140,6 +141,16 @@ export async function runBacktestCommand(opts: BacktestOptions, deps: CliDeps, v
     await writeTextFile(opts.html, renderHtmlReport(result));
   }
   deps.finished(`backtest of ${result.data.markets} market${result.data.markets === 1 ? '' : 's'} (${result.summary.fills} fills)`);
+}
+
+/** The selection as the user wrote it (`BTC 5m --last 288`), for a queued sweep's workers to log. */
+function selectionText(opts: BacktestOptions): string {
+  const t = opts.target;
+  const words = 'marketId' in t ? [t.marketId] : [t.coin, t.marketType];
+  if (opts.last !== undefined) words.push(`--last ${opts.last}`);
+  if (opts.from !== undefined) words.push(`--from ${new Date(opts.from).toISOString()}`);
+  if (opts.to !== undefined) words.push(`--to ${new Date(opts.to).toISOString()}`);
+  return words.join(' ');
 }
 
 /**

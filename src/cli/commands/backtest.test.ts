@@ -30,9 +30,26 @@ describe('parseBacktestArgs', () => {
     [{ sweep: ['size=1,2'], trades: 't.csv' }, /drop --trades\/--html/],
     [{ trades: 'trades.txt' }, /cannot tell the output format from '.txt'/],
     [{ from: '2026-01-02', to: '2026-01-01' }, /--from .* must be before --to/],
+    [{ queue: 'redis://h' }, /--queue spreads a sweep over workers: add --sweep/],
+    [{ resume: true }, /--resume goes with --queue redis:\/\/HOST/],
+    [{ sweep: ['size=1,2'], chunk: '2' }, /--chunk goes with --queue/],
+    [{ sweep: ['size=1,2'], queue: 'http://h' }, /invalid Redis URL "http:\/\/h": the scheme must be redis:\/\//],
+    [{ sweep: ['size=1,2'], queue: 'redis://h', queueName: 'a:b' }, /--queue-name takes letters, digits/],
+    [{ sweep: ['size=1,2'], queue: 'redis://h', chunk: '0' }, /--chunk must be a whole number >= 1/],
   ])('refuses %o', (flags, message) => {
     expect(() => parse(flags)).toThrow(UsageError);
     expect(() => parse(flags)).toThrow(message);
+  });
+
+  it('reads --queue with its defaults, and its companions', () => {
+    expect(parse({ sweep: ['size=1,2'], queue: 'redis://10.0.0.5' }).queue).toEqual({
+      target: expect.objectContaining({ host: '10.0.0.5', port: 6379, db: 0 }),
+      name: 'msnap-sweeps',
+      resume: false,
+      chunk: 1,
+    });
+    expect(parse({ sweep: ['size=1,2'], queue: 'redis://h:7000/2', queueName: 'box.1', resume: true, chunk: '4' }).queue).toMatchObject({ name: 'box.1', resume: true, chunk: 4 });
+    expect(parse({}).queue).toBeUndefined();
   });
 
   it('refuses --last with a market id', () => {

@@ -10,15 +10,13 @@ import { runWithDeps } from '../deps.js';
 import { resolveFormat } from '../output/format.js';
 import { colorEnabled } from '../terminal-policy.js';
 import { TIME_HELP } from '../time.js';
-import { countArg } from '../arguments.js';
+import { countArg, DEFAULT_QUEUE_NAME, queueNameArg } from '../arguments.js';
 import { parseRedisUrl } from '../../ratelimit/redis-url.js';
 import { parseSnapshotsArgs } from './snapshots.js';
 import type { BacktestOptions, BacktestView } from './backtest-run.js';
 
 export type { BacktestOptions };
 
-/** The queue sweeps use unless --queue-name says otherwise (the same as `msnap worker`'s). */
-export const DEFAULT_QUEUE_NAME = 'msnap-sweeps';
 
 interface RawFlags {
   last?: string;
@@ -88,12 +86,6 @@ export function parseBacktestArgs(strategy: string, first: string, second: strin
   };
 }
 
-/** A queue name: what BullMQ takes in a Redis key (no ':'). */
-export function checkQueueName(name: string): string {
-  if (!/^[A-Za-z0-9_.-]{1,100}$/.test(name)) throw new UsageError(`--queue-name takes letters, digits, '_', '.' and '-' (at most 100), got '${name}'`);
-  return name;
-}
-
 function queueFlags(flags: RawFlags, sweeping: boolean): BacktestOptions['queue'] {
   if (flags.queue === undefined) {
     const stray = flags.resume ? '--resume' : flags.queueName !== undefined ? '--queue-name' : flags.chunk !== undefined ? '--chunk' : undefined;
@@ -104,7 +96,7 @@ function queueFlags(flags: RawFlags, sweeping: boolean): BacktestOptions['queue'
   const target = parseRedisUrl(flags.queue);
   return {
     target,
-    name: checkQueueName(flags.queueName ?? DEFAULT_QUEUE_NAME),
+    name: queueNameArg(flags.queueName),
     resume: flags.resume === true,
     chunk: flags.chunk !== undefined ? countArg(flags.chunk, '--chunk', 1) : 1,
   };

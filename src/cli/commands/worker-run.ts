@@ -14,7 +14,19 @@ import type { PackedSeries } from '../../backtest/series-builder.js';
 import { isPostgresUrl } from '../../store/db-path.js';
 import type { CliDeps } from '../deps.js';
 import { sourceFor } from './backtest-run.js';
-import type { WorkerOptions } from './worker.js';
+import type { RedisTarget } from '../../ratelimit/redis-url.js';
+
+/** The checked flags of `msnap worker`. */
+export interface WorkerOptions {
+  queue: RedisTarget;
+  queueName: string;
+  /** The store the jobs read: an SQLite file or a postgres:// URL. */
+  db: string;
+  /** How long a job stays claimed by a worker that stops answering. */
+  lockMs: number;
+  /** This worker's name in results and logs. */
+  name: string;
+}
 
 /** Use to run `msnap worker` until `stop` resolves (exit 0), or its store is refused (a StoreMismatchError, exit 11). */
 export async function runWorker(opts: WorkerOptions, deps: CliDeps, stop: Promise<string>): Promise<void> {

@@ -4,25 +4,13 @@
 import os from 'node:os';
 import { Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import { parseRedisUrl, type RedisTarget } from '../../ratelimit/redis-url.js';
-import { countArg } from '../arguments.js';
+import { parseRedisUrl } from '../../ratelimit/redis-url.js';
+import { countArg, DEFAULT_QUEUE_NAME, queueNameArg } from '../arguments.js';
 import type { CliContext } from '../context.js';
 import { runWithDeps } from '../deps.js';
 import { addLocalDbOption, readGlobals } from '../global-options.js';
 import { untilStopSignal } from '../stop-signals.js';
-import { checkQueueName, DEFAULT_QUEUE_NAME } from './backtest.js';
-
-/** The checked flags of `msnap worker`. */
-export interface WorkerOptions {
-  queue: RedisTarget;
-  queueName: string;
-  /** The store the jobs read: an SQLite file or a postgres:// URL. */
-  db: string;
-  /** How long a job stays claimed by a worker that stops answering. */
-  lockMs: number;
-  /** This worker's name in results and logs. */
-  name: string;
-}
+import type { WorkerOptions } from './worker-run.js';
 
 interface RawFlags {
   queue?: string;
@@ -40,7 +28,7 @@ export function parseWorkerArgs(flags: RawFlags, defaultName: string): WorkerOpt
   if (flags.db === undefined) throw new UsageError('msnap worker needs --db STORE (an SQLite file or postgres:// URL holding the sweeps\' markets)');
   return {
     queue: parseRedisUrl(flags.queue),
-    queueName: checkQueueName(flags.queueName ?? DEFAULT_QUEUE_NAME),
+    queueName: queueNameArg(flags.queueName),
     db: flags.db,
     lockMs: flags.lockMs !== undefined ? countArg(flags.lockMs, '--lock-ms', 100) : DEFAULT_LOCK_MS,
     name: flags.name ?? defaultName,
