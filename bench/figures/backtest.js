@@ -25,8 +25,9 @@ const RULE = {
   exit: [{ field: 'price_up', op: '>', value: 0.6 }],
 };
 
-// With books the rule reads them on every snapshot (best ask to enter, best bid to exit).
-const BOOK_RULE = {
+// With books the rule reads them on every snapshot (best ask to enter, best bid to exit); the
+// sweep-queue figure sweeps it too.
+export const BOOK_RULE = {
   name: 'bench-book-rule',
   side: 'up',
   size: 10,

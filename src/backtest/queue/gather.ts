@@ -50,7 +50,7 @@ export async function gatherQueuedSweep(conn: QueueConnection, sweep: QueuedSwee
     const results = new Array<BacktestSummary | undefined>(items.length);
     const workers = new Set<string>();
     let failure: Error | undefined;
-    let wake = (): void => {};
+    let wake: (why: 'event' | 'look') => void = () => {};
     const report = (): void =>
       opts.onProgress?.({ done: items.length - [...pending].reduce((n, id) => n + jobSize(id), 0), total: items.length, jobsDone: jobs.length - pending.size, jobs: jobs.length, workers: workers.size });
     const sizes = new Map(jobs.map((j) => [j.id, j.data.items.length]));
@@ -62,10 +62,10 @@ export async function gatherQueuedSweep(conn: QueueConnection, sweep: QueuedSwee
       workers.add(result.worker);
       pending.delete(id);
       report();
-      wake();
+      wake('event');
     };
     events.on('completed', ({ jobId, returnvalue }) => take(jobId, returnvalue as unknown as SweepJobResult | string));
-    events.on('failed', () => wake());
+    events.on('failed', () => wake('look'));
 
     const look = async (resume: boolean): Promise<void> => {
       for (const job of await queue.getJobs(['completed'])) if (ours(job)) take(job.id!, job.returnvalue);
@@ -93,21 +93,23 @@ export async function gatherQueuedSweep(conn: QueueConnection, sweep: QueuedSwee
     while (pending.size > 0) {
       if (failure) throw failure;
       if (opts.signal?.aborted) throw new MsnapError('stopped');
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, reconcileMs);
-        function done(): void {
+      // A completed event wakes the loop only to go on waiting; the timer and a failure look at the states.
+      const reason = await new Promise<'event' | 'look'>((resolve) => {
+        const timer = setTimeout(() => done('look'), reconcileMs);
+        function done(why: 'event' | 'look'): void {
           clearTimeout(timer);
-          opts.signal?.removeEventListener('abort', done);
+          opts.signal?.removeEventListener('abort', abort);
           wake = () => {};
-          resolve();
+          resolve(why);
         }
+        const abort = (): void => done('event');
         wake = done;
-        opts.signal?.addEventListener('abort', done, { once: true });
+        opts.signal?.addEventListener('abort', abort, { once: true });
       });
-      if (pending.size > 0 && !opts.signal?.aborted) await look(false);
+      if (reason === 'look' && pending.size > 0 && !opts.signal?.aborted) await look(false);
     }
     // Every row is here: the sweep's jobs leave the queue (a later run of it starts afresh).
-    for (const j of jobs) await queue.remove(j.id).catch(() => 0);
+    await Promise.all(jobs.map((j) => queue.remove(j.id).catch(() => 0)));
     return results as BacktestSummary[];
   } finally {
     await events.close().catch(() => {});
