@@ -40,6 +40,18 @@ function startWorker(args, env) {
   });
 }
 
+/** Wall time of `n` processes spinning the same CPU loop at once (ms, the slowest). */
+async function spin(n) {
+  const loop = 'let x = 0; for (let i = 0; i < 2e8; i++) x += i % 7; if (x < 0) console.log(x);';
+  const one = () => new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, ['-e', loop], { stdio: 'ignore' });
+    child.on('error', reject);
+    child.on('exit', () => resolve(performance.now() - started));
+  });
+  return Math.max(...(await Promise.all(Array.from({ length: n }, one))));
+}
+
 /** Jobs that do nothing, through the queue code the CLI uses: ms per job. */
 async function queueOverhead(redisUrl, queueName, jobs) {
   const dist = path.join(ROOT, 'dist/backtest/queue');
@@ -100,15 +112,19 @@ export async function sweepQueueFigure(ctx) {
     const two = await runMsnap(queued, { tmpDir: ctx.tmpDir, env });
     const same = one.stdout === local.stdout && two.stdout === local.stdout;
     const scale = one.wallMs / two.wallMs;
+    // What this machine gives a second process right now (others share its cores): the ceiling of the ratio above.
+    const ceiling = (2 * (await spin(1))) / (await spin(2));
     const perJobMs = await queueOverhead(redisUrl, `${queue}-noop`, spec.noopJobs);
     return {
       title: 'Sweep on a job queue',
       method:
         `A sweep of ${combos} combinations (\`--sweep size=… --sweep entry.0.value=…\`, a rule on the best ask and bid) over BTC 5m --last ${spec.last} of a store with books on every snapshot, ` +
         `submitted with \`--queue\` to Redis (BullMQ) and gathered from \`msnap worker\` processes already waiting: 1 worker, then 2; each submitter timed from spawn to exit; ` +
+        'beside it, what the machine gives a second process at the time (2 processes spinning a CPU loop against 1: on cores other people share, the ceiling of that ratio); ' +
         `the queue's overhead per job from ${spec.noopJobs} jobs whose run does nothing, through the same submit, worker and gather code in one process (one worker).`,
       rows: [
         { name: 'Sweep queue: 2 workers / 1 worker (wall time)', value: scale, unit: 'x', target: describeTarget(SCALE_TARGET, 'x'), verdict: judge({ value: scale, ...SCALE_TARGET }) },
+        { name: 'Sweep queue: the machine\'s own 2 processes / 1 on a CPU loop, at the time (the ceiling)', value: ceiling, unit: 'x' },
         { name: 'Sweep queue: overhead per job', value: perJobMs, unit: ' ms', target: describeTarget(OVERHEAD_TARGET, ' ms'), verdict: judge({ value: perJobMs, ...OVERHEAD_TARGET }) },
       ],
       commands: [
