@@ -117,15 +117,17 @@ describe('backtest --sweep --queue with msnap worker', () => {
     });
   }, 120_000);
 
-  it('gathers with --resume what finished after the submitter was killed', async () => {
+  it('gathers with --resume what finished after the submitter was stopped (SIGTERM)', async () => {
     const queue = queueName();
     const args = backtest(['--queue', REDIS, '--queue-name', queue]);
     const first = spawnMsnap(args, { cwd: dir });
     let said = '';
     first.stderr!.on('data', (d: Buffer) => (said += d.toString()));
     await until(() => /16 combinations in 16 jobs/.test(said), 'the jobs to be queued', 30_000);
-    first.kill('SIGKILL');
-    await first;
+    // SIGTERM: it stops at once, and says how to gather the sweep later.
+    first.kill('SIGTERM');
+    expect((await first).exitCode).toBe(143);
+    expect(said).toMatch(/\nmsnap: sweep-[0-9a-f]{16} stays on queue \S+: run the same command with --resume to gather it\n$/);
     await withWorker(queue, async (worker) => {
       await until(() => (worker.err().match(/done in/g) ?? []).length === 16, 'the worker to run every job', 60_000);
       // Without --resume the sweep on the queue is not taken for a new one.

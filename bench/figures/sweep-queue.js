@@ -20,8 +20,8 @@ const OVERHEAD_TARGET = { max: 5 };
 // books (quick, ~0.5 s each on an idle core) or ~230k (full, ~2 s each), so that the fixed costs
 // of a run (the submitter's start, the first job's market check) weigh little beside the work.
 const DEFAULT_SIZES = {
-  quick: { db: { days: 1, full: { '5m': 25, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 }, orderbookDays: 1 }, last: 24, sizes: [5, 10, 20, 40], entries: [0.3, 0.35, 0.4, 0.45], noopJobs: 300 },
-  full: { db: { days: 1, full: { '5m': 97, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 }, orderbookDays: 1 }, last: 96, sizes: [5, 10, 20, 40], entries: [0.3, 0.35, 0.4, 0.45], noopJobs: 1000 },
+  quick: { db: { days: 1, full: { '5m': 25, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 }, orderbookDays: 1 }, last: 24, sizes: [5, 10, 20, 40], entries: [0.3, 0.35, 0.4, 0.45], noopJobs: 300, rounds: 2 },
+  full: { db: { days: 1, full: { '5m': 97, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 }, orderbookDays: 1 }, last: 96, sizes: [5, 10, 20, 40], entries: [0.3, 0.35, 0.4, 0.45], noopJobs: 1000, rounds: 3 },
 };
 
 
@@ -104,32 +104,45 @@ export async function sweepQueueFigure(ctx) {
     const combos = spec.sizes.length * spec.entries.length;
     const sweepArgs = ['backtest', rule, 'BTC', '5m', '--last', String(spec.last), '--db', db, '--sweep', `size=${spec.sizes.join(',')}`, '--sweep', `entry.0.value=${spec.entries.join(',')}`, '--csv', '--quiet'];
     const local = await runMsnap(sweepArgs, { tmpDir: ctx.tmpDir, env });
-    const queued = [...sweepArgs, '--queue', redisUrl, '--queue-name', queue];
-    const workerArgs = ['--queue', redisUrl, '--queue-name', queue, '--db', db];
-    workers.push(await startWorker(workerArgs, env));
-    const one = await runMsnap(queued, { tmpDir: ctx.tmpDir, env });
-    workers.push(await startWorker(workerArgs, env));
-    const two = await runMsnap(queued, { tmpDir: ctx.tmpDir, env });
-    const same = one.stdout === local.stdout && two.stdout === local.stdout;
+    // One worker waits on one queue, two on another: the rounds alternate between them (best of
+    // each), so a change in what else runs on the machine weighs on both alike.
+    const queues = [`${queue}-1`, `${queue}-2`];
+    const submit = (q) => [...sweepArgs, '--queue', redisUrl, '--queue-name', q];
+    const workerArgs = (q) => ['--queue', redisUrl, '--queue-name', q, '--db', db];
+    workers.push(await startWorker(workerArgs(queues[0]), env));
+    for (let k = 0; k < 2; k++) workers.push(await startWorker(workerArgs(queues[1]), env));
+    let one;
+    let two;
+    const outputs = [];
+    for (let round = 0; round < (spec.rounds ?? 1); round++) {
+      const a = await runMsnap(submit(queues[0]), { tmpDir: ctx.tmpDir, env });
+      const b = await runMsnap(submit(queues[1]), { tmpDir: ctx.tmpDir, env });
+      outputs.push(a.stdout, b.stdout);
+      if (!one || a.wallMs < one.wallMs) one = a;
+      if (!two || b.wallMs < two.wallMs) two = b;
+    }
+    const queued = submit('Q');
+    const same = outputs.every((o) => o === local.stdout);
     const scale = one.wallMs / two.wallMs;
     // What this machine gives a second process right now (others share its cores): the ceiling of the ratio above.
     const ceiling = (2 * (await spin(1))) / (await spin(2));
-    const perJobMs = await queueOverhead(redisUrl, `${queue}-noop`, spec.noopJobs);
+    let perJobMs = Infinity;
+    for (let round = 0; round < (spec.rounds ?? 1); round++) perJobMs = Math.min(perJobMs, await queueOverhead(redisUrl, `${queue}-noop`, spec.noopJobs));
     return {
       title: 'Sweep on a job queue',
       method:
         `A sweep of ${combos} combinations (\`--sweep size=… --sweep entry.0.value=…\`, a rule on the best ask and bid) over BTC 5m --last ${spec.last} of a store with books on every snapshot, ` +
-        `submitted with \`--queue\` to Redis (BullMQ) and gathered from \`msnap worker\` processes already waiting: 1 worker, then 2; each submitter timed from spawn to exit; ` +
+        `submitted with \`--queue\` to Redis (BullMQ) and gathered from \`msnap worker\` processes already waiting: 1 worker on one queue, 2 on another, ${spec.rounds ?? 1} round(s) alternating, best of each; each submitter timed from spawn to exit; ` +
         'beside it, what the machine gives a second process at the time (2 processes spinning a CPU loop against 1: on cores other people share, the ceiling of that ratio); ' +
-        `the queue's overhead per job from ${spec.noopJobs} jobs whose run does nothing, through the same submit, worker and gather code in one process (one worker).`,
+        `the queue's overhead per job from ${spec.noopJobs} jobs whose run does nothing, through the same submit, worker and gather code in one process (one worker), best of the rounds.`,
       rows: [
         { name: 'Sweep queue: 2 workers / 1 worker (wall time)', value: scale, unit: 'x', target: describeTarget(SCALE_TARGET, 'x'), verdict: judge({ value: scale, ...SCALE_TARGET }) },
         { name: 'Sweep queue: the machine\'s own 2 processes / 1 on a CPU loop, at the time (the ceiling)', value: ceiling, unit: 'x' },
         { name: 'Sweep queue: overhead per job', value: perJobMs, unit: ' ms', target: describeTarget(OVERHEAD_TARGET, ' ms'), verdict: judge({ value: perJobMs, ...OVERHEAD_TARGET }) },
       ],
       commands: [
-        'msnap worker --queue REDIS --queue-name Q --db DB   # once, then twice',
-        `msnap ${queued.join(' ').replace(rule, 'rule.json').replaceAll(db, 'DB').replace(redisUrl, 'REDIS').replace(queue, 'Q')}`,
+        'msnap worker --queue REDIS --queue-name Q --db DB   # 1 on one queue, 2 on another',
+        `msnap ${queued.join(' ').replace(rule, 'rule.json').replaceAll(db, 'DB').replace(redisUrl, 'REDIS')}`,
       ],
       notes: [
         `Runs: local sweep (worker threads, all cores) ${(local.wallMs / 1000).toFixed(2)} s, 1 worker ${(one.wallMs / 1000).toFixed(2)} s, 2 workers ${(two.wallMs / 1000).toFixed(2)} s; ` +
