@@ -32,8 +32,6 @@ export interface GatherOptions {
   onProgress?: (p: GatherProgress) => void;
   /** Once the jobs are on the queue: how many this run added (the others were there already). */
   onQueued?: (added: number, jobs: number) => void;
-  /** Stops the wait (the jobs stay on the queue for --resume). */
-  signal?: AbortSignal;
 }
 
 const ALL_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed'] as const;
@@ -51,14 +49,13 @@ export async function gatherQueuedSweep(conn: QueueConnection, sweep: QueuedSwee
     const workers = new Set<string>();
     let failure: Error | undefined;
     let wake: (why: 'event' | 'look') => void = () => {};
-    const report = (): void =>
-      opts.onProgress?.({ done: items.length - [...pending].reduce((n, id) => n + jobSize(id), 0), total: items.length, jobsDone: jobs.length - pending.size, jobs: jobs.length, workers: workers.size });
-    const sizes = new Map(jobs.map((j) => [j.id, j.data.items.length]));
-    const jobSize = (id: string): number => sizes.get(id) ?? 0;
+    let rowsDone = 0;
+    const report = (): void => opts.onProgress?.({ done: rowsDone, total: items.length, jobsDone: jobs.length - pending.size, jobs: jobs.length, workers: workers.size });
     const take = (id: string, value: SweepJobResult | string | undefined): void => {
       if (!pending.has(id) || value === undefined) return;
       const result = typeof value === 'string' ? (JSON.parse(value) as SweepJobResult) : value;
       for (const row of result.rows) results[row.index] = row.summary;
+      rowsDone += result.rows.length;
       workers.add(result.worker);
       pending.delete(id);
       report();
@@ -80,7 +77,7 @@ export async function gatherQueuedSweep(conn: QueueConnection, sweep: QueuedSwee
     if (present.length > 0 && !opts.resume) {
       throw new UsageError(`${sweep.id} is already on queue ${conn.name} (${present.length} of its ${jobs.length} jobs)`, 'run the same command with --resume to gather it');
     }
-    await look(true);
+    await look(opts.resume);
     const known = new Set(present.map((j) => j.id));
     const toAdd = jobs.filter((j) => !known.has(j.id));
     const attempts = opts.attempts ?? 3;
@@ -92,21 +89,17 @@ export async function gatherQueuedSweep(conn: QueueConnection, sweep: QueuedSwee
     const reconcileMs = opts.reconcileMs ?? 2000;
     while (pending.size > 0) {
       if (failure) throw failure;
-      if (opts.signal?.aborted) throw new MsnapError('stopped');
       // A completed event wakes the loop only to go on waiting; the timer and a failure look at the states.
       const reason = await new Promise<'event' | 'look'>((resolve) => {
         const timer = setTimeout(() => done('look'), reconcileMs);
         function done(why: 'event' | 'look'): void {
           clearTimeout(timer);
-          opts.signal?.removeEventListener('abort', abort);
           wake = () => {};
           resolve(why);
         }
-        const abort = (): void => done('event');
         wake = done;
-        opts.signal?.addEventListener('abort', abort, { once: true });
       });
-      if (reason === 'look' && pending.size > 0 && !opts.signal?.aborted) await look(false);
+      if (reason === 'look' && pending.size > 0) await look(false);
     }
     // Every row is here: the sweep's jobs leave the queue (a later run of it starts afresh).
     await Promise.all(jobs.map((j) => queue.remove(j.id).catch(() => 0)));
