@@ -13,6 +13,19 @@ import { until } from './support/until.js';
 import { CHEAP_UP_RULE } from './support/cheap-up-rule.js';
 
 const REDIS = 'redis://127.0.0.1:6379/0';
+// A module whose state outlives a market (never reset): each run must start with a fresh module,
+// as it does in a local sweep, or a later run would trade less.
+const MODULE = `let entered = 0;
+export default {
+  name: 'first-three',
+  params: { ask: 0.45 },
+  onSnapshot(s, ctx) {
+    const ask = s.orderbook_up?.asks[0]?.price;
+    if (ctx.position('up') === 0 && entered < 3 && ask !== undefined && ask < ctx.params.ask) { entered += 1; ctx.buy('up', 5); }
+  },
+};
+`;
+
 // 16 combinations.
 const SWEEP = ['--sweep', 'size=5,10,20,40', '--sweep', 'entry.0.value=0.35,0.4,0.45,0.5'];
 
@@ -137,6 +150,21 @@ describe('backtest --sweep --queue with msnap worker', () => {
       const resumed = await msnap([...args, '--resume'], { cwd: dir, keepFinalNewline: true });
       expect(resumed.exitCode, resumed.stderr).toBe(0);
       expect(resumed.stdout).toBe(local);
+    });
+  }, 120_000);
+
+  it('carries a module as text and runs each of its combinations with a fresh module, as a local sweep does', async () => {
+    const queue = queueName();
+    const mod = path.join(dir, 'first-three.mjs');
+    writeFileSync(mod, MODULE);
+    const args = ['backtest', mod, 'BTC', '5m', '--last', '10', '--db', db, '--sweep', 'ask=0.4,0.45,0.5,0.55', '--csv'];
+    const localModule = await msnap(args, { cwd: dir, keepFinalNewline: true });
+    expect(localModule.exitCode, localModule.stderr).toBe(0);
+    await withWorker(queue, async () => {
+      // Two combinations a job: the second runs in the same worker process after the first.
+      const r = await msnap([...args, '--queue', REDIS, '--queue-name', queue, '--chunk', '2'], { cwd: dir, keepFinalNewline: true, timeout: 120_000 });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stdout).toBe(localModule.stdout);
     });
   }, 120_000);
 
