@@ -1,7 +1,8 @@
 // A sweep spread over `msnap worker` processes through a real Redis job queue (BullMQ): the
 // gathered table equals the local sweep's byte for byte, with two workers, with a worker
 // SIGKILLed mid-job (its job runs again on the other and its rows appear once), and after the
-// submitter is killed (--resume gathers); a worker on a store whose markets differ refuses.
+// submitter is stopped (--resume gathers), for a module strategy, and from a worker on PostgreSQL;
+// a worker on a store whose markets differ refuses.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildIfStale, msnap, seed, spawnMsnap } from './support/msnap-process.js';
 import { until } from './support/until.js';
+import { throwawayDatabase } from './support/throwaway-database.js';
 import { CHEAP_UP_RULE } from './support/cheap-up-rule.js';
 
 const REDIS = 'redis://127.0.0.1:6379/0';
@@ -54,9 +56,9 @@ function startWorker(queue: string, store = db, extra: string[] = []) {
   return { proc, err: () => err };
 }
 
-/** Run `body` while a worker serves `queue`; the worker is stopped with SIGTERM afterwards. */
-async function withWorker(queue: string, body: (w: ReturnType<typeof startWorker>) => Promise<void>): Promise<void> {
-  const w = startWorker(queue);
+/** Run `body` while a worker serves `queue` (on `store`); the worker is stopped with SIGTERM afterwards. */
+async function withWorker(queue: string, body: (w: ReturnType<typeof startWorker>) => Promise<void>, store = db): Promise<void> {
+  const w = startWorker(queue, store);
   try {
     await body(w);
   } finally {
@@ -167,6 +169,26 @@ describe('backtest --sweep --queue with msnap worker', () => {
       expect(r.stdout).toBe(localModule.stdout);
     });
   }, 120_000);
+
+  it('runs the jobs on a worker over PostgreSQL (the same store imported) to the same bytes', async () => {
+    const pg = await throwawayDatabase();
+    try {
+      const imported = await msnap(['serve', 'import', db, '--db', pg.url], { cwd: dir, timeout: 120_000 });
+      expect(imported.exitCode, imported.stderr).toBe(0);
+      const queue = queueName();
+      await withWorker(
+        queue,
+        async () => {
+          const r = await msnap(backtest(['--queue', REDIS, '--queue-name', queue, '--chunk', '4']), { cwd: dir, keepFinalNewline: true, timeout: 120_000 });
+          expect(r.exitCode, r.stderr).toBe(0);
+          expect(r.stdout).toBe(local);
+        },
+        pg.url,
+      );
+    } finally {
+      await pg.destroy();
+    }
+  }, 180_000);
 
   it('refuses a job on a store whose markets differ, puts it back, and stops with exit 11', async () => {
     const queue = queueName();
