@@ -21,7 +21,7 @@ const READ_COLUMNS = ['timestamp_received', 'timestamp', 'market', 'event_type',
 export async function realdataImportFigure(ctx, { rows }) {
   const support = path.join(ROOT, 'dist/realdata/test-support');
   const { doneWhenHour, generatePmxtEvents, hexIdFor, tokenIdFor, DONE_WHEN_HOUR } = await import(`${support}/pmxt-scenarios.js`);
-  const { pmxtFileBytes, pmxtFileName } = await import(`${support}/pmxt-fixture.js`);
+  const { writePmxtFileInGroups, pmxtFileName, sortPmxtRows } = await import(`${support}/pmxt-fixture.js`);
   const { gammaEventsBody } = await import(`${support}/gamma-fixture.js`);
   const { generateKlines, klinesCsv, klineDayName } = await import(`${support}/kline-fixture.js`);
 
@@ -32,10 +32,21 @@ export async function realdataImportFigure(ctx, { rows }) {
   const to = DONE_WHEN_HOUR + 3_600_000 - 2_000;
   const tokens = markets.length * 2 + unrelated.length * 2;
   const eventsPerSecond = rows / tokens / ((to - from) / 1000);
+  // Market by market in the file's order (by condition id), in row groups of 100,000: the file is
+  // written as it is generated, so a real-size hour never sits in memory as rows.
+  const inOrder = [...markets.map((m) => ({ m })), ...unrelated.map((u) => ({ u }))].sort((a, b) => ((a.m ?? a.u).conditionId < (b.m ?? b.u).conditionId ? -1 : 1));
+  function* groups() {
+    let pending = [];
+    for (const [i, { m, u }] of inOrder.entries()) {
+      const produced = generatePmxtEvents({ seed: 19 + i, markets: m ? [m] : [], unrelated: u ? [u] : [], from, to, eventsPerSecond });
+      pending.push(...sortPmxtRows(produced.filter((r) => r.timestamp_received < DONE_WHEN_HOUR + 3_600_000)));
+      while (pending.length >= 100_000) yield pending.splice(0, 100_000);
+    }
+    yield pending;
+  }
   const genStarted = performance.now();
-  const events = generatePmxtEvents({ seed: 19, markets, unrelated, from, to, eventsPerSecond }).filter((r) => r.timestamp_received < DONE_WHEN_HOUR + 3_600_000);
   const file = path.join(ctx.tmpDir, pmxtFileName(DONE_WHEN_HOUR));
-  writeFileSync(file, await pmxtFileBytes(events, { rowGroupSize: 100_000 }));
+  const fileRows = await writePmxtFileInGroups(file, groups());
   const genMs = performance.now() - genStarted;
 
   const gamma = path.join(ctx.tmpDir, 'events.json');
@@ -71,7 +82,7 @@ export async function realdataImportFigure(ctx, { rows }) {
   const plainDb = path.join(ctx.tmpDir, 'realdata-ndjson.db');
   const loaded = await runMsnap(['serve', 'import', ndjson, '--db', plainDb], { tmpDir: ctx.tmpDir });
 
-  const importRowsPerSec = events.length / (run.wallMs / 1000);
+  const importRowsPerSec = fileRows / (run.wallMs / 1000);
   const scanRowsPerSec = scanned / (scanMs / 1000);
   // Both write rates as msnap reports them: the import's write path (deciding ticks, writing rows
   // and books, committing) and serve import's loop, neither with process start or file reading
@@ -85,7 +96,7 @@ export async function realdataImportFigure(ctx, { rows }) {
   return {
     title: 'Real data: PMXT archive import',
     method:
-      `A generated PMXT v2 hour file (${events.length.toLocaleString('en-US')} event rows, ${tokens} assets, ZSTD, row groups of 100,000) of which ` +
+      `A generated PMXT v2 hour file (${fileRows.toLocaleString('en-US')} event rows, ${tokens} assets, ZSTD, row groups of 100,000) of which ` +
       `${markets.length} Up or Down markets are selected (saved Gamma answers, 1s kline CSVs), imported by \`msnap import polymarket\` ` +
       '(process wall time, start-up included). Scan ratio: file rows/s of the import over rows/s of a plain in-process hyparquet scan of the ten columns ' +
       'the import reads, every row decoded, nothing rebuilt. Write ratio: the import\'s own snapshots written per second of its write path (ticks decided, ' +
