@@ -106,24 +106,38 @@ export class StreamHub {
       );
       return;
     }
-    void admit(url, req.headers, address, at, { store: this.opts.store, limits: this.limits, hashKey: this.opts.hashKey, log: this.opts.log })
-      .then(async (a) => {
+    void admit(req.method ?? 'GET', url, req.headers, address, at, { store: this.opts.store, limits: this.limits, hashKey: this.opts.hashKey, log: this.opts.log }).then(
+      (a) => {
         if (!a.ok) return refuse(socket, a.status, a.headers, a.body);
-        const hold = await this.hold(a.caller, at);
-        if (socket.destroyed) return hold && this.release(hold);
+        // The slot is taken once the handshake is done: a handshake ws refuses takes none.
         this.wss.handleUpgrade(req, socket, head, (ws) => {
           ws.on('error', () => {});
-          if (hold === undefined) return void ws.close(CLOSE.tooManyStreams, `this key already has ${PLANS[a.caller.account.plan].maxStreamsPerKey} open streams (its plan's limit)`);
-          this.attach(ws, socket, a.caller, a.key, hold);
+          // Frames the client sends while the slot is being taken wait in the socket.
+          ws.pause();
+          void this.takeSlot(ws, socket, a.caller, a.key);
         });
-      })
-      .catch((err: unknown) => {
-        // The slots' store (Redis) failed between the charge and the hold: refuse as any request would.
-        const refusal = unavailableError(err);
-        refuse(socket, refusal?.status ?? 500, { 'Content-Type': 'application/json; charset=utf-8', ...refusal?.headers }, errorBody(refusal?.status ?? 500, refusal?.message ?? 'The server hit an unexpected error; it has been logged.'));
-        if (!refusal) this.opts.log(`msnap serve: 500 on GET /v1/stream: ${err instanceof Error ? err.message : String(err)}`);
-      });
+      },
+      () => socket.destroy(),
+    );
   };
+
+  /** Attaches an upgraded socket once it holds one of its key's slots; closes it (4008, or 1013 while the slots' store is away) otherwise. */
+  private async takeSlot(ws: WebSocket, socket: Duplex, caller: Caller, key: string): Promise<void> {
+    let hold: Hold | null | undefined;
+    try {
+      hold = await this.hold(caller, this.opts.wall());
+    } catch (err) {
+      // Read again, or the client's answer to the close would never be seen.
+      ws.resume();
+      if (!unavailableError(err)) this.opts.log(`msnap serve: stream slot failed: ${err instanceof Error ? err.message : String(err)}`);
+      return void ws.close(CLOSE.tryAgainLater, 'the stream limiter is unavailable; try again later');
+    }
+    if (hold !== undefined && ws.readyState === ws.OPEN) this.attach(ws, socket, caller, key, hold);
+    ws.resume();
+    if (hold === undefined) ws.close(CLOSE.tooManyStreams, `this key already has ${PLANS[caller.account.plan].maxStreamsPerKey} open streams (its plan's limit)`);
+    // The client left while the slot was being taken.
+    else if (ws.readyState !== ws.OPEN && hold) this.release(hold);
+  }
 
   /** One of the key's stream slots (null: its plan has no cap), or undefined when all are taken. */
   private async hold(caller: Caller, at: number): Promise<Hold | null | undefined> {
