@@ -17,6 +17,7 @@ import type { Store } from '../store/store.js';
 import { admit, STREAM_PATHS } from './admit.js';
 import { CLOSE, END_FRAME, errorFrame, PING_FRAME, readClientFrame, subscribedFrame } from './frames.js';
 import { DEFAULT_BACKLOG, StreamClient, type Backlog } from './stream-client.js';
+import { overBudget, streamLimits, type StreamLimits } from './stream-budget.js';
 import { WindowRanks } from './window-ranks.js';
 import { readVisible } from './visible-feed.js';
 
@@ -39,6 +40,8 @@ export interface StreamHubOptions {
   pingMs?: number;
   idleMs?: number;
   backlog?: Backlog;
+  /** Unread bytes per account, trial account and server (DEFAULT_STREAM_LIMITS' where not given). */
+  limits?: Partial<StreamLimits>;
 }
 
 /** A stream's slot outlives its instance by at most this long (a crash frees it then); renewed twice as often. */
@@ -70,6 +73,7 @@ export class StreamHub {
   private lastRenew: number;
   private readonly limits: RateLimits;
   private readonly ranks: WindowRanks;
+  private readonly budget: StreamLimits;
   private through: number;
   private ended = false;
   private ticking = false;
@@ -79,6 +83,7 @@ export class StreamHub {
   constructor(private readonly opts: StreamHubOptions) {
     this.limits = new RateLimits(opts.limiter);
     this.ranks = new WindowRanks(opts.store);
+    this.budget = streamLimits(opts.limits);
     this.through = opts.visibleThrough();
     this.lastRenew = opts.wall();
   }
@@ -179,6 +184,7 @@ export class StreamHub {
     this.ticking = true;
     try {
       this.keepAlive();
+      this.shedSlow();
       await this.fanOut();
     } finally {
       this.ticking = false;
@@ -201,6 +207,12 @@ export class StreamHub {
         c.send(PING_FRAME);
       }
     }
+  }
+
+  /** Closes the streams furthest behind while an account's or the server's budget is spent (before this tick's frames, which are not late yet). */
+  private shedSlow(): void {
+    const open = [...this.clients].filter((c) => c.open);
+    for (const [c, reason] of overBudget(open, this.budget)) c.close(CLOSE.tooSlow, reason);
   }
 
   /** Keeps this instance's stream slots from expiring while their streams are open. */
