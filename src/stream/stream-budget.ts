@@ -17,10 +17,10 @@ export interface StreamLimits {
 }
 
 export const DEFAULT_STREAM_LIMITS: StreamLimits = {
-  totalBytes: 64 * 2 ** 20,
-  accountBytes: 32 * 2 ** 20,
-  trialAccountBytes: 8 * 2 ** 20,
-  trialStreamBytes: 4 * 2 ** 20,
+  totalBytes: 32 * 2 ** 20,
+  accountBytes: 16 * 2 ** 20,
+  trialAccountBytes: 4 * 2 ** 20,
+  trialStreamBytes: 2 * 2 ** 20,
 };
 
 /** Use to fill the limits not given (or undefined) with DEFAULT_STREAM_LIMITS'. */

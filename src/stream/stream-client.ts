@@ -22,7 +22,7 @@ export interface Backlog {
 export const DEFAULT_BACKLOG: Backlog = { maxFrames: 10_000, maxBytes: 16 * 1024 * 1024 };
 
 /** Bytes handed to the socket ahead of the client: enough for a tick of an honest client's frames to go in one write. */
-const WRITE_AHEAD_BYTES = 512 * 1024;
+const WRITE_AHEAD_BYTES = 64 * 1024;
 
 /** Use per accepted socket; the hub owns it. */
 export class StreamClient {
@@ -101,21 +101,24 @@ export class StreamClient {
     this.pump();
   }
 
-  /** Gives the socket the next frames while it holds less than WRITE_AHEAD_BYTES. */
+  /**
+   * Gives the socket the next frames while it holds less than WRITE_AHEAD_BYTES, corked into one
+   * writev: the socket keeps the shared frames themselves, never a per-client copy, so a client
+   * that stops reading makes no garbage for the collector to catch up with.
+   */
   private pump(): void {
-    while (this.head < this.queue.length && !this.done && this.socket.writableLength < WRITE_AHEAD_BYTES) {
-      const room = WRITE_AHEAD_BYTES - this.socket.writableLength;
-      const batch: Buffer[] = [];
-      let bytes = 0;
-      while (this.head < this.queue.length && (batch.length === 0 || bytes + this.queue[this.head]!.length <= room)) {
-        const f = this.queue[this.head++]!;
-        batch.push(f);
-        bytes += f.length;
-      }
-      this.queuedBytes -= bytes;
-      // Leaves the loop once the socket is past its own mark; 'drain' resumes.
-      if (!this.socket.write(batch.length === 1 ? batch[0]! : Buffer.concat(batch, bytes))) break;
+    if (this.done || this.head === this.queue.length) return;
+    let given = this.socket.writableLength;
+    if (given >= WRITE_AHEAD_BYTES) return;
+    this.socket.cork();
+    while (this.head < this.queue.length && given < WRITE_AHEAD_BYTES) {
+      const f = this.queue[this.head++]!;
+      this.queuedBytes -= f.length;
+      given += f.length;
+      // Past the socket's own mark write() says false, and 'drain' pumps again.
+      this.socket.write(f);
     }
+    this.socket.uncork();
     if (this.head === this.queue.length) {
       this.queue = [];
       this.head = 0;
