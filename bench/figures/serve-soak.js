@@ -36,7 +36,7 @@ export async function serveSoakFigure(ctx) {
   for (let i = 0; i < STREAM_ACCOUNTS; i++) streamKeys.push(await createKey(ctx.db, { account: `bench-soak-streams-${process.pid}-${i}`, plan: 'pro' }));
   const handshakeKey = await createKey(ctx.db, { account: `bench-soak-handshakes-${process.pid}`, plan: 'pro' });
   // A replay from just after the newest complete market ended: the honest pages are all visible, and the stream has history to send.
-  const serve = await startMsnapServe(ctx.db, ['--replay', String(markets[0].end_time), '--speed', '60']);
+  const serve = await startMsnapServe(ctx.db, ['--replay', String(markets[0].end_time), '--speed', '10']);
   const port = Number(new URL(serve.url).port);
   const pools = [];
   const pool = (connections) => {
@@ -192,7 +192,7 @@ export async function serveSoakFigure(ctx) {
       '`limit=10000&include_orderbook=true` and never reading, a raw connection every 50 ms sending garbage, ' +
       `${STREAM_ACCOUNTS} pro accounts keeping ${STREAMS_PER_KEY} streams each open (subscribed to every market with orderbooks, never reading; one opened every 100 ms per account while fewer are open), ` +
       'and a refused WebSocket handshake every 100 ms with a valid key (an HTTP/2 `h2c` upgrade, a handshake without `Sec-WebSocket-Key`). ' +
-      `The server replays from the newest complete market's end at 60x, so it streams. Then the attackers leave and the honest traffic goes on for ${Math.round(seconds / 3)} s. ` +
+      `The server replays from the newest complete market's end at 10x, so it streams. Then the attackers leave and the honest traffic goes on for ${Math.round(seconds / 3)} s. ` +
       'Peak RSS is VmHWM of the serve process; RSS after is VmRSS at the end against VmRSS when the attack began; latency is per honest request, from send to the last body byte.',
     rows: [
       { name: 'Soak: server peak RSS', value: peakRssMb, unit: ' MB', target: describeTarget(RSS_TARGET_MB, ' MB'), verdict: judge({ value: peakRssMb, ...RSS_TARGET_MB }) },
@@ -202,7 +202,7 @@ export async function serveSoakFigure(ctx) {
       { name: 'Soak: honest p99, under attack / alone', value: ratio, unit: 'x', target: describeTarget(P99_RATIO_TARGET, 'x'), verdict: judge({ value: ratio, ...P99_RATIO_TARGET }) },
       { name: 'Soak: honest 5xx answers', value: fiveXx, unit: '', target: describeTarget(FIVE_XX_TARGET), verdict: judge({ value: fiveXx, ...FIVE_XX_TARGET }) },
     ],
-    commands: [`msnap serve --db FILE --host 127.0.0.1 --port 0 --replay T --speed 60   # bench/figures/serve-soak.js drives the traffic`],
+    commands: [`msnap serve --db FILE --host 127.0.0.1 --port 0 --replay T --speed 10   # bench/figures/serve-soak.js drives the traffic`],
     notes: [
       describe('Honest alone', quiet),
       describe('Honest under attack', soak),
