@@ -1,8 +1,8 @@
 // End to end: streams whose clients never read, against the built `msnap serve` replaying
 // orderbooks fast. Fifty of them on five paid accounts and four on two trial accounts are closed
-// with 4002 and a reason naming the bound they passed (seen by each once it reads again), an
-// honest stream beside them gets every frame, the server's RSS stays bounded, and it falls back
-// once the attackers are gone.
+// with 4002 and a reason naming the bound they passed first (which bound comes first is a race;
+// stream-budget.test.ts pins each), seen by each once it reads again. An honest stream beside
+// them gets every frame, the server's RSS stays bounded, and it falls back once they are gone.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -76,8 +76,6 @@ describe('stream backlog budget', () => {
     for (const h of hoarders) reasons.set(`${h.closed!.code} ${h.closed!.reason.replace(/\(\d+ MB\)|\d+ MB/, 'N MB')}`, (reasons.get(`${h.closed!.code} ${h.closed!.reason.replace(/\(\d+ MB\)|\d+ MB/, 'N MB')}`) ?? 0) + 1);
     expect(hoarders.every((h) => h.closed!.code === 4002), [...reasons].join('; ')).toBe(true);
     expect(hoarders.every((h) => /^too slow: /.test(h.closed!.reason))).toBe(true);
-    // Trial streams hit their own, smaller bound.
-    expect(hoarders.slice(50).every((h) => /trial account/.test(h.closed!.reason)), [...reasons].join('; ')).toBe(true);
     // The honest stream got every BTC 5m snapshot of the replay, in order, and stays open.
     expect(honest.closed).toBeUndefined();
     const times = honest.frames.filter((f) => f.type === 'snapshot').map((f) => (f.snapshot as { time: number }).time);
