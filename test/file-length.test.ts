@@ -1,11 +1,13 @@
-// Issue 24's rule: no non-test source file over 300 lines, so each file stays one idea a reader can
-// hold. Test files and test-support are exempt (tables of cases grow long without losing clarity).
+// A file holds one idea whatever its length (issue 32 retired the 300-line cut, which split files
+// where the count ran out); past 600 lines a file must say in its header why it is one idea
+// (a line `// One idea: …` among its first ten). Test files and test-support are exempt (tables of
+// cases grow long without losing clarity).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..');
-const MAX_LINES = 300;
+const MAX_LINES = 600;
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -16,12 +18,13 @@ function sources(dir: string): string[] {
 }
 
 describe('file length', () => {
-  it(`keeps every source file in src/, bench/ and scripts/ at ${MAX_LINES} lines or fewer`, () => {
+  it(`keeps every source file in src/, bench/ and scripts/ at ${MAX_LINES} lines or fewer, or saying why`, () => {
     const files = ['src', 'bench', 'scripts'].flatMap((d) => sources(join(ROOT, d)));
     expect(files.length).toBeGreaterThan(100);
     const long = files
-      .map((f) => ({ file: relative(ROOT, f), lines: readFileSync(f, 'utf8').split('\n').length - 1 }))
-      .filter((f) => f.lines > MAX_LINES);
+      .map((f) => ({ file: relative(ROOT, f), text: readFileSync(f, 'utf8') }))
+      .map((f) => ({ file: f.file, lines: f.text.split('\n').length - 1, says: f.text.split('\n').slice(0, 10).some((l) => l.startsWith('// One idea:')) }))
+      .filter((f) => f.lines > MAX_LINES && !f.says);
     expect(long).toEqual([]);
   });
 });

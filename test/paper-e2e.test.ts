@@ -79,6 +79,10 @@ describe('paper trading through msnap serve', { timeout: 240_000 }, () => {
     expect((await call(second.url, key, 'GET', '/v1/paper/account')).json).toEqual(account);
     expect((await call(second.url, key, 'GET', '/v1/paper/orders')).json).toMatchObject({ orders: [order.json.order], total: 1 });
     expect((await call(second.url, key, 'POST', '/v1/paper/reset')).json).toEqual({ cash: 250, positions: [], realized_pnl: 0, fees: 0 });
+    // An order after the reset never takes an id an earlier order had (a bot refers to orders by id).
+    const after = await call(second.url, key, 'POST', '/v1/paper/orders', { market_id: market.market_id, side: 'down', action: 'buy', shares: 1 });
+    expect(after.json.order.id).toBeGreaterThan(order.json.order.id);
+    expect((await call(second.url, key, 'POST', '/v1/paper/reset')).status).toBe(200);
     await second.stop();
   });
 

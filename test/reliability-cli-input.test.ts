@@ -34,6 +34,8 @@ beforeAll(async () => {
   const res = await fetch(`${served.url}/api/v1/markets?coin=btc&market_type=24hr&limit=1&offset=15`, { headers: { 'X-API-Key': keys.pro } });
   outsideWindow = ((await res.json()) as { markets: { market_id: string }[] }).markets[0]!.market_id;
   unknownMarket = 'btc-updown-5m-1000000200';
+  // One line longer than the line cap (issue 30: a 540 MB line once took 107 s and 3.2 GB).
+  writeFileSync(path.join(dir, 'long.ndjson'), `{"market_id":"btc-updown-5m-1763769600","pad":"${'x'.repeat(17 * 2 ** 20)}"}\n`);
   writeFileSync(path.join(dir, 'bad.ndjson'), '{"market_id":"btc-updown-5m-1763769600","time":1763769600125,"price":1,"price_up":0.5,"price_down":0.5}\n{not json\n');
   writeFileSync(path.join(dir, 'bad.csv'), 'id,market_id,time,price,price_up,price_down\n1,btc-updown-5m-1763769600,banana,1,0.5,0.5\n');
   const probe = createServer();
@@ -179,6 +181,7 @@ const CASES: Case[] = [
   ['serve import a missing file as --format parquet', () => ['serve', 'import', path.join(dir, 'missing.parquet'), '--format', 'parquet', ...dbArgs()], USAGE],
   ['serve import --format xml', () => ['serve', 'import', path.join(dir, 'bad.ndjson'), '--format', 'xml', ...dbArgs()], USAGE],
   ['serve import a bad NDJSON line', () => ['serve', 'import', path.join(dir, 'bad.ndjson'), '--db', path.join(dir, 'imp-ndjson.db')], USAGE],
+  ['serve import a line over the cap', () => ['serve', 'import', path.join(dir, 'long.ndjson'), '--db', path.join(dir, 'imp-long.db')], USAGE],
   ['serve import a bad CSV row', () => ['serve', 'import', path.join(dir, 'bad.csv'), '--db', path.join(dir, 'imp-csv.db')], USAGE],
   ['serve import a directory', () => ['serve', 'import', dir, ...dbArgs()], USAGE],
   // serve keys

@@ -15,8 +15,8 @@ import { buildIfStale, createKey, seed, startServe, type Served } from './suppor
 const ATTACK_MS = 8_000;
 const EVERY_MS = 40;
 /** Bytes of unread answers serve may hold (MSNAP_RESPONSE_BUDGET_MB), and the RSS the attack may add on top. */
-const BUDGET_MB = 64;
-const RSS_CEILING_MB = BUDGET_MB + 220;
+const BUDGET_MB = 32;
+const RSS_CEILING_MB = 200;
 
 let dir: string;
 let served: Served;

@@ -82,6 +82,7 @@ export async function startServer(options: ServeOptions): Promise<RunningService
         // serve's defaults: no proxy trusted, the listener's response budget, the dashboard's sign-up cap.
         proxy: { trusted: [] },
         responseLimits: {},
+        streamLimits: {},
         signupsPerDay: DEFAULT_SIGNUPS_PER_DAY,
       },
       {

@@ -10,7 +10,7 @@ import type { Socket } from 'node:net';
 
 /** Limits of the bytes the server holds for clients that have not read them yet. */
 export interface ResponseLimits {
-  /** Bytes of response bodies held at once over all connections (default 128 MiB). */
+  /** Bytes of response bodies held at once over all connections (default 64 MiB). */
   totalBytes: number;
   /** A response whose client takes nothing for this many ms is dropped (default 30 s). */
   stallMs: number;
@@ -19,7 +19,7 @@ export interface ResponseLimits {
 }
 
 /** Defaults of ResponseLimits; `serve` takes MSNAP_RESPONSE_BUDGET_MB and MSNAP_WRITE_STALL_MS. */
-export const DEFAULT_RESPONSE_LIMITS: ResponseLimits = { totalBytes: 128 * 1024 * 1024, stallMs: 30_000, queuedPerConnection: 32 };
+export const DEFAULT_RESPONSE_LIMITS: ResponseLimits = { totalBytes: 64 * 1024 * 1024, stallMs: 30_000, queuedPerConnection: 32 };
 
 const CHUNK = 64 * 1024;
 

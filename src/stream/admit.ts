@@ -1,7 +1,7 @@
 // Who may open GET /v1/stream: the key (X-API-Key, Authorization: Bearer, or ?token= for browsers,
 // which cannot set headers on a WebSocket) checked as every request's is, and the opening charged
 // as one request through the same limiter as HTTP. A refusal is an HTTP answer in the v1 error
-// shape with the rate-limit headers, written before any upgrade.
+// shape with the rate-limit headers, written before any upgrade; so is a handshake ws would refuse.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Decision } from '../ratelimit/key-limiter.js';
 import { authenticate, presentedKey, type Caller, type KeyHasher } from '../server/auth.js';
@@ -10,6 +10,7 @@ import { recordKeyUse } from '../server/key-use.js';
 import { ANONYMOUS_CONFIG, rateLimitHeaders, tooManyRequests, type RateLimits } from '../server/rate-limit.js';
 import { unavailableError, unknownDecision } from '../server/unavailable.js';
 import type { Store } from '../store/store.js';
+import { checkHandshake } from './handshake.js';
 
 /** The paths of the stream (v1 answers under /api/v1/ and /v1/). */
 export const STREAM_PATHS = ['/v1/stream', '/api/v1/stream'];
@@ -26,7 +27,7 @@ export interface AdmitDeps {
 }
 
 /** Use on an upgrade request for a stream path: the caller, charged one request, or the refusal. */
-export async function admit(url: string, headers: IncomingHttpHeaders, remoteAddress: string, at: number, deps: AdmitDeps): Promise<Admission> {
+export async function admit(method: string, url: string, headers: IncomingHttpHeaders, remoteAddress: string, at: number, deps: AdmitDeps): Promise<Admission> {
   let decision: Decision | undefined;
   try {
     const withToken = keyHeaders(url, headers);
@@ -42,6 +43,8 @@ export async function admit(url: string, headers: IncomingHttpHeaders, remoteAdd
     }
     decision = await deps.limits.takeKey(caller.key.id, caller.account, at);
     if (!decision.admitted) throw tooManyRequests(decision, 'this API key');
+    // After the charge, as a request's parameters are checked after its rate limit.
+    checkHandshake(method, headers);
     recordKeyUse(deps.store, caller.key, at, deps.log);
     return { ok: true, caller, key: presentedKey(withToken)! };
   } catch (err) {

@@ -12,6 +12,8 @@ export const CLOSE = {
   tooSlow: 4002,
   /** The key already holds as many open streams as its plan allows. */
   tooManyStreams: 4008,
+  /** The store of stream slots (Redis) is unreachable: the stream could not be counted. */
+  tryAgainLater: 1013,
 } as const;
 
 /** The error codes of `{"type":"error"}` frames (the stream stays open after each). */

@@ -2,7 +2,6 @@
 // the data clock since its last tick and fans it out to every subscriber, each frame encoded once.
 // It also pings, closes idle and too-slow clients, counts open streams per key, and says `end`
 // when a replay stops. Time comes from injected clocks, so tests drive it tick by tick.
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -17,6 +16,8 @@ import type { Store } from '../store/store.js';
 import { admit, STREAM_PATHS } from './admit.js';
 import { CLOSE, END_FRAME, errorFrame, PING_FRAME, readClientFrame, subscribedFrame } from './frames.js';
 import { DEFAULT_BACKLOG, StreamClient, type Backlog } from './stream-client.js';
+import { overBudget, streamLimits, type StreamLimits } from './stream-budget.js';
+import { SLOT_RENEW_MS, StreamSlots, type Hold } from './stream-slots.js';
 import { WindowRanks } from './window-ranks.js';
 import { readVisible } from './visible-feed.js';
 
@@ -39,14 +40,9 @@ export interface StreamHubOptions {
   pingMs?: number;
   idleMs?: number;
   backlog?: Backlog;
+  /** Unread bytes per account, trial account and server (DEFAULT_STREAM_LIMITS' where not given). */
+  limits?: Partial<StreamLimits>;
 }
-
-/** A stream's slot outlives its instance by at most this long (a crash frees it then); renewed twice as often. */
-const SLOT_TTL_MS = 90_000;
-const SLOT_RENEW_MS = 30_000;
-
-/** A stream's hold on one of its key's slots. */
-type Hold = { key: string; member: string };
 
 /** How long a refused upgrade's socket waits for the client to close it. */
 const REFUSAL_LINGER_MS = 2000;
@@ -64,12 +60,11 @@ export const MAX_TICK_SPAN_MS = 60_000;
 export class StreamHub {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_FRAME_BYTES, perMessageDeflate: false, clientTracking: false });
   private readonly clients = new Set<StreamClient>();
-  /** Names this instance's holds in a shared slot store. */
-  private readonly instance = randomUUID().slice(0, 8);
-  private opened = 0;
+  private readonly slots: StreamSlots;
   private lastRenew: number;
   private readonly limits: RateLimits;
   private readonly ranks: WindowRanks;
+  private readonly budget: StreamLimits;
   private through: number;
   private ended = false;
   private ticking = false;
@@ -78,7 +73,9 @@ export class StreamHub {
 
   constructor(private readonly opts: StreamHubOptions) {
     this.limits = new RateLimits(opts.limiter);
+    this.slots = new StreamSlots(opts.limiter.slots);
     this.ranks = new WindowRanks(opts.store);
+    this.budget = streamLimits(opts.limits);
     this.through = opts.visibleThrough();
     this.lastRenew = opts.wall();
   }
@@ -106,37 +103,37 @@ export class StreamHub {
       );
       return;
     }
-    void admit(url, req.headers, address, at, { store: this.opts.store, limits: this.limits, hashKey: this.opts.hashKey, log: this.opts.log })
-      .then(async (a) => {
+    void admit(req.method ?? 'GET', url, req.headers, address, at, { store: this.opts.store, limits: this.limits, hashKey: this.opts.hashKey, log: this.opts.log }).then(
+      (a) => {
         if (!a.ok) return refuse(socket, a.status, a.headers, a.body);
-        const hold = await this.hold(a.caller, at);
-        if (socket.destroyed) return hold && this.release(hold);
+        // The slot is taken once the handshake is done: a handshake ws refuses takes none.
         this.wss.handleUpgrade(req, socket, head, (ws) => {
           ws.on('error', () => {});
-          if (hold === undefined) return void ws.close(CLOSE.tooManyStreams, `this key already has ${PLANS[a.caller.account.plan].maxStreamsPerKey} open streams (its plan's limit)`);
-          this.attach(ws, socket, a.caller, a.key, hold);
+          // Frames the client sends while the slot is being taken wait in the socket.
+          ws.pause();
+          void this.takeSlot(ws, socket, a.caller, a.key);
         });
-      })
-      .catch((err: unknown) => {
-        // The slots' store (Redis) failed between the charge and the hold: refuse as any request would.
-        const refusal = unavailableError(err);
-        refuse(socket, refusal?.status ?? 500, { 'Content-Type': 'application/json; charset=utf-8', ...refusal?.headers }, errorBody(refusal?.status ?? 500, refusal?.message ?? 'The server hit an unexpected error; it has been logged.'));
-        if (!refusal) this.opts.log(`msnap serve: 500 on GET /v1/stream: ${err instanceof Error ? err.message : String(err)}`);
-      });
+      },
+      () => socket.destroy(),
+    );
   };
 
-  /** One of the key's stream slots (null: its plan has no cap), or undefined when all are taken. */
-  private async hold(caller: Caller, at: number): Promise<Hold | null | undefined> {
-    const max = PLANS[caller.account.plan].maxStreamsPerKey;
-    if (max === null) return null;
-    const hold = { key: `s:${caller.key.id}`, member: `${this.instance}:${++this.opened}` };
-    return (await this.opts.limiter.slots.acquire(hold.key, hold.member, max, at, SLOT_TTL_MS)) ? hold : undefined;
-  }
-
-  private release(hold: Hold): void {
-    this.opts.limiter.slots.release(hold.key, hold.member).catch(() => {
-      // Redis away: the hold expires by itself within SLOT_TTL_MS.
-    });
+  /** Attaches an upgraded socket once it holds one of its key's slots; closes it (4008, or 1013 while the slots' store is away) otherwise. */
+  private async takeSlot(ws: WebSocket, socket: Duplex, caller: Caller, key: string): Promise<void> {
+    let hold: Hold | null | undefined;
+    try {
+      hold = await this.slots.take(caller, this.opts.wall());
+    } catch (err) {
+      // Read again, or the client's answer to the close would never be seen.
+      ws.resume();
+      if (!unavailableError(err)) this.opts.log(`msnap serve: stream slot failed: ${err instanceof Error ? err.message : String(err)}`);
+      return void ws.close(CLOSE.tryAgainLater, 'the stream limiter is unavailable; try again later');
+    }
+    if (hold !== undefined && ws.readyState === ws.OPEN) this.attach(ws, socket, caller, key, hold);
+    ws.resume();
+    if (hold === undefined) ws.close(CLOSE.tooManyStreams, `this key already has ${PLANS[caller.account.plan].maxStreamsPerKey} open streams (its plan's limit)`);
+    // The client left while the slot was being taken.
+    else if (ws.readyState !== ws.OPEN && hold) this.slots.release(hold);
   }
 
   private attach(ws: WebSocket, socket: Duplex, caller: Caller, key: string, hold: Hold | null): void {
@@ -144,7 +141,7 @@ export class StreamHub {
     this.clients.add(client);
     ws.on('close', () => {
       this.clients.delete(client);
-      if (hold) this.release(hold);
+      if (hold) this.slots.release(hold);
     });
     ws.on('ping', () => (client.lastHeard = this.opts.wall()));
     ws.on('message', (data, isBinary) => {
@@ -165,6 +162,7 @@ export class StreamHub {
     this.ticking = true;
     try {
       this.keepAlive();
+      this.shedSlow();
       await this.fanOut();
     } finally {
       this.ticking = false;
@@ -175,7 +173,7 @@ export class StreamHub {
     const now = this.opts.wall();
     if (now - this.lastRenew >= SLOT_RENEW_MS) {
       this.lastRenew = now;
-      this.renewHolds(now);
+      this.slots.renew(holdsOf(this.clients), now);
       void this.recheckKeys(now);
     }
     const idleMs = this.opts.idleMs ?? 60_000;
@@ -189,11 +187,10 @@ export class StreamHub {
     }
   }
 
-  /** Keeps this instance's stream slots from expiring while their streams are open. */
-  private renewHolds(now: number): void {
-    const byKey = new Map<string, string[]>();
-    for (const c of this.clients) if (c.hold) byKey.set(c.hold.key, [...(byKey.get(c.hold.key) ?? []), c.hold.member]);
-    for (const [key, members] of byKey) this.opts.limiter.slots.renew(key, members, now, SLOT_TTL_MS).catch(() => undefined);
+  /** Closes the streams furthest behind while an account's or the server's budget is spent (before this tick's frames, which are not late yet). */
+  private shedSlow(): void {
+    const open = [...this.clients].filter((c) => c.open);
+    for (const [c, reason] of overBudget(open, this.budget)) c.close(CLOSE.tooSlow, reason);
   }
 
   /** A key revoked or expired (or its trial ended) while its streams are open closes them (1008), checked as often as holds are renewed. */
@@ -282,6 +279,10 @@ function refuse(socket: Duplex, status: number, headers: Record<string, string>,
   socket.end(head.join('\r\n') + body);
   // A client that never closes its side must not hold the socket (nor the server's close) open.
   setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
+}
+
+function* holdsOf(clients: Iterable<StreamClient>): Iterable<Hold> {
+  for (const c of clients) if (c.hold) yield c.hold;
 }
 
 function defaultEvery(fn: () => void, ms: number): () => void {

@@ -101,7 +101,9 @@ export async function runPolymarketImport(opts: PolymarketImportFlags, deps: Cli
   deps.writeOut(
     `imported ${counted(s.files, 'file')} into ${storeName(opts.db)}: ${counted(s.markets, 'market')} (${fmt(s.marketsAdded)} new, ${fmt(s.unresolved)} unresolved), ` +
       `${counted(s.snapshots, 'snapshot')} (${fmt(s.books)} with books, ${fmt(s.snapshotsSkipped)} already present), ${counted(s.gaps, 'gap')}; ` +
-      `${fmt(s.rowsRead)} of ${fmt(s.rowsScanned)} rows read in ${secs.toFixed(1)} s (${fmt(Math.round(s.rowsScanned / Math.max(secs, 0.001)))} rows/s)` +
+      `${fmt(s.rowsRead)} of ${fmt(s.rowsScanned)} rows read in ${secs.toFixed(1)} s (${fmt(Math.round(s.rowsScanned / Math.max(secs, 0.001)))} rows/s` +
+      (s.snapshots > 0 ? `, snapshots written at ${fmt(Math.round(s.snapshots / Math.max(s.writeMs / 1000, 0.001)))}/s` : '') +
+      ')' +
       (s.hoursSkipped > 0 ? `; ${fmt(s.hoursSkipped)} market-hours already imported` : '') +
       '\n',
   );

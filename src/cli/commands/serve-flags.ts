@@ -6,6 +6,7 @@ import { UsageError } from '../../errors.js';
 import { isPostgresUrl, resolveDbPath } from '../../store/db-path.js';
 import type { ProxySettings } from '../../server/proxy.js';
 import type { ResponseLimits } from '../../server/response-writer.js';
+import type { StreamLimits } from '../../stream/stream-budget.js';
 import { DEFAULT_SIGNUPS_PER_DAY } from '../../dashboard/signup-default.js';
 import { parseReplayFlags, type RawReplayFlags, type ReplayFlags } from './serve-replay.js';
 import { parsePaperFlags, type RawPaperFlags } from './serve-paper.js';
@@ -31,6 +32,8 @@ export interface ServeOptions {
   requestTimeoutMs?: number;
   /** Bytes held for slow readers and the stall timeout (MSNAP_RESPONSE_BUDGET_MB, MSNAP_WRITE_STALL_MS); the listener's defaults when absent. */
   responseLimits: Partial<ResponseLimits>;
+  /** Bytes held for streams whose clients do not read (MSNAP_STREAM_BUDGET_MB); the stream's defaults when absent. */
+  streamLimits: Partial<StreamLimits>;
   /** Dashboard sign-ups one client address may make per day (--signups-per-day). */
   signupsPerDay: number;
   /** --trust-proxy, --public-url and --allowed-hosts (or their MSNAP_* variables). */
@@ -96,6 +99,7 @@ export function parseServeFlags(raw: ServeFlags, env: NodeJS.ProcessEnv, now = D
     paper: parsePaperFlags(raw),
     signupsPerDay: raw.signupsPerDay === undefined ? DEFAULT_SIGNUPS_PER_DAY : parseSignupsPerDay(raw.signupsPerDay),
     responseLimits: { totalBytes: mib(envMs(env, 'MSNAP_RESPONSE_BUDGET_MB')), stallMs: envMs(env, 'MSNAP_WRITE_STALL_MS') },
+    streamLimits: { totalBytes: mib(envMs(env, 'MSNAP_STREAM_BUDGET_MB')) },
     headersTimeoutMs: envMs(env, 'MSNAP_HEADERS_TIMEOUT_MS'),
     requestTimeoutMs: envMs(env, 'MSNAP_REQUEST_TIMEOUT_MS'),
   };

@@ -155,7 +155,7 @@ export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<
     const limits = limiter ?? new (await import('../../ratelimit/shared-limiter.js')).LocalLimiter();
     const { clock, view } = await dataClock(options, store, ctx, live !== undefined);
     const app = createApp({ store: view, limiter: limits, now: ctx.now, clock, version: VERSION, log, paper: options.paper });
-    stream = await prepareStream(clock, store, live, limits, ctx.now, log);
+    stream = await prepareStream(clock, store, live, limits, ctx.now, log, options.streamLimits);
     const dashboard = serveDashboard(view, app, { now: ctx.now, signupOpen: options.signup, signupsPerDay: options.signupsPerDay, limiter: limits, log });
     running = await startServer({
       app,

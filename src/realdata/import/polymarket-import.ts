@@ -4,11 +4,9 @@
 // equals an uninterrupted one, and an hour imported twice adds nothing.
 import type { AsyncBuffer } from 'hyparquet';
 import type { Coin } from '../../domain/market.js';
-import { PRICE_SCALE, toScaled } from '../../store/core/price-scale.js';
-import type { BulkWriter, MarketRef } from '../../store/sqlite/bulk-writer.js';
-import type { SnapshotBatchWriter } from '../../store/sqlite/snapshot-batch.js';
-import { PRICE_DECIMALS } from '../mapping/decimal.js';
-import { SnapshotTape, type PriceAt, type SavedTape, type SnapshotSink } from '../mapping/snapshot-tape.js';
+import type { BulkWriter } from '../../store/sqlite/bulk-writer.js';
+import type { PriceAt } from '../mapping/snapshot-tape.js';
+import { TapeStore } from '../tape-store.js';
 import { HOUR_MS } from '../pmxt/pmxt-layout.js';
 import { PmxtFile, type PmxtFileStats } from '../pmxt/pmxt-reader.js';
 import type { RealMarket } from './real-market.js';
@@ -20,8 +18,6 @@ export const LATE_ARRIVAL_MS = 60_000;
 const PRE_OPEN_MS = 24 * HOUR_MS;
 /** Orders one hour's receipt order after every earlier hour's (ranks within a market stay below it). */
 const SEQ_PER_HOUR = 1e9;
-
-if (10 ** PRICE_DECIMALS !== PRICE_SCALE) throw new Error('displayed prices must be in the store\'s price unit');
 
 /** One archive file to read: where it is and how to open it. */
 export interface ArchiveInput {
@@ -69,13 +65,9 @@ export interface PolymarketImportSummary {
   unresolved: number;
   /** Coins with markets but no price: no snapshot can be written for them. */
   coinsWithoutPrices: Coin[];
+  /** Of `ms`, the time spent deciding ticks and writing rows (the write path). */
+  writeMs: number;
   ms: number;
-}
-
-interface Live {
-  market: RealMarket;
-  tape: SnapshotTape;
-  ref: MarketRef;
 }
 
 /** Use to import archive files into an SQLite store's bulk writer (PostgreSQL goes through a staging file). */
@@ -95,6 +87,7 @@ export async function importPolymarket(bulk: BulkWriter, opts: PolymarketImportO
     gaps: 0,
     unresolved: 0,
     coinsWithoutPrices: [],
+    writeMs: 0,
     ms: 0,
   };
   const byCondition = new Map(opts.markets.map((m) => [m.conditionId.toLowerCase(), m]));
@@ -105,75 +98,7 @@ export async function importPolymarket(bulk: BulkWriter, opts: PolymarketImportO
   }
   opened.sort((a, b) => a.hour - b.hour);
 
-  const live = new Map<string, Live>();
-  const priceOf = new Map<Coin, PriceAt | undefined>();
-  const priceFor = (coin: Coin): PriceAt | undefined => {
-    if (!priceOf.has(coin)) priceOf.set(coin, opts.prices(coin));
-    return priceOf.get(coin);
-  };
-  let writer: SnapshotBatchWriter | undefined;
-  let current: Live | undefined;
-  const sink: SnapshotSink = {
-    snapshot(time, price, up, down, books) {
-      const { ref } = current!;
-      const t = time - ref.startTime;
-      writer!.add(ref.rowid, t, toScaled(price), up, down);
-      if (bulk.insertOrderbookPair(ref.rowid, t, books)) s.books++;
-    },
-  };
-  const noPrice: PriceAt = () => undefined;
-  const advance = (l: Live, limit: number) => {
-    current = l;
-    const before = l.tape.counts.snapshots;
-    l.tape.advance(limit, priceFor(l.market.coin) ?? noPrice, sink);
-    s.snapshots += l.tape.counts.snapshots - before;
-  };
-
-  /** The market's tape, from this run, the store's saved state, or new (creating the market). */
-  const liveFor = (m: RealMarket): Live => {
-    let l = live.get(m.marketId);
-    if (l) return l;
-    const { ref, created } = bulk.upsertMarket({
-      marketId: m.marketId,
-      coin: m.coin,
-      marketType: m.marketType,
-      startTime: m.startTime,
-      endTime: m.endTime,
-      priceStart: null,
-      priceEnd: null,
-      winner: m.winner,
-      details: { condition_id: m.conditionId, clob_token_up: m.tokenUp, clob_token_down: m.tokenDown, event_id: m.eventId },
-    });
-    if (created) s.marketsAdded++;
-    bulk.realdata.setSource(ref.rowid, { slug: m.slug, feeSchedule: m.fees ? JSON.stringify(m.fees) : null, priceSource: opts.priceSource });
-    const saved = bulk.realdata.state(m.marketId);
-    const tape = new SnapshotTape(
-      { marketId: m.marketId, startTime: m.startTime, endTime: m.endTime, tokenUp: m.tokenUp, tokenDown: m.tokenDown },
-      saved ? (JSON.parse(saved) as SavedTape) : undefined,
-    );
-    l = { market: m, tape, ref };
-    live.set(m.marketId, l);
-    return l;
-  };
-
-  const inTransaction = async (fn: () => Promise<void>) => {
-    bulk.begin();
-    writer = bulk.snapshotWriter();
-    try {
-      await fn();
-      writer.flush();
-      s.snapshotsSkipped += writer.skipped;
-      const touched = [...live.values()].map((l) => l.ref.rowid);
-      bulk.refreshMarkets(touched, writer);
-      bulk.commit();
-    } catch (err) {
-      bulk.rollback();
-      // The tapes of this run hold state the rollback undid: the next use reloads the store's.
-      live.clear();
-      throw err;
-    }
-  };
-
+  const store = new TapeStore(bulk, { priceSource: opts.priceSource, prices: opts.prices });
   for (let fi = 0; fi < opened.length; fi++) {
     const { file, hour } = opened[fi]!;
     opts.signal?.throwIfAborted();
@@ -187,7 +112,7 @@ export async function importPolymarket(bulk: BulkWriter, opts: PolymarketImportO
     if (wanted.size === 0) continue;
     s.files++;
     const stats: PmxtFileStats = { rows: 0, rowsRead: 0, rowsSkipped: 0, hour };
-    await inTransaction(async () => {
+    await store.batch(async () => {
       const seen = new Set<string>();
       for await (const chunk of file.markets(wanted, stats)) {
         opts.signal?.throwIfAborted();
@@ -195,7 +120,7 @@ export async function importPolymarket(bulk: BulkWriter, opts: PolymarketImportO
         if (!m) continue;
         const base = (hour / HOUR_MS) * SEQ_PER_HOUR;
         for (const e of chunk.events) e.seq += base;
-        liveFor(m).tape.push(chunk.events);
+        store.open(m).tape.push(chunk.events);
         seen.add(m.marketId);
         opts.onProgress?.({
           file: file.path,
@@ -203,19 +128,18 @@ export async function importPolymarket(bulk: BulkWriter, opts: PolymarketImportO
           files: opened.length,
           rowsRead: s.rowsRead + stats.rowsRead,
           rowsScanned: s.rowsScanned + stats.rows,
-          markets: live.size,
-          snapshots: s.snapshots,
+          markets: seen.size,
+          snapshots: store.counts.snapshots,
         });
       }
       for (const m of relevant) {
         if (!wanted.has(m.conditionId)) continue;
-        const overlaps = m.startTime < hourEnd;
-        if (!overlaps && !seen.has(m.marketId)) continue;
-        const l = liveFor(m);
+        if (m.startTime >= hourEnd && !seen.has(m.marketId)) continue;
+        const l = store.open(m);
         l.tape.cover(hour, hourEnd);
-        advance(l, hourEnd - LATE_ARRIVAL_MS);
+        store.advance(l, hourEnd - LATE_ARRIVAL_MS);
         bulk.realdata.addHour(m.marketId, hour);
-        bulk.realdata.saveState(m.marketId, JSON.stringify(l.tape.save()));
+        store.save(l);
       }
     });
     s.rowsScanned += stats.rows;
@@ -224,24 +148,27 @@ export async function importPolymarket(bulk: BulkWriter, opts: PolymarketImportO
   }
 
   // The run's end: every tick the covered hours reach is decided, and each market's outcome set.
-  await inTransaction(async () => {
+  await store.batch(() => {
     for (const m of opts.markets) {
-      const saved = live.get(m.marketId) ?? (bulk.marketRef(m.marketId) && bulk.realdata.state(m.marketId) ? liveFor(m) : undefined);
-      if (!saved) continue;
-      advance(saved, Number.POSITIVE_INFINITY);
-      bulk.realdata.saveState(m.marketId, JSON.stringify(saved.tape.save()));
-      const price = priceFor(m.coin);
-      const edge = (t: number) => (price ? (price(t) ?? null) : null);
-      bulk.realdata.setOutcome(saved.ref.rowid, edge(m.startTime), edge(m.endTime), m.winner);
+      if (!store.hasSaved(m.marketId)) continue;
+      const l = store.open(m);
+      store.advance(l, Number.POSITIVE_INFINITY);
+      store.save(l);
+      store.settle(l);
     }
   });
 
-  for (const l of live.values()) {
+  for (const l of store.markets()) {
+    s.markets++;
     s.gaps += l.tape.counts.gaps;
     if (l.market.winner === null) s.unresolved++;
-    if (!priceFor(l.market.coin) && !s.coinsWithoutPrices.includes(l.market.coin)) s.coinsWithoutPrices.push(l.market.coin);
+    if (!store.priceFor(l.market.coin) && !s.coinsWithoutPrices.includes(l.market.coin)) s.coinsWithoutPrices.push(l.market.coin);
   }
-  s.markets = live.size;
+  s.marketsAdded = store.counts.marketsAdded;
+  s.snapshots = store.counts.snapshots;
+  s.snapshotsSkipped = store.counts.snapshotsSkipped;
+  s.books = store.counts.books;
+  s.writeMs = store.counts.writeMs;
   s.ms = performance.now() - started;
   return s;
 }

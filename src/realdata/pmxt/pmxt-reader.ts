@@ -77,6 +77,7 @@ export class PmxtFile {
         metadata: this.metadata,
         columns: [...PMXT_READ_COLUMNS],
         compressors,
+        parsers: PARSERS,
         pruningFilter: { market: { $in: [...wanted] } },
       });
     } catch (err) {
@@ -85,33 +86,48 @@ export class PmxtFile {
     stats.rows += this.rows;
     for (const range of scan.ranges) {
       const markets = await readOrFail(this.path, () => scan.readColumn({ column: 'market', ...range }));
-      let i = 0;
-      const n = markets.length;
-      while (i < n) {
+      // The wanted markets' spans in this range (the file is sorted by market: one span each).
+      const spans: { id: string; from: number; to: number }[] = [];
+      for (let i = 0, n = markets.length; i < n; ) {
         const id = text(markets[i]);
         let j = i + 1;
         while (j < n && text(markets[j]) === id) j++;
-        if (wanted.has(id)) {
-          const span = { rowStart: range.rowStart + i, rowEnd: range.rowStart + j };
-          const col = async (column: string) => readOrFail(this.path, () => scan.readColumn({ column, ...span }));
-          const [received, ts, type, asset, bids, asks, price, size, side] = await Promise.all(
-            ['timestamp_received', 'timestamp', 'event_type', 'asset_id', 'bids', 'asks', 'price', 'size', 'side'].map(col),
-          );
-          stats.rowsRead += j - i;
-          const rows: { recv: number; row: number; e: MarketEvent }[] = [];
-          for (let k = 0; k < j - i; k++) {
-            const e = toEvent(text(type![k]), epochMs(ts![k]), text(asset![k]), bids![k], asks![k], price![k], size![k], side![k]);
-            if (e) rows.push({ recv: epochMs(received![k]), row: k, e });
-            else stats.rowsSkipped++;
-          }
-          rows.sort((a, b) => a.recv - b.recv || a.row - b.row);
-          yield { conditionId: id, events: rows.map((r, rank) => ({ ...r.e, seq: rank }) as SequencedEvent) };
-        }
+        if (wanted.has(id)) spans.push({ id, from: i, to: j });
         i = j;
+      }
+      if (spans.length === 0) continue;
+      // Each column is decoded once over the spans' extent, whatever the number of spans in it.
+      const lo = spans[0]!.from;
+      const hi = spans[spans.length - 1]!.to;
+      const extent = { rowStart: range.rowStart + lo, rowEnd: range.rowStart + hi };
+      const [received, ts, type, asset, bids, asks, price, size, side] = await Promise.all(
+        SPAN_COLUMNS.map((column) => readOrFail(this.path, () => scan.readColumn({ column, ...extent }))),
+      );
+      for (const { id, from, to } of spans) {
+        stats.rowsRead += to - from;
+        const rows: { recv: number; row: number; e: MarketEvent }[] = [];
+        for (let r = from; r < to; r++) {
+          const k = r - lo;
+          const e = toEvent(text(type![k]), epochMs(ts![k]), text(asset![k]), bids![k], asks![k], price![k], size![k], side![k]);
+          if (e) rows.push({ recv: epochMs(received![k]), row: r, e });
+          else stats.rowsSkipped++;
+        }
+        rows.sort((a, b) => a.recv - b.recv || a.row - b.row);
+        yield { conditionId: id, events: rows.map((r, rank) => ({ ...r.e, seq: rank }) as SequencedEvent) };
       }
     }
   }
 }
+
+/** The columns read over the wanted markets' spans (`market` is read for every range). */
+const SPAN_COLUMNS = ['timestamp_received', 'timestamp', 'event_type', 'asset_id', 'bids', 'asks', 'price', 'size', 'side'];
+
+/** Times stay numbers: no Date object per row (the reader's default). */
+const PARSERS = {
+  timestampFromMilliseconds: (v: bigint) => Number(v),
+  timestampFromMicroseconds: (v: bigint) => Math.floor(Number(v) / 1e3),
+  timestampFromNanoseconds: (v: bigint) => Math.floor(Number(v) / 1e6),
+};
 
 async function readOrFail<T>(path: string, read: () => Promise<T>): Promise<T> {
   try {

@@ -2,7 +2,7 @@
 // sorted by market, asset_id, timestamp_received; plus the bad inputs an import must refuse (the
 // older v1 layout, an unrelated Parquet file, a truncated copy). Fixtures for src/realdata tests.
 import { readFile, writeFile } from 'node:fs/promises';
-import { ByteWriter, parquetWrite } from 'hyparquet-writer';
+import { ByteWriter, ParquetWriter, fileWriter, parquetWrite } from 'hyparquet-writer';
 import type { SchemaElement } from 'hyparquet';
 import { parseDecimal, unitsAt } from './decimal-text.js';
 
@@ -191,23 +191,46 @@ function loadZstd(): Promise<ZstdWasm> {
   return zstdReady;
 }
 
+const SCALES: Partial<Record<string, number>> = { price: 4, size: 6, best_bid: 4, best_ask: 4, old_tick_size: 4, new_tick_size: 4 };
+/** What the archive's own files say wrote them. */
+const CREATED_BY = 'parquet-cpp-arrow version 19.0.1';
+
+function columnData(rows: readonly PmxtRow[]) {
+  return PMXT_COLUMNS.map((name) => ({ name, data: columnValues(rows, name, SCALES[name]) as never }));
+}
+
 /** Use to get a v2 file's bytes (to serve or to cut); rows are sorted as published unless keepOrder. */
 export async function pmxtFileBytes(rows: readonly PmxtRow[], options: PmxtWriteOptions = {}): Promise<Uint8Array> {
   const codec = options.codec ?? 'ZSTD';
-  const schema = pmxtSchema(options.decimals);
   const ordered = options.keepOrder ? rows : sortPmxtRows(rows);
-  const scales: Partial<Record<string, number>> = { price: 4, size: 6, best_bid: 4, best_ask: 4, old_tick_size: 4, new_tick_size: 4 };
   const writer = new ByteWriter();
   parquetWrite({
     writer,
-    schema,
+    schema: pmxtSchema(options.decimals),
     codec,
     compressors: await compressorsFor(codec),
     rowGroupSize: options.rowGroupSize ?? Math.max(1, ordered.length),
-    createdBy: 'parquet-cpp-arrow version 19.0.1',
-    columnData: PMXT_COLUMNS.map((name) => ({ name, data: columnValues(ordered, name, scales[name]) as never })),
+    createdBy: CREATED_BY,
+    columnData: columnData(ordered),
   });
   return new Uint8Array(writer.getBuffer());
+}
+
+/**
+ * Use for a file too big to hold as rows (the benchmark's real-size hour): each group of rows,
+ * already in published order, becomes one row group written to `path` as it comes. Returns the rows written.
+ */
+export async function writePmxtFileInGroups(path: string, groups: Iterable<readonly PmxtRow[]>, options: Pick<PmxtWriteOptions, 'codec' | 'decimals'> = {}): Promise<number> {
+  const codec = options.codec ?? 'ZSTD';
+  const writer = new ParquetWriter({ writer: fileWriter(path), schema: pmxtSchema(options.decimals), codec, compressors: await compressorsFor(codec), createdBy: CREATED_BY });
+  let rows = 0;
+  for (const group of groups) {
+    if (group.length === 0) continue;
+    await writer.write({ columnData: columnData(group), rowGroupSize: group.length });
+    rows += group.length;
+  }
+  writer.finish();
+  return rows;
 }
 
 /** Use to write a v2 archive file (ZSTD unless told) at `path`. */

@@ -284,6 +284,35 @@ export const MIGRATIONS: readonly Migration[] = [
         state     TEXT NOT NULL
       ) WITHOUT ROWID;
     `,
+  },  {
+    version: 13,
+    description: 'paper_orders ids never reused (AUTOINCREMENT), also after POST /v1/paper/reset',
+    sql: `
+      -- An id is how a bot refers to an order: a reset deleted the newest rows and SQLite handed
+      -- their ids out again. AUTOINCREMENT continues from the largest id ever used.
+      CREATE TABLE paper_orders_13 (
+        id               INTEGER PRIMARY KEY AUTOINCREMENT,
+        key_id           INTEGER NOT NULL REFERENCES paper_accounts (key_id),
+        created_at       INTEGER NOT NULL,
+        status           TEXT    NOT NULL,
+        reason           TEXT,
+        market_id        TEXT    NOT NULL,
+        side             TEXT    NOT NULL,
+        action           TEXT    NOT NULL,
+        shares_requested REAL    NOT NULL,
+        shares           REAL    NOT NULL,
+        vwap             REAL,
+        fee              REAL    NOT NULL,
+        filled_at        INTEGER NOT NULL,
+        depth            INTEGER NOT NULL,
+        levels           INTEGER NOT NULL,
+        cash_after       REAL    NOT NULL
+      );
+      INSERT INTO paper_orders_13 SELECT * FROM paper_orders;
+      DROP TABLE paper_orders;
+      ALTER TABLE paper_orders_13 RENAME TO paper_orders;
+      CREATE INDEX paper_orders_key ON paper_orders (key_id, id);
+    `,
   },
 ];
 
