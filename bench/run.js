@@ -35,6 +35,7 @@ import { defaultDialectFigure } from './figures/default-dialect.js';
 import { streamFanoutFigure } from './figures/stream-fanout.js';
 import { pgStorageFigure } from './figures/pg-storage.js';
 import { realdataImportFigure } from './figures/realdata-import.js';
+import { sweepQueueFigure } from './figures/sweep-queue.js';
 
 const opts = benchOptions(process.argv.slice(2));
 const started = performance.now();
@@ -116,8 +117,9 @@ const steps = [
   { id: 16, title: 'Default dialect: --api auto against msnap serve', run: () => defaultDialectFigure(ctx) },
   { id: 17, title: 'Stream fan-out', run: () => streamFanoutFigure(ctx) },
   { id: 18, title: 'PostgreSQL storage: snapshots in blocks', run: () => pgStorageFigure(ctx) },
-  // Full runs only until its snapshot-write ratio is measured on the write path alone (see BENCHMARKS.md).
+  // Full runs only: its point is a real-size hour (5M rows; minutes to generate the first time).
   ...(opts.sizes.realdataRows ? [{ id: 19, title: 'Real data: PMXT archive import', run: () => realdataImportFigure(ctx, { rows: opts.sizes.realdataRows }) }] : []),
+  { id: 20, title: 'Sweeps across machines: a Redis job queue', run: () => sweepQueueFigure(ctx) },
 ].filter((step) => wanted(step.id));
 
 const harness = createHarness({
