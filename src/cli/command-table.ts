@@ -26,6 +26,7 @@ export const COMMANDS: readonly { name: string; load: () => Promise<CommandMaker
   { name: 'paper', load: async () => one((await import('./commands/paper.js')).paperCommand) },
   { name: 'mcp', load: async () => one((await import('./commands/mcp.js')).mcpCommand) },
   { name: 'import', load: async () => one((await import('./commands/import.js')).importCommand) },
+  { name: 'record', load: async () => one((await import('./commands/record.js')).recordCommand) },
   { name: 'serve', load: async () => one((await import('./commands/serve.js')).serveCommand) },
   // Completion walks the whole tree: asking for it loads every command (see commandToLoad).
   { name: 'completion', load: async () => (await import('./commands/completion.js')).completionCommands },

@@ -23,9 +23,10 @@ export interface CliContext {
   /**
    * Registers a graceful end for Ctrl-C (`watch`): while registered, the first SIGINT calls `stop`
    * (the command finishes its output and exits 0); a second one interrupts as usual. Returns the
-   * unregister function.
+   * unregister function. With `sigterm`, SIGTERM stops gracefully too (a recorder flushes what it
+   * received before a service manager's stop).
    */
-  onStop?: (stop: () => void) => () => void;
+  onStop?: (stop: () => void, opts?: { sigterm?: boolean }) => () => void;
 }
 
 /**
@@ -79,11 +80,12 @@ const ECHO_MS = 300;
 function processSignals(): Pick<CliContext, 'onInterrupt' | 'onStop'> {
   const cleanups = new Set<{ run: () => void }>();
   let stop: (() => void) | undefined;
+  let stopOnTerm = false;
   // When a graceful stop began: from then on the handler stays, to take the echo.
   let stoppedAt: number | undefined;
   let installed = false;
   const handler = (signal: NodeJS.Signals): void => {
-    if (signal === 'SIGINT' && stop) {
+    if ((signal === 'SIGINT' || (signal === 'SIGTERM' && stopOnTerm)) && stop) {
       const graceful = stop;
       stop = undefined;
       stoppedAt = performance.now();
@@ -113,8 +115,9 @@ function processSignals(): Pick<CliContext, 'onInterrupt' | 'onStop'> {
         sync();
       };
     },
-    onStop: (graceful) => {
+    onStop: (graceful, opts) => {
       stop = graceful;
+      stopOnTerm = opts?.sigterm === true;
       sync();
       return () => {
         if (stop === graceful) stop = undefined;

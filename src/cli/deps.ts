@@ -72,8 +72,8 @@ export interface CliDeps extends StoreDeps {
   finished(what: string): void;
   /** Run `say` (synchronously) if Ctrl-C or SIGTERM ends the run; returns the unregister function. */
   onInterrupt(say: () => void): () => void;
-  /** Let Ctrl-C end the run gracefully by calling `stop` (a second Ctrl-C interrupts); returns the unregister function. */
-  onStop(stop: () => void): () => void;
+  /** Let Ctrl-C (and with `sigterm`, SIGTERM) end the run gracefully by calling `stop` (a second Ctrl-C interrupts); returns the unregister function. */
+  onStop(stop: () => void, opts?: { sigterm?: boolean }): () => void;
   /** The context's sleep: resolves after ms, or at once when `signal` aborts. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   /** Read a secret from stdin (prompt without echo on a terminal). */
@@ -212,7 +212,7 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
     },
     readSecret: (question) => readSecret(ctx.stdin, ctx.stderr, question),
     onInterrupt: (say) => ctx.onInterrupt?.(say) ?? (() => undefined),
-    onStop: (stop) => ctx.onStop?.(stop) ?? (() => undefined),
+    onStop: (stop, opts) => ctx.onStop?.(stop, opts) ?? (() => undefined),
     sleep: (ms, signal) => ctx.sleep(ms, signal),
     redact: (text) => redactKey(text, conn?.apiKey),
   };

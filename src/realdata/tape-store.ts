@@ -97,6 +97,11 @@ export class TapeStore {
     return l;
   }
 
+  /** Lets go of a market of this run (a recording's ended one), so later batches no longer refresh its summary. Outside a batch. */
+  release(marketId: string): void {
+    this.live.delete(marketId);
+  }
+
   /** Decides the market's ticks before `limit`, writing their snapshots. Inside a batch only. */
   advance(l: LiveMarket, limit: number): void {
     const started = performance.now();

@@ -5,8 +5,8 @@
 import { parquetMetadataAsync, parquetReadObjects, parquetScan, type AsyncBuffer, type FileMetaData } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { UsageError } from '../../errors.js';
-import { PRICE_DECIMALS, SIZE_DECIMALS, parseScaled, scaledValue } from '../mapping/decimal.js';
-import type { MarketEvent, ScaledLevel, SequencedEvent } from '../mapping/market-event.js';
+import { publishedEvent } from '../mapping/published-event.js';
+import type { MarketEvent, SequencedEvent } from '../mapping/market-event.js';
 import { checkPmxtColumns, HOUR_MS, hourFromFileName, PMXT_READ_COLUMNS } from './pmxt-layout.js';
 
 /** One wanted market's events from one file, with their receipt order as `seq`. */
@@ -108,7 +108,7 @@ export class PmxtFile {
         const rows: { recv: number; row: number; e: MarketEvent }[] = [];
         for (let r = from; r < to; r++) {
           const k = r - lo;
-          const e = toEvent(text(type![k]), epochMs(ts![k]), text(asset![k]), bids![k], asks![k], price![k], size![k], side![k]);
+          const e = publishedEvent({ type: text(type![k]), ts: epochMs(ts![k]), token: text(asset![k]), bids: bids![k], asks: asks![k], price: price![k], size: size![k], side: text(side![k]) });
           if (e) rows.push({ recv: epochMs(received![k]), row: r, e });
           else stats.rowsSkipped++;
         }
@@ -153,59 +153,4 @@ export function epochMs(v: unknown): number {
   if (n > 1e17) return Math.floor(n / 1e6);
   if (n > 1e14) return Math.floor(n / 1e3);
   return n;
-}
-
-/** One archive row as an event; undefined for a row that changes nothing (tick size) or cannot be read. */
-function toEvent(
-  type: string,
-  ts: number,
-  token: string,
-  bids: unknown,
-  asks: unknown,
-  price: unknown,
-  size: unknown,
-  side: unknown,
-): MarketEvent | undefined {
-  if (!Number.isFinite(ts) || token === '') return undefined;
-  if (type === 'book') {
-    const b = levels(bids);
-    const a = levels(asks);
-    if (!b || !a) return undefined;
-    return { kind: 'book', ts, token, bids: b, asks: a };
-  }
-  if (type === 'price_change') {
-    const p = scaledValue(price, PRICE_DECIMALS);
-    const s = scaledValue(size, SIZE_DECIMALS);
-    const sideText = text(side).toUpperCase();
-    if (!Number.isFinite(p) || !Number.isFinite(s) || (sideText !== 'BUY' && sideText !== 'SELL')) return undefined;
-    return { kind: 'level', ts, token, side: sideText === 'BUY' ? 'bid' : 'ask', price: p, size: s };
-  }
-  if (type === 'last_trade_price') {
-    const p = scaledValue(price, PRICE_DECIMALS);
-    return Number.isFinite(p) ? { kind: 'trade', ts, token, price: p } : undefined;
-  }
-  return undefined;
-}
-
-/** A book side's JSON text (`[["0.48","120.5"], …]`, or `[{price, size}]`) as levels; an empty or null side is no levels. */
-export function levels(v: unknown): ScaledLevel[] | undefined {
-  if (v === null || v === undefined || v === '') return [];
-  let parsed: unknown = v;
-  if (typeof v === 'string' || v instanceof Uint8Array) {
-    try {
-      parsed = JSON.parse(text(v));
-    } catch {
-      return undefined;
-    }
-  }
-  if (!Array.isArray(parsed)) return undefined;
-  const out: ScaledLevel[] = [];
-  for (const l of parsed) {
-    const [p, s] = Array.isArray(l) ? l : l && typeof l === 'object' ? [(l as { price?: unknown }).price, (l as { size?: unknown }).size] : [];
-    const price = typeof p === 'string' ? parseScaled(p, PRICE_DECIMALS) : scaledValue(p, PRICE_DECIMALS);
-    const size = typeof s === 'string' ? parseScaled(s, SIZE_DECIMALS) : scaledValue(s, SIZE_DECIMALS);
-    if (!Number.isFinite(price) || !Number.isFinite(size)) return undefined;
-    out.push({ price, size });
-  }
-  return out;
 }

@@ -39,6 +39,8 @@ export interface FakeSources {
   requests: RecordedRequest[];
   /** Make the next `times` requests whose path starts with `pathPrefix` (or matches it) fail. */
   fail(pathPrefix: string | RegExp, fault: Fault, times?: number): void;
+  /** Replaces the markets Gamma knows (a market that resolves later, a next market listed late). */
+  setGamma(markets: readonly GammaMarketSpec[]): void;
   clearFaults(): void;
   close(): Promise<void>;
 }
@@ -110,6 +112,7 @@ function fileAnswer(req: IncomingMessage, res: ServerResponse, bytes: Uint8Array
 /** Use to start the fake on 127.0.0.1, port 0; close() it after the test. */
 export async function startFakeSources(options: FakeSourcesOptions = {}): Promise<FakeSources> {
   const requests: RecordedRequest[] = [];
+  let gamma = options.gamma ?? [];
   const faults: { match: string | RegExp; fault: Fault; left: number }[] = [];
 
   const faultFor = (path: string): Fault | undefined => {
@@ -127,7 +130,7 @@ export async function startFakeSources(options: FakeSourcesOptions = {}): Promis
     }
     if (path === '/events') {
       const slug = query.slug;
-      return sendJson(res, 200, gammaEventsBody((options.gamma ?? []).filter((m) => m.slug === slug)));
+      return sendJson(res, 200, gammaEventsBody(gamma.filter((m) => m.slug === slug)));
     }
     // Gamma's /markets answers [] for up/down slugs (REALDATA.md): only the events route finds them.
     if (path === '/markets') return sendJson(res, 200, '[]');
@@ -165,6 +168,9 @@ export async function startFakeSources(options: FakeSourcesOptions = {}): Promis
     requests,
     fail(match, fault, times = Number.POSITIVE_INFINITY) {
       faults.push({ match, fault, left: times });
+    },
+    setGamma(markets) {
+      gamma = markets;
     },
     clearFaults() {
       faults.length = 0;

@@ -314,6 +314,28 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX paper_orders_key ON paper_orders (key_id, id);
     `,
   },
+  {
+    version: 13,
+    description: 'live recordings: the Chainlink prices they kept, and the spans each source covered',
+    sql: `
+      -- msnap record (docs/real-data.md): RTDS Chainlink prices as received, in units of 0.0001,
+      -- so price_start / price_end and the snapshots' price survive a restart of the recorder.
+      CREATE TABLE realdata_prices (
+        coin  TEXT    NOT NULL,
+        ts    INTEGER NOT NULL,
+        price INTEGER NOT NULL,
+        PRIMARY KEY (coin, ts)
+      ) WITHOUT ROWID;
+      -- The spans [from_ms, to_ms) a recorder was connected to a source ('clob'): the time between
+      -- two spans is a gap, kept as such (never interpolated).
+      CREATE TABLE realdata_spans (
+        source  TEXT    NOT NULL,
+        from_ms INTEGER NOT NULL,
+        to_ms   INTEGER NOT NULL,
+        PRIMARY KEY (source, from_ms)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 /** SQL turning one orderbook column's [price, size] levels into {price, size} objects, best first as stored. */

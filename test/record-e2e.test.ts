@@ -1,0 +1,209 @@
+// End to end: a fake Polymarket (Gamma over HTTP, the CLOB market channel and RTDS over
+// WebSockets) plays two BTC 5m markets across a rollover on a fast clock shared by the feed and
+// `msnap record` (run in process through its run function, so the test owns the clock). The store
+// must hold both markets resolved with Gamma's winners, price_start / price_end from the recorded
+// Chainlink prices, and snapshots equal byte for byte to the reference reconstruction of the
+// frames as received (read back from the --raw files) and to an archive import of the same events.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildIfStale, msnap } from './support/msnap-process.js';
+import { runRecord, type RecordFlags } from '../src/cli/commands/record.js';
+import { runWithGlobals } from '../src/cli/deps.js';
+import { fakeContext } from '../src/cli/test-support/fake-cli.js';
+import { realMarket } from '../src/realdata/import/import-sources.js';
+import { importPolymarket } from '../src/realdata/import/polymarket-import.js';
+import { fetchGammaMarkets } from '../src/realdata/gamma/gamma-fetch.js';
+import { ChainlinkPrices } from '../src/realdata/live/chainlink-prices.js';
+import type { RecordingStatus } from '../src/realdata/live/recording.js';
+import { parseScaled } from '../src/realdata/mapping/decimal.js';
+import { startFakePolymarketSockets, type FakePolymarketSockets } from '../src/realdata/test-support/fake-polymarket-sockets.js';
+import { startFakeSources, type FakeSources } from '../src/realdata/test-support/fake-sources-server.js';
+import { FakeMarketFeed } from '../src/realdata/test-support/fake-market-feed.js';
+import type { GammaMarketSpec } from '../src/realdata/test-support/gamma-fixture.js';
+import { FAST_RETRY } from '../src/realdata/test-support/local-http.js';
+import { pmxtFileBytes } from '../src/realdata/test-support/pmxt-fixture.js';
+import { scenarioMarket, splitIntoHourFiles } from '../src/realdata/test-support/pmxt-scenarios.js';
+import { chainlinkPoints, clobRows, readRawDir } from '../src/realdata/test-support/raw-frames-pmxt.js';
+import { referenceNdjson, referencePriceAt, referenceSnapshots } from '../src/realdata/test-support/reference-snapshots.js';
+import { openBulkStore } from '../src/store/open-store.js';
+
+const SPEED = 25;
+const FIVE_MIN = 300_000;
+const HOUR = 3_600_000;
+/** Recorder timings in real ms, but lagMs, which is clock time. */
+const TIMINGS = { flushMs: 40, lagMs: 2_000, stallMs: 800, clobPingMs: 200, rtdsPingMs: 200, gammaPollMs: 150, resolvePollMs: 150, backoff: { baseMs: 40, capMs: 200 } };
+
+let dir: string;
+
+beforeAll(async () => {
+  await buildIfStale();
+  dir = mkdtempSync(path.join(tmpdir(), 'msnap-record-'));
+}, 120_000);
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A clock running SPEED times real time from `from`. */
+function fastClock(from: number): () => number {
+  const r0 = performance.now();
+  return () => Math.floor(from + (performance.now() - r0) * SPEED);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function until(cond: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await sleep(20);
+  }
+}
+
+interface World {
+  boundary: number;
+  now: () => number;
+  specs: GammaMarketSpec[];
+  sources: FakeSources;
+  sockets: FakePolymarketSockets;
+  feed: FakeMarketFeed;
+  flags: (db: string, raw: string) => RecordFlags;
+  /** Resolves A once the clock passes its end by `lateMs`, B likewise. */
+  resolveLate(lateMs: number): () => void;
+}
+
+/** Two BTC 5m markets A and B meeting at a boundary inside an hour of the past; the clock starts a minute before it (room for a slow start). */
+async function world(seed: number): Promise<World> {
+  const hour = Math.floor((Date.now() - 3 * HOUR) / HOUR) * HOUR;
+  const boundary = hour + 30 * 60_000;
+  const now = fastClock(boundary - 60_000);
+  const ab = [boundary - FIVE_MIN, boundary].map((start) => ({ ...scenarioMarket(`rec-${seed}-${start}`, start, start + FIVE_MIN), slug: `btc-updown-5m-${start / 1000}` }));
+  const specs: GammaMarketSpec[] = ab.map((m) => ({ slug: m.slug, conditionId: m.conditionId, tokenUp: m.tokenUp, tokenDown: m.tokenDown, start: m.start, end: m.end }));
+  const sources = await startFakeSources({ gamma: specs });
+  const sockets = await startFakePolymarketSockets();
+  const feed = new FakeMarketFeed(sockets, now, ab, [{ symbol: 'btc/usd', price: 84_123.45 }], seed);
+  const winners = ['Up', 'Down'] as const;
+  return {
+    boundary,
+    now,
+    specs,
+    sources,
+    sockets,
+    feed,
+    flags: (db, raw) => ({ pairs: [{ coin: 'BTC', type: '5m' }], db, raw, clobUrl: sockets.clobUrl, rtdsUrl: sockets.rtdsUrl, gammaUrl: sources.url, verbose: true }),
+    resolveLate: (lateMs) => () =>
+      sources.setGamma(specs.map((s, i) => (now() >= s.end + lateMs ? { ...s, state: 'resolved', winner: winners[i] } : s))),
+  };
+}
+
+/** Runs the recorder until `stopWhen` holds (checked with the clock), then stops it as Ctrl-C would. */
+async function record(w: World, db: string, raw: string, stopWhen: () => boolean, onTick: () => void = () => undefined) {
+  const { ctx, stderr } = fakeContext({ env: {} });
+  const stop = new AbortController();
+  let status: RecordingStatus | undefined;
+  const run = runWithGlobals(ctx, {}, async (deps) => {
+    status = await runRecord(w.flags(db, raw), deps, { now: w.now, timings: TIMINGS, gammaGet: FAST_RETRY, signal: stop.signal });
+  });
+  let failed: unknown;
+  run.catch((err: unknown) => (failed = err));
+  await until(() => {
+    if (failed) throw failed as Error;
+    onTick();
+    return stopWhen();
+  }, 60_000);
+  stop.abort();
+  await run;
+  return { status: status!, log: stderr.text() };
+}
+
+async function snapshotsOf(db: string, id: string): Promise<string> {
+  const r = await msnap(['snapshots', id, '--db', db, '--orderbook', '--ndjson', '--quiet'], { cwd: dir, keepFinalNewline: true });
+  expect(r.exitCode, r.stderr).toBe(0);
+  return r.stdout;
+}
+
+function marketRow(db: string, id: string) {
+  if (!existsSync(db)) return undefined;
+  const sql = new Database(db, { readonly: true });
+  try {
+    return sql.prepare('SELECT id, price_start, price_end, winner, price_source, slug FROM markets WHERE market_id = ?').get(id) as { id: number; price_start: number | null; price_end: number | null; winner: string | null; price_source: string; slug: string };
+  } finally {
+    sql.close();
+  }
+}
+
+function spansOf(db: string): { from: number; to: number }[] {
+  const sql = new Database(db, { readonly: true });
+  try {
+    return (sql.prepare("SELECT from_ms, to_ms FROM realdata_spans WHERE source = 'clob' ORDER BY from_ms").raw(true).all() as [number, number][]).map(([from, to]) => ({ from, to }));
+  } finally {
+    sql.close();
+  }
+}
+
+/** The reference price rule at a market's edge, as stored (null before the first price). */
+function edge(points: Parameters<typeof referencePriceAt>[0], t: number): number | null {
+  const p = referencePriceAt(points, t);
+  return p === undefined ? null : Number(p);
+}
+
+describe('msnap record', () => {
+  it('records two markets across a rollover: equal to the reference and to an import of the same events', async () => {
+    const w = await world(1);
+    const db = path.join(dir, 'plain.db');
+    const raw = path.join(dir, 'plain-raw');
+    w.feed.start();
+    const resolve = w.resolveLate(3_000);
+    try {
+      const { status, log } = await record(w, db, raw, () => marketRow(db, `btc-updown-5m-${w.boundary / 1000}`)?.winner != null, resolve);
+      expect(status.marketsAdded).toBe(2);
+      expect(status.badFrames).toBeGreaterThan(0);
+      expect(log).toMatch(/skipped a bad frame/);
+      // The next market's tokens were subscribed before it opened.
+      const subs = w.sockets.received.clob.join('\n');
+      expect(subs).toContain(w.specs[1]!.tokenUp);
+    } finally {
+      w.feed.stop();
+      await w.sockets.close();
+    }
+    const lines = readRawDir(raw);
+    const rows = clobRows(lines);
+    const points = chainlinkPoints(lines, 'btc/usd');
+    const spans = spansOf(db);
+    expect(spans.length).toBe(1);
+
+    // The same events as an archive import, with the same Chainlink prices.
+    const importDb = path.join(dir, 'plain-import.db');
+    const prices = new ChainlinkPrices();
+    for (const p of points) prices.add({ coin: 'BTC', ts: p.knownAt, price: parseScaled(p.value, 4) });
+    const gamma = await fetchGammaMarkets(w.sources.url, w.specs.map((s) => s.slug), FAST_RETRY);
+    const files = splitIntoHourFiles(rows);
+    const store = await openBulkStore(importDb);
+    try {
+      await importPolymarket(store.bulk, {
+        files: files.map((f) => ({ name: f.name, open: async () => { const b = await pmxtFileBytes(f.rows); return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer; } })),
+        markets: gamma.markets.map(realMarket),
+        prices: () => prices.priceAt('BTC'),
+        priceSource: 'chainlink',
+      });
+    } finally {
+      await store.close();
+      await w.sources.close();
+    }
+
+    for (const s of w.specs) {
+      const id = `btc-updown-5m-${s.start / 1000}`;
+      const got = await snapshotsOf(db, id);
+      const m = marketRow(db, id)!;
+      const ref = referenceNdjson(referenceSnapshots(rows, { marketId: id, start: s.start, end: s.end, tokenUp: s.tokenUp, tokenDown: s.tokenDown, conditionId: s.conditionId, marketRowid: m.id }, points, { coverage: spans }));
+      expect(got.length).toBeGreaterThan(1000);
+      expect(got).toBe(ref);
+      expect(await snapshotsOf(importDb, id)).toBe(got);
+      expect(m.price_source).toBe('chainlink');
+      expect(m.price_start).toBe(edge(points, s.start));
+      expect(m.price_end).toBe(edge(points, s.end));
+    }
+    expect(marketRow(db, `btc-updown-5m-${w.specs[0]!.start / 1000}`)?.winner).toBe('Up');
+    expect(marketRow(db, `btc-updown-5m-${w.specs[1]!.start / 1000}`)?.winner).toBe('Down');
+  }, 120_000);
+});
