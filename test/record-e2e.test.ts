@@ -206,4 +206,64 @@ describe('msnap record', () => {
     expect(marketRow(db, `btc-updown-5m-${w.specs[0]!.start / 1000}`)?.winner).toBe('Up');
     expect(marketRow(db, `btc-updown-5m-${w.specs[1]!.start / 1000}`)?.winner).toBe('Down');
   }, 120_000);
+
+  it('keeps a drop, a stall and a restart mid-market as gaps, adds nothing twice, and still resolves both markets', async () => {
+    const w = await world(2);
+    const db = path.join(dir, 'faults.db');
+    const raw = path.join(dir, 'faults-raw');
+    const [a, b] = w.specs as [GammaMarketSpec, GammaMarketSpec];
+    const idA = `btc-updown-5m-${a.start / 1000}`;
+    const idB = `btc-updown-5m-${b.start / 1000}`;
+    w.feed.start();
+    const resolve = w.resolveLate(10_000);
+    let dropped = false;
+    let stalled = false;
+    let second: Awaited<ReturnType<typeof record>>;
+    let first: Awaited<ReturnType<typeof record>>;
+    try {
+      first = await record(w, db, raw, () => w.now() >= w.boundary + 150_000, () => {
+        resolve();
+        if (!dropped && w.now() >= w.boundary + 40_000) {
+          dropped = true;
+          w.sockets.dropMidFrame('clob', JSON.stringify([{ event_type: 'last_trade_price', asset_id: b.tokenUp, market: b.conditionId, price: '0.55', size: '10', fee_rate_bps: '0', side: 'BUY', timestamp: String(w.now()), transaction_hash: '0x1' }]));
+        }
+        if (!stalled && w.now() >= w.boundary + 90_000) {
+          stalled = true;
+          w.sockets.stall('clob');
+        }
+      });
+      // The recorder is away for a while (a restart mid-market B), then resumes on the same store.
+      await sleep(300);
+      second = await record(w, db, raw, () => marketRow(db, idB)?.winner != null, resolve);
+    } finally {
+      w.feed.stop();
+      await w.sockets.close();
+      await w.sources.close();
+    }
+    expect(first.status.gaps).toBe(2);
+    expect(first.log).toMatch(/clob: no frame for/);
+    expect(second.status.marketsAdded).toBe(0);
+    expect(w.sockets.connections.clob).toBe(4);
+
+    const lines = readRawDir(raw);
+    const rows = clobRows(lines);
+    const points = chainlinkPoints(lines, 'btc/usd');
+    const spans = spansOf(db);
+    // Connected from the start to the drop, to the stall, to the stop; and from the restart on.
+    expect(spans).toHaveLength(4);
+    for (let i = 1; i < spans.length; i++) expect(spans[i]!.from).toBeGreaterThan(spans[i - 1]!.to);
+    for (const [s, id] of [[a, idA], [b, idB]] as const) {
+      const m = marketRow(db, id)!;
+      const got = await snapshotsOf(db, id);
+      const ref = referenceSnapshots(rows, { marketId: id, start: s.start, end: s.end, tokenUp: s.tokenUp, tokenDown: s.tokenDown, conditionId: s.conditionId, marketRowid: m.id }, points, { coverage: spans });
+      expect(got).toBe(referenceNdjson(ref));
+      expect(m.price_start).toBe(edge(points, s.start));
+      expect(m.price_end).toBe(edge(points, s.end));
+    }
+    // No snapshot in the gaps of market B.
+    const times = (await snapshotsOf(db, idB)).trim().split('\n').map((l) => (JSON.parse(l) as { time: number }).time);
+    for (let i = 1; i < spans.length; i++) expect(times.some((t) => t >= spans[i - 1]!.to && t < spans[i]!.from)).toBe(false);
+    expect(marketRow(db, idA)?.winner).toBe('Up');
+    expect(marketRow(db, idB)?.winner).toBe('Down');
+  }, 120_000);
 });
