@@ -284,7 +284,8 @@ export const MIGRATIONS: readonly Migration[] = [
         state     TEXT NOT NULL
       ) WITHOUT ROWID;
     `,
-  },  {
+  },
+  {
     version: 13,
     description: 'paper_orders ids never reused (AUTOINCREMENT), also after POST /v1/paper/reset',
     sql: `
@@ -315,7 +316,7 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    version: 13,
+    version: 14,
     description: 'live recordings: the Chainlink prices they kept, and the spans each source covered',
     sql: `
       -- msnap record (docs/real-data.md): RTDS Chainlink prices as received, in units of 0.0001,

@@ -1,5 +1,5 @@
 // What an import or a recording of real Polymarket data keeps beside the snapshots (migrations 12
-// and 13): each market's slug, fee schedule and price source, which archive hours were written,
+// and 14): each market's slug, fee schedule and price source, which archive hours were written,
 // the reconstruction state carried to the next hour or run, and a recording's Chainlink prices and
 // the spans its source covered.
 import type Database from 'better-sqlite3';
