@@ -188,8 +188,13 @@ describe('msnap record', () => {
       });
     } finally {
       await store.close();
-      await w.sources.close();
     }
+    // The raw files read back by the import rebuild the same store.
+    const rebuilt = path.join(dir, 'plain-rebuilt.db');
+    const back = await msnap(['import', 'polymarket', raw, '--db', rebuilt, '--gamma-url', w.sources.url, '--coin', 'btc', '--type', '5m'], { cwd: dir });
+    await w.sources.close();
+    expect(back.exitCode, back.stderr).toBe(0);
+    expect(back.stdout).toMatch(/^imported 1 raw file into .*: 2 markets \(2 new, 0 unresolved\), [\d,]+ snapshots, 0 gaps;/);
 
     for (const s of w.specs) {
       const id = `btc-updown-5m-${s.start / 1000}`;
@@ -199,6 +204,8 @@ describe('msnap record', () => {
       expect(got.length).toBeGreaterThan(1000);
       expect(got).toBe(ref);
       expect(await snapshotsOf(importDb, id)).toBe(got);
+      expect(await snapshotsOf(rebuilt, id)).toBe(got);
+      expect(marketRow(rebuilt, id)).toEqual(m);
       expect(m.price_source).toBe('chainlink');
       expect(m.price_start).toBe(edge(points, s.start));
       expect(m.price_end).toBe(edge(points, s.end));

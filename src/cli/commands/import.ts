@@ -5,6 +5,7 @@ import { Command, Option } from 'commander';
 import { parseMarketType } from '../../domain/market.js';
 import { UsageError } from '../../errors.js';
 import type { PolymarketImportSummary } from '../../realdata/import/polymarket-import.js';
+import type { RealMarket } from '../../realdata/import/real-market.js';
 import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/db-path.js';
 import type { BulkLoadStore } from '../../store/bulk-store.js';
 import type { CliContext } from '../context.js';
@@ -40,9 +41,13 @@ export async function runPolymarketImport(opts: PolymarketImportFlags, deps: Cli
   const coins = sources.parseCoins(opts.coin);
   const types = sources.parseTypes(opts.type, parseMarketType);
   const files = expandArchiveArgs(opts.files);
+  const { RAW_FILE } = await import('../../realdata/live/raw-replay.js');
+  // The recorder's raw files (--raw) are read back through the recorder's core, not as archive hours.
+  const raw = files.every((f) => RAW_FILE.test(f.name));
   const hours: number[] = [];
   for (const f of files) {
     const named = hourFromFileName(f.name);
+    if (raw && named === undefined) throw new UsageError(`${f.name}: a raw file's name says its hour (msnap-raw-YYYY-MM-DDTHH.jsonl.gz)`);
     hours.push(named ?? (await (await PmxtFile.open(f.name, await f.open())).firstReceiptHour()));
   }
   const choice = { coins, types, from: Math.min(...hours), to: Math.max(...hours) + HOUR_MS };
@@ -59,6 +64,7 @@ export async function runPolymarketImport(opts: PolymarketImportFlags, deps: Cli
   if (markets.length === 0) {
     throw new UsageError(`no ${coins.join('/')} ${types.join('/')} market in ${opts.gammaFiles.length ? opts.gammaFiles.join(', ') : opts.gammaUrl} overlaps the files' hours`);
   }
+  if (raw) return rebuildFromRaw(opts, files.map((f) => f.name), markets.filter((m) => m.endTime > choice.from && m.startTime < choice.to), deps);
   const wantedCoins = [...new Set(markets.map((m) => m.coin))];
   const prices =
     opts.prices.length > 0
@@ -110,6 +116,23 @@ export async function runPolymarketImport(opts: PolymarketImportFlags, deps: Cli
   return s;
 }
 
+/** Rebuilds the markets from `msnap record --raw` files (SQLite only) and writes the closing line. */
+async function rebuildFromRaw(opts: PolymarketImportFlags, files: string[], markets: RealMarket[], deps: CliDeps): Promise<PolymarketImportSummary> {
+  if (isPostgresUrl(opts.db)) throw new UsageError('raw recorder files are read back into an SQLite store; `msnap serve import` it into PostgreSQL after');
+  const { replayRaw } = await import('../../realdata/live/raw-replay.js');
+  const started = performance.now();
+  const r = await usingStore(deps.openBulkStore(opts.db, { cacheMiB: 256 }), opts.db, (store) => replayRaw(store.bulk, files, markets, { log: (l) => deps.warn(l) }));
+  const unresolved = markets.filter((m) => m.winner === null).length;
+  deps.writeOut(
+    `imported ${counted(files.length, 'raw file')} into ${storeName(opts.db)}: ${counted(markets.length, 'market')} (${r.marketsAdded.toLocaleString('en-US')} new, ${unresolved.toLocaleString('en-US')} unresolved), ` +
+      `${counted(r.snapshots, 'snapshot')}, ${counted(r.gaps, 'gap')}; ${r.lines.toLocaleString('en-US')} lines read (${r.badFrames.toLocaleString('en-US')} bad frames)\n`,
+  );
+  return {
+    files: files.length, hoursSkipped: 0, rowsScanned: r.lines, rowsRead: r.lines, rowsSkipped: r.badLines, markets: markets.length, marketsAdded: r.marketsAdded,
+    snapshots: r.snapshots, snapshotsSkipped: 0, books: r.snapshots, gaps: r.gaps, unresolved, coinsWithoutPrices: [], writeMs: 0, ms: performance.now() - started,
+  };
+}
+
 /** Use to check the arguments and flags of `import polymarket`. */
 export function parsePolymarketFlags(
   files: string[],
@@ -135,7 +158,7 @@ const collect = (v: string, prev: string[] = []) => [...prev, v];
 export function importCommand(ctx: CliContext): Command {
   const polymarket = new Command('polymarket')
     .description('Import real Polymarket crypto Up or Down markets from PMXT archive hours, Gamma and Binance klines')
-    .argument('<files...>', 'PMXT v2 hour files: paths, globs (quote them), folders or URLs')
+    .argument('<files...>', 'PMXT v2 hour files (paths, globs (quote them), folders or URLs), or the raw files of `msnap record --raw`')
     .option('--db <file|url>', `store to write: an SQLite file or postgres:// URL (default: ${DEFAULT_DB_PATH_HELP})`)
     .option('--gamma-file <file>', 'saved Gamma /events answers (JSON) instead of asking Gamma (repeatable)', collect)
     .addOption(new Option('--gamma-url <url>', `Gamma API base (env MSNAP_GAMMA_URL; default ${DEFAULT_GAMMA_URL})`))

@@ -1,5 +1,6 @@
 // The archive files a user names on the command line: paths, simple globs (`*`, `?` in the file
-// name), folders (their .parquet files) and http(s) URLs, each opened as a Parquet byte source.
+// name), folders (their .parquet files, else the recorder's raw .jsonl.gz files) and http(s) URLs,
+// each opened as a Parquet byte source (raw files are read by name).
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { asyncBufferFromFile, asyncBufferFromUrl } from 'hyparquet';
@@ -31,7 +32,9 @@ export function expandArchiveArgs(args: readonly string[]): ArchiveInput[] {
     }
     if (!existsSync(arg)) throw new UsageError(`${arg}: no such file`);
     if (statSync(arg).isDirectory()) {
-      const found = readdirSync(arg).filter((f) => f.endsWith('.parquet'));
+      const files = readdirSync(arg);
+      const parquet = files.filter((f) => f.endsWith('.parquet'));
+      const found = parquet.length > 0 ? parquet : files.filter((f) => f.endsWith('.jsonl.gz'));
       if (found.length === 0) throw new UsageError(`${arg}: a folder with no .parquet file`);
       names.push(...found.sort().map((f) => join(arg, f)));
       continue;
