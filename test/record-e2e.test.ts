@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildIfStale, msnap } from './support/msnap-process.js';
+import { buildIfStale, createKey, msnap, startServe } from './support/msnap-process.js';
+import { openStream, type Frame } from './support/stream-client.js';
 import { runRecord, type RecordFlags } from '../src/cli/commands/record.js';
 import { runWithGlobals } from '../src/cli/deps.js';
 import { fakeContext } from '../src/cli/test-support/fake-cli.js';
@@ -45,10 +46,10 @@ beforeAll(async () => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A clock running SPEED times real time from `from`. */
-function fastClock(from: number): () => number {
+/** A clock running `speed` times real time from `from`. */
+function fastClock(from: number, speed = SPEED): () => number {
   const r0 = performance.now();
-  return () => Math.floor(from + (performance.now() - r0) * SPEED);
+  return () => Math.floor(from + (performance.now() - r0) * speed);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -73,10 +74,10 @@ interface World {
 }
 
 /** Two BTC 5m markets A and B meeting at a boundary inside an hour of the past; the clock starts a minute before it (room for a slow start). */
-async function world(seed: number): Promise<World> {
+async function world(seed: number, opts: { speed?: number; lead?: number } = {}): Promise<World> {
   const hour = Math.floor((Date.now() - 3 * HOUR) / HOUR) * HOUR;
   const boundary = hour + 30 * 60_000;
-  const now = fastClock(boundary - 60_000);
+  const now = fastClock(boundary - (opts.lead ?? 60_000), opts.speed);
   const ab = [boundary - FIVE_MIN, boundary].map((start) => ({ ...scenarioMarket(`rec-${seed}-${start}`, start, start + FIVE_MIN), slug: `btc-updown-5m-${start / 1000}` }));
   const specs: GammaMarketSpec[] = ab.map((m) => ({ slug: m.slug, conditionId: m.conditionId, tokenUp: m.tokenUp, tokenDown: m.tokenDown, start: m.start, end: m.end }));
   const sources = await startFakeSources({ gamma: specs });
@@ -97,12 +98,12 @@ async function world(seed: number): Promise<World> {
 }
 
 /** Runs the recorder until `stopWhen` holds (checked with the clock), then stops it as Ctrl-C would. */
-async function record(w: World, db: string, raw: string, stopWhen: () => boolean, onTick: () => void = () => undefined) {
+async function record(w: World, db: string, raw: string, stopWhen: () => boolean, onTick: () => void = () => undefined, timings: Partial<typeof TIMINGS> = TIMINGS) {
   const { ctx, stderr } = fakeContext({ env: {} });
   const stop = new AbortController();
   let status: RecordingStatus | undefined;
   const run = runWithGlobals(ctx, {}, async (deps) => {
-    status = await runRecord(w.flags(db, raw), deps, { now: w.now, timings: TIMINGS, gammaGet: FAST_RETRY, signal: stop.signal });
+    status = await runRecord(w.flags(db, raw), deps, { now: w.now, timings, gammaGet: FAST_RETRY, signal: stop.signal });
   });
   let failed: unknown;
   run.catch((err: unknown) => (failed = err));
@@ -272,5 +273,64 @@ describe('msnap record', () => {
     for (let i = 1; i < spans.length; i++) expect(times.some((t) => t >= spans[i - 1]!.to && t < spans[i]!.from)).toBe(false);
     expect(marketRow(db, idA)?.winner).toBe('Up');
     expect(marketRow(db, idB)?.winner).toBe('Down');
+  }, 120_000);
+
+  it('a serve on the store being recorded streams each snapshot within a second of its being written, markets opening and resolving', async () => {
+    // Real time this once (the recorder's own flush and lag), the clock set 6 s before the boundary.
+    const w = await world(3, { speed: 1, lead: 6_000 });
+    const offset = w.now() - Date.now();
+    const db = path.join(dir, 'served.db');
+    const key = await createKey(db, 'rec-bot', 'pro');
+    const [a, b] = w.specs as [GammaMarketSpec, GammaMarketSpec];
+    w.feed.start();
+    const resolve = w.resolveLate(500);
+    const received: { at: number; frame: Frame }[] = [];
+    let served: Awaited<ReturnType<typeof startServe>> | undefined;
+    let stream: ReturnType<typeof openStream> | undefined;
+    try {
+      await record(
+        w,
+        db,
+        path.join(dir, 'served-raw'),
+        () => w.now() >= w.boundary + 5_000,
+        () => {
+          resolve();
+          if (served || spansOf(db).length === 0) return;
+          served = {} as never;
+          void (async () => {
+            served = await startServe(db, { env: { MSNAP_CLOCK_OFFSET_MS: String(offset) } });
+            stream = openStream(served.url, { token: key });
+            stream.ws.on('message', (data) => received.push({ at: Date.now() + offset, frame: JSON.parse(data.toString()) as Frame }));
+            await stream.opened;
+            stream.ws.send(JSON.stringify({ type: 'subscribe', coins: ['btc'], market_types: ['5m'], orderbook: true }));
+          })();
+        },
+        { ...TIMINGS, flushMs: 250, lagMs: 1_000 },
+      );
+      await sleep(1_500);
+    } finally {
+      w.feed.stop();
+      await w.sockets.close();
+      await w.sources.close();
+    }
+    try {
+      const snaps = received.filter((r) => r.frame.type === 'snapshot').map((r) => ({ at: r.at, s: r.frame.snapshot as { market_id: string; time: number } }));
+      expect(snaps.length).toBeGreaterThan(40);
+      // Written about lag + one flush after its time; shown within a second of that.
+      for (const { at, s } of snaps) expect(at - s.time).toBeLessThan(1_000 + 250 + 1_000);
+      const types = received.map((r) => [r.frame.type, ((r.frame.market ?? r.frame.snapshot) as { market_id?: string } | undefined)?.market_id]);
+      expect(types).toContainEqual(['market_resolved', `btc-updown-5m-${a.start / 1000}`]);
+      expect(types).toContainEqual(['market_open', `btc-updown-5m-${b.start / 1000}`]);
+      // The stream's frames equal the stored snapshots over what it streamed.
+      for (const id of [`btc-updown-5m-${a.start / 1000}`, `btc-updown-5m-${b.start / 1000}`]) {
+        const mine = snaps.filter((x) => x.s.market_id === id).map((x) => x.s);
+        const page = (await (await fetch(`${served!.url}/v1/markets/${id}/snapshots?limit=10000&include_orderbook=true`, { headers: { 'X-API-Key': key } })).json()) as { snapshots: { time: number }[] };
+        expect(mine.length).toBeGreaterThan(0);
+        expect(mine).toEqual(page.snapshots.filter((x) => x.time >= mine[0]!.time && x.time <= mine.at(-1)!.time));
+      }
+    } finally {
+      stream?.ws.close();
+      await served?.stop();
+    }
   }, 120_000);
 });

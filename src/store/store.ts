@@ -94,6 +94,13 @@ export interface Store {
    */
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
 
+  /**
+   * How far a recorder writing into this store from another process (`msnap record`) has decided
+   * its snapshots: every snapshot before it is committed. Undefined when nothing records into it;
+   * absent on stores a recorder cannot write (it writes SQLite).
+   */
+  recordedThrough?(): Promise<number | undefined>;
+
   /** Resolves when the database answers; rejects with StoreUnavailableError when not (health uses it). Absent: always reachable. */
   ping?(): Promise<void>;
 

@@ -1,6 +1,7 @@
 // The SQLite implementation of Store (better-sqlite3): one connection shared by the market reads,
 // the snapshot reads, the account records and the bulk writer. openSqliteStore (open.ts) makes it.
 import type Database from 'better-sqlite3';
+import type { Statement } from 'better-sqlite3';
 import type { Market, ServedMarket, Snapshot } from '../../domain/market.js';
 import type { MirrorStore, StoreCapabilities } from '../mirror-store.js';
 import type { Account, ApiKeyRecord, MarketQuery, SnapshotQuery, Store } from '../store.js';
@@ -31,6 +32,7 @@ export class SqliteStore implements MirrorStore {
   private readonly snapshots: SnapshotReads;
   private readonly accounts: AccountRecords;
   private txQueue: Promise<void> = Promise.resolve();
+  private recordedThroughStmt: Statement | undefined;
 
   constructor(private readonly db: Database.Database) {
     const version = new DataVersion(db);
@@ -150,6 +152,12 @@ export class SqliteStore implements MirrorStore {
   /** Where pulled markets came from, per source (empty for a store nothing was pulled into). */
   origins(): OriginSummary[] {
     return originSummary(this.db);
+  }
+
+  async recordedThrough(): Promise<number | undefined> {
+    // The recorder commits each span's end with the snapshots decided up to it (migration 14).
+    this.recordedThroughStmt ??= this.db.prepare('SELECT max(to_ms) FROM realdata_spans').pluck();
+    return (this.recordedThroughStmt.get() as number | null) ?? undefined;
   }
 
   /** The schema version (number of migrations applied). */
