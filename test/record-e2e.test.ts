@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildIfStale, createKey, msnap, startServe } from './support/msnap-process.js';
+import { buildIfStale, createKey, msnap, spawnMsnap, startServe } from './support/msnap-process.js';
 import { openStream, type Frame } from './support/stream-client.js';
 import { runRecord, type RecordFlags } from '../src/cli/commands/record.js';
 import { runWithGlobals } from '../src/cli/deps.js';
@@ -333,4 +333,37 @@ describe('msnap record', () => {
       await served?.stop();
     }
   }, 120_000);
+
+  it('the built command takes its URLs from the environment, and SIGTERM flushes and exits 0 with the summary', async () => {
+    // Real time: the fake's markets are the current and next real windows.
+    const start = Math.floor(Date.now() / FIVE_MIN) * FIVE_MIN;
+    const specs: GammaMarketSpec[] = [start, start + FIVE_MIN].map((st) => {
+      const m = scenarioMarket(`rec-cli-${st}`, st, st + FIVE_MIN);
+      return { slug: `btc-updown-5m-${st / 1000}`, conditionId: m.conditionId, tokenUp: m.tokenUp, tokenDown: m.tokenDown, start: st, end: st + FIVE_MIN };
+    });
+    const sources = await startFakeSources({ gamma: specs });
+    const sockets = await startFakePolymarketSockets();
+    const feed = new FakeMarketFeed(sockets, () => Date.now(), specs.map((m) => ({ ...m })), [{ symbol: 'btc/usd', price: 84_000 }], 4);
+    feed.start();
+    const db = path.join(dir, 'cli.db');
+    try {
+      const proc = spawnMsnap(['record', 'btc', '5m', '--db', db, '--verbose'], { env: { MSNAP_CLOB_WS_URL: sockets.clobUrl, MSNAP_RTDS_URL: sockets.rtdsUrl, MSNAP_GAMMA_URL: sources.url } });
+      let err = '';
+      proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+      await until(() => existsSync(db) && spansOf(db).some((sp) => sp.to > sp.from + 2_000), 30_000);
+      proc.kill('SIGTERM');
+      const r = await proc;
+      expect(r.exitCode, err).toBe(0);
+      expect(String(r.stdout)).toMatch(/^recorded into .*cli\.db: 2 new markets, [\d,]+ snapshots?, 0 gaps, [\d,]+ frames \(\d+ bad\)/);
+      expect(err).toContain(`clob: connected to ${sockets.clobUrl}`);
+      expect(err).toContain(`rtds: connected to ${sockets.rtdsUrl}`);
+      // Everything received before the stop is decided: the span ends at the stop, not a lag before it.
+      const last = spansOf(db).at(-1)!;
+      expect(Date.now() - last.to).toBeLessThan(5_000);
+    } finally {
+      feed.stop();
+      await sockets.close();
+      await sources.close();
+    }
+  }, 60_000);
 });
