@@ -163,6 +163,8 @@ describe('msnap record', () => {
       // The next market's tokens were subscribed before it opened.
       const subs = w.sockets.received.clob.join('\n');
       expect(subs).toContain(w.specs[1]!.tokenUp);
+      // The ended market's tokens left the channel.
+      expect(w.sockets.received.clob).toContainEqual(JSON.stringify({ operation: 'unsubscribe', assets_ids: [w.specs[0]!.tokenUp, w.specs[0]!.tokenDown] }));
     } finally {
       w.feed.stop();
       await w.sockets.close();

@@ -20,6 +20,9 @@ export const DEFAULT_CLOB_WS_URL = 'wss://ws-subscriptions-clob.polymarket.com/w
 /** Polymarket's real-time data socket (Chainlink prices). */
 export const DEFAULT_RTDS_URL = 'wss://ws-live-data.polymarket.com';
 
+/** Bad frames logged one by one without --verbose. */
+const MAX_BAD_FRAMES_SHOWN = 5;
+
 /** Checked arguments and flags of `msnap record`. */
 export interface RecordFlags {
   pairs: { coin: Coin; type: MarketType }[];
@@ -65,10 +68,9 @@ export function parseRecordFlags(
   };
 }
 
-/** The status line's text after a batch: markets, frames per second, lag, gaps. Pure. */
+/** The status line's text after a batch, after the progress line's markets and snapshot rows: frames per second, lag, gaps. Pure. */
 export function recordStatusText(s: RecordingStatus, framesPerSecond: number): string {
   const parts = [
-    `${counted(s.recording, 'market')}`,
     `${Math.round(framesPerSecond).toLocaleString('en-US')} frames/s`,
     `lag ${(Math.max(0, s.lagMs) / 1000).toFixed(1)} s`,
     counted(s.gaps, 'gap'),
@@ -91,6 +93,15 @@ export async function runRecord(opts: RecordFlags, deps: CliDeps, rt: RecordRunt
   let last = { at: Date.now(), frames: 0 };
   let fps = 0;
   let s: RecordingStatus;
+  // Without --verbose only trouble is logged, and bad frames only the first few (the summary counts them all).
+  let badShown = 0;
+  const log = (line: string): void => {
+    const bad = line.includes('bad frame');
+    if (!opts.verbose && !bad && !line.includes('failed')) return;
+    if (bad && !opts.verbose && ++badShown > MAX_BAD_FRAMES_SHOWN) return;
+    deps.writeErr(`msnap: ${line}\n`);
+    if (bad && badShown === MAX_BAD_FRAMES_SHOWN && !opts.verbose) deps.writeErr('msnap: further bad frames are only counted (--verbose shows each)\n');
+  };
   try {
     s = await usingStore(deps.openBulkStore(opts.db), opts.db, (store) =>
       recordLive(store.bulk, {
@@ -103,7 +114,7 @@ export async function runRecord(opts: RecordFlags, deps: CliDeps, rt: RecordRunt
         ...(rt.timings ? { timings: rt.timings } : {}),
         ...(rt.gammaGet ? { gammaGet: rt.gammaGet } : {}),
         ...(opts.raw !== undefined ? { raw: new RawLog(opts.raw) } : {}),
-        log: (line) => (opts.verbose || /bad frame|failed/.test(line) ? deps.writeErr(`msnap: ${line}\n`) : undefined),
+        log,
         onStatus: (st) => {
           const wall = Date.now();
           if (wall - last.at >= 1000) {

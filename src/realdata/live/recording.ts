@@ -175,10 +175,14 @@ export async function recordLive(bulk: BulkWriter, o: RecordingOptions): Promise
     while (!o.signal.aborted) {
       await delay(t.flushMs, undefined, { signal: o.signal }).catch(() => undefined);
       if (o.signal.aborted) break;
-      for (const m of await recorder.flush(o.now())) {
+      const ended = await recorder.flush(o.now());
+      for (const m of ended) {
         o.log(`market ${m.marketId}: ended`);
         if (m.winner === null) awaiting.set(m.slug, m);
       }
+      // Ended markets' tokens leave the channel (the operation is known from third parties [u]).
+      const gone = ended.flatMap((m) => [m.tokenUp, m.tokenDown]).filter((tk) => subscribed.delete(tk));
+      if (gone.length > 0) clob.send(JSON.stringify({ operation: 'unsubscribe', assets_ids: gone }));
       if (o.raw && Date.now() - lastRawFlush >= 2000) {
         o.raw.flush();
         lastRawFlush = Date.now();

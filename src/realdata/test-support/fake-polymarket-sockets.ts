@@ -69,8 +69,8 @@ export async function startFakePolymarketSockets(): Promise<FakePolymarketSocket
         received[kind].push(text);
         if (kind !== 'clob') return;
         try {
-          const m = JSON.parse(text) as { assets_ids?: string[] };
-          if (Array.isArray(m.assets_ids)) subscribed(m.assets_ids);
+          const m = JSON.parse(text) as { assets_ids?: string[]; operation?: string };
+          if (Array.isArray(m.assets_ids) && m.operation !== 'unsubscribe') subscribed(m.assets_ids);
         } catch {
           // a test of bad subscriptions would look at `received`
         }
