@@ -23,7 +23,7 @@ describe('record flags', () => {
 });
 
 describe('record status line', () => {
-  it('shows frames/s, lag and gaps (after the progress line's markets and rows), and says which source is down', () => {
+  it('shows frames/s, lag and gaps (the progress line shows markets and rows), and says which source is down', () => {
     const s = { frames: 10, badFrames: 0, events: 5, prices: 2, gaps: 1, marketsAdded: 2, snapshots: 100, lagMs: 240, recording: 2, awaitingWinner: 1, connected: { clob: true, rtds: false } };
     expect(recordStatusText(s, 31.6)).toBe('32 frames/s · lag 0.2 s · 1 gap · 1 awaiting a winner · prices down');
   });
