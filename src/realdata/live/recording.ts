@@ -20,7 +20,7 @@ export interface RecordingTimings {
   lagMs: number;
   /** No frame for this long: the connection is dropped and made again. */
   stallMs: number;
-  /** Keep-alive PING interval, per source (REALDATA.md: 10 s CLOB, 5 s RTDS). */
+  /** Keep-alive PING interval, per source (each source says its own, REALDATA.md §3, §4). */
   clobPingMs: number;
   rtdsPingMs: number;
   /** Between askings of Gamma for the next markets, and for ended markets' winners. */
