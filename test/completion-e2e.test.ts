@@ -68,7 +68,7 @@ describe('msnap completion bash', () => {
       ]),
     ).toEqual([
       'snapshots',
-      'markets snapshots at watch pull quality chart backtest limits health keys paper mcp import record serve completion',
+      'markets snapshots at watch pull quality chart backtest worker limits health keys paper mcp import record serve completion',
       'BTC ETH SOL',
       '5m 15m 1hr 4hr 24hr',
       '--resample',

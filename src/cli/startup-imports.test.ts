@@ -52,6 +52,6 @@ describe('CLI startup', () => {
     expect(relative).toContain('cli/commands/serve.ts');
     expect(relative).toContain('cli/commands/markets.ts');
     expect(packages.has('commander')).toBe(true);
-    expect(commands.length).toBe(17);
+    expect(commands.length).toBe(18);
   });
 });
