@@ -46,7 +46,8 @@ export async function replayRaw(bulk: BulkWriter, files: readonly string[], mark
         clock = Math.max(clock, line.t);
         if (!recorder) {
           recorder = new Recorder(bulk, { lagMs: opts.lagMs ?? 1000, now: () => clock });
-          for (const m of markets) recorder.track(m);
+          // In window order, as the recorder finds them: the rebuilt markets get the same row ids.
+          for (const m of [...markets].sort((a, b) => a.startTime - b.startTime || a.marketId.localeCompare(b.marketId))) recorder.track(m);
         }
         if ('open' in line) {
           if (line.src === 'clob') {
