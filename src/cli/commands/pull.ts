@@ -10,7 +10,7 @@ import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '.
 import type { CliContext } from '../context.js';
 import { readGlobals } from '../global-options.js';
 import { runWithGlobals, type CliDeps } from '../deps.js';
-import { TIME_HELP } from '../time.js';
+import { TIME_HELP } from '../../domain/time.js';
 import { explainStoreError, openAnyStore } from './serve-store.js';
 import { chooseMarkets } from '../../client/market-selection.js';
 import { parseSnapshotsArgs, type SnapshotsOptions } from './snapshots.js';

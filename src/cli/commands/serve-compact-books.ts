@@ -7,7 +7,7 @@ import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath } from '../../store/
 import { usingStore } from './serve-store.js';
 import { runCompactBlocks } from './serve-compact-blocks.js';
 import type { CliContext } from '../context.js';
-import { boundedIntArg } from '../arguments.js';
+import { boundedIntArg } from '../../domain/arguments.js';
 import { runAdminWithDeps, type CliDeps } from '../deps.js';
 
 /** Checked flags of `serve compact-books`. */

@@ -4,7 +4,7 @@ import { COINS, MARKET_TYPES } from '../../domain/market.js';
 import { UsageError } from '../../errors.js';
 import type { ServerClock } from '../../replay/server-clock.js';
 import type { Store } from '../../store/store.js';
-import { parseTime } from '../time.js';
+import { parseTime } from '../../domain/time.js';
 
 /** --replay, --speed and --until, checked; `until` undefined = the newest snapshot in the store. */
 export interface ReplayFlags {

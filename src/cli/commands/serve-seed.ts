@@ -9,7 +9,7 @@ import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '.
 import type { BulkLoadStore } from '../../store/bulk-store.js';
 import { isSqlite, throughStaging, usingStore } from './serve-store.js';
 import type { CliContext } from '../context.js';
-import { boundedIntArg } from '../arguments.js';
+import { boundedIntArg } from '../../domain/arguments.js';
 import { runAdminWithDeps, type CliDeps } from '../deps.js';
 
 /** Checked flags of `serve seed`. */
