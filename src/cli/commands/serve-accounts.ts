@@ -11,7 +11,7 @@ import type { CliContext } from '../context.js';
 import { positiveInt } from '../../domain/arguments.js';
 import { runAdminWithDeps, type CliDeps } from '../deps.js';
 import type { RecordSchema } from '../output/schema.js';
-import { usingStore } from './serve-store.js';
+import { usingStore } from '../../service/store-use.js';
 
 /** One row of `accounts list` (and its --json record). */
 export interface AccountListRecord {
