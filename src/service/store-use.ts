@@ -1,7 +1,7 @@
 // Using the server's store from the service and the `serve` commands: an SQLite file, or PostgreSQL
-// by URL, opened through the injected StoreDeps (src/service/store-deps.ts). A path that cannot be opened is the
-// user's input, so it is a one-line usage error, and another process holding the write lock is a
-// DatabaseBusyError.
+// by URL, opened through the injected StoreDeps (src/service/store-deps.ts). A path that cannot be
+// opened is the user's input, so it is a one-line usage error, and another process holding the
+// write lock is a DatabaseBusyError.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
