@@ -39,11 +39,25 @@ module.exports = {
       to: { path: '^src/store/' },
     },
     {
-      name: 'cli-and-client-never-import-a-backend',
+      name: 'only-the-cli-imports-the-cli',
       severity: 'error',
-      comment: 'Commands speak to stores through the ports of src/store (store.ts, bulk-store.ts, open-store.ts, capabilities()); open-store.ts loads the backends.',
-      from: { path: '^src/(cli|client)/' },
+      comment: 'The library (src/lib, src/mcp), the service start-up (src/service) and everything else sit under the CLI, never above it: the CLI is built on them (tests may compare with the CLI\'s output).',
+      from: { path: '^src/', pathNot: ['^src/cli/', '\\.test\\.ts$'] },
+      to: { path: '^src/cli/' },
+    },
+    {
+      name: 'above-the-store-never-import-a-backend',
+      severity: 'error',
+      comment: 'Commands, the client, the service start-up and the library speak to stores through the ports of src/store (store.ts, bulk-store.ts, open-store.ts, capabilities()); open-store.ts loads the backends.',
+      from: { path: '^src/(cli|client|service|lib|mcp)/' },
       to: { path: '^src/store/(sqlite|postgres)/' },
+    },
+    {
+      name: 'backtest-never-imports-a-backend',
+      severity: 'error',
+      comment: 'msnap/backtest must not load a native driver a service-backed run does not need: a store file is read through open-store.ts (openSeriesFile), which loads the backend on first use.',
+      from: { path: '^src/backtest/' },
+      to: { path: ['^src/store/(sqlite|postgres)/', 'better-sqlite3', '^node_modules/postgres/'] },
     },
     {
       name: 'postgres-never-imports-sqlite',

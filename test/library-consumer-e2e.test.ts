@@ -1,13 +1,15 @@
 // A TypeScript project that installs the packed tarball and uses all three entry points: it must
 // type-check with `tsc --strict` against the shipped declarations (and fail on a misuse), then run
-// against a `serve` it starts through msnap/server; its results are compared with the CLI's.
+// against a `serve` it starts through msnap/server; its results are compared with the CLI's. A
+// backtest over the service runs with better-sqlite3 unloadable, as where it was never built.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { installTarball, packFreshTree, repoVersion } from './support/packed-package.js';
-import { buildIfStale, msnap, ROOT } from './support/msnap-process.js';
+import { buildIfStale, createKey, msnap, ROOT, seed, startServe } from './support/msnap-process.js';
+import { CHEAP_UP_RULE } from './support/cheap-up-rule.js';
 
 const TSCONFIG = JSON.stringify({
   compilerOptions: { strict: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', types: ['node'], outDir: 'out' },
@@ -62,6 +64,31 @@ const plan: string = limits.plan_name;
 console.log(plan);
 `;
 
+// A backtest over the service through msnap and msnap/backtest: argv URL, key, strategy JSON.
+const SERVICE_BACKTEST = `
+import { createClient } from 'msnap';
+import { apiMarketSource, runBacktest } from 'msnap/backtest';
+const [url, key, rule] = process.argv.slice(2);
+const client = createClient({ baseUrl: url, apiKey: key, paceStateDir: false });
+try {
+  const markets = await client.select({ coin: 'BTC', type: '5m', last: 1 });
+  const result = await runBacktest(JSON.parse(rule), apiMarketSource(client.core, markets));
+  console.log(JSON.stringify({ markets: markets.length, trades: result.trades.length }));
+} finally {
+  await client.close();
+}
+`;
+
+// Loaded with --import: any import of better-sqlite3 fails, as in a project whose native build failed.
+const NO_SQLITE = `
+import { register } from 'node:module';
+register('data:text/javascript,' + encodeURIComponent(\`
+export async function resolve(specifier, context, next) {
+  if (specifier === 'better-sqlite3') throw Object.assign(new Error('better-sqlite3 is not built here'), { code: 'ERR_MODULE_NOT_FOUND' });
+  return next(specifier, context);
+}\`));
+`;
+
 interface Result {
   seeded: { markets: number; snapshots: number };
   markets: { market_id: string; snapshot_count: number }[];
@@ -81,7 +108,7 @@ beforeAll(async () => {
   await buildIfStale();
   const packed = await packFreshTree();
   project = await installTarball(packed.tarball, {
-    files: { 'tsconfig.json': TSCONFIG, 'src/consumer.ts': CONSUMER },
+    files: { 'tsconfig.json': TSCONFIG, 'src/consumer.ts': CONSUMER, 'service-backtest.mjs': SERVICE_BACKTEST, 'no-sqlite.mjs': NO_SQLITE },
     packages: [`@types/node@${repoVersion('@types/node')}`],
   });
 }, 600_000);
@@ -128,5 +155,25 @@ describe('a TypeScript consumer of the packed package', () => {
     expect(r.notFound).toBe(r.notFoundCode);
     expect(r.notFoundCode).toBe(6);
     expect(r.usage).toMatch(/http:\/\/ or https:\/\//);
+  }, 120_000);
+
+  it('backtests over the service with better-sqlite3 unloadable (msnap/backtest loads no store driver)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'msnap-consumer-bt-'));
+    const db = path.join(dir, 'store.db');
+    await seed(db);
+    const key = await createKey(db, 'bot', 'pro');
+    const served = await startServe(db);
+    try {
+      const guard = await execa('node', ['--import', './no-sqlite.mjs', '--input-type=module', '-e', "await import('better-sqlite3')"], { cwd: project, reject: false });
+      expect(guard.stderr).toMatch(/better-sqlite3 is not built here/);
+      const run = await execa('node', ['--import', './no-sqlite.mjs', 'service-backtest.mjs', served.url, key, JSON.stringify(CHEAP_UP_RULE)], { cwd: project, reject: false });
+      expect(run.stderr).toBe('');
+      expect(run.exitCode).toBe(0);
+      const r = JSON.parse(run.stdout) as { markets: number; trades: number };
+      expect(r.markets).toBe(1);
+      expect(r.trades).toBeGreaterThanOrEqual(0);
+    } finally {
+      await served.stop();
+    }
   }, 120_000);
 });

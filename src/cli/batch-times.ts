@@ -5,9 +5,9 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { marketId, marketStartCovering, type Coin, type MarketType } from '../domain/market.js';
 import { UsageError } from '../errors.js';
-import { marketIdArg } from './arguments.js';
+import { marketIdArg } from '../domain/arguments.js';
 import { describeFsError } from './output/fs-error.js';
-import { parseTime } from './time.js';
+import { parseTime } from '../domain/time.js';
 
 /** The market lines refer to when they hold only a TIME. */
 export type TimesTarget = { marketId: string } | { coin: Coin; marketType: MarketType };

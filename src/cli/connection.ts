@@ -1,8 +1,9 @@
 // Where the client connects and with which key: flags, then environment, then the key store.
-import { API_CHOICES, type ApiChoice } from '../client/dialects/dialect.js';
+import { checkApi, type ApiChoice } from '../client/dialects/dialect.js';
+import { checkBaseUrl, DEFAULT_BASE_URL } from '../client/base-url.js';
 import { UsageError } from '../errors.js';
 import type { KeyStore } from './config/key-store.js';
-import { DEFAULT_BASE_URL, type GlobalOptions } from './global-options.js';
+import type { GlobalOptions } from './global-options.js';
 
 /** Where the client connects and with what key, after flags, environment and the key store. */
 export interface Connection {
@@ -14,13 +15,6 @@ export interface Connection {
   timeoutMs?: number;
 }
 
-/** Use to validate an API version from any source. */
-export function checkApi(value: string, source: string): ApiChoice {
-  const lower = value.toLowerCase();
-  if ((API_CHOICES as readonly string[]).includes(lower)) return lower as ApiChoice;
-  throw new UsageError(`${source}: '${value}' is not an API version; use one of ${API_CHOICES.join(', ')}`);
-}
-
 /** Use for --timeout / MSNAP_TIMEOUT: seconds, a positive number up to an hour. */
 export function timeoutArg(value: string, source: string): number {
   const secs = Number(value.trim().replace(/s$/, ''));
@@ -28,26 +22,6 @@ export function timeoutArg(value: string, source: string): number {
     throw new UsageError(`${source} must be a number of seconds above 0 and at most 3600 (like 30 or 2.5), got '${value}'`);
   }
   return Math.round(secs * 1000);
-}
-
-/** Use to validate a base URL from any source. */
-export function checkBaseUrl(value: string, source: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`${source}: '${value}' is not a URL (like ${DEFAULT_BASE_URL})`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`${source}: '${value}' must be an http:// or https:// URL`);
-  }
-  // msnap adds the API's own path (/api/v1/…, /v4/…): one given here would be asked twice.
-  const apiPath = /\/(api\/v1|api|v1|v2|v4)\/*$/i.exec(url.pathname)?.[0];
-  if (apiPath !== undefined) {
-    const root = value.replace(/\/+$/, '').slice(0, -apiPath.replace(/\/+$/, '').length);
-    throw new UsageError(`${source}: '${value}' ends in the API path ${apiPath.replace(/\/+$/, '')}, which msnap adds itself`, `drop it: ${root}`);
-  }
-  return value.replace(/\/+$/, '');
 }
 
 /** Flag, then environment, then the active stored key's URL (and API version), then the defaults. */

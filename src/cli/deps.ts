@@ -18,7 +18,7 @@ import type { ParquetCodec } from './output/parquet-codecs.js';
 import type { Progress } from './output/progress.js';
 import { OutputSink } from './output/sink.js';
 import { readSecret } from './secret-input.js';
-import { storeDeps, type StoreDeps } from './store-deps.js';
+import { storeDeps, type StoreDeps } from '../service/store-deps.js';
 import { colorEnabled, spinnerAllowed, TABLE_ROW_CAP, tableFit } from './terminal-policy.js';
 
 /** Builds the real client; tests replace it. */

@@ -2,6 +2,7 @@
 // before and after the subcommand (`msnap --csv markets` = `msnap markets --csv`).
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { API_CHOICES } from '../client/dialects/dialect.js';
+import { DEFAULT_BASE_URL } from '../client/base-url.js';
 import { OUTPUT_FORMATS } from './output/format.js';
 import { PARQUET_CODECS } from './output/parquet-codecs.js';
 
@@ -30,9 +31,6 @@ export interface GlobalOptions {
   /** --db FILE|URL of the read commands: read this local store instead of a service. */
   db?: string;
 }
-
-/** The service URL when no flag, environment variable or stored key names one (the default `msnap serve`). */
-export const DEFAULT_BASE_URL = 'http://127.0.0.1:8787';
 
 /**
  * Use for an option with a fixed set of values: as coins and market types, any case is accepted

@@ -102,6 +102,12 @@ export interface Market {
   snapshot_count: number;
 }
 
+/** Use to hand a market on with the contract's fields only (as `msnap markets --json` prints it), whatever its source added. */
+export function contractMarket(m: Market): Market {
+  const { market_id, slug, coin, market_type, status, start_time, end_time, price_start, price_end, winner, snapshot_count } = m;
+  return { market_id, slug, coin, market_type, status, start_time, end_time, price_start, price_end, winner, snapshot_count };
+}
+
 /**
  * The hosted service's descriptive market fields: an import's value, else null (seed fills them).
  * Times are epoch ms here; a dialect prints them its way.

@@ -3,11 +3,10 @@
 // state files, the same retries and errors); the CLI's commands are built on it.
 import type { Dispatcher } from 'undici';
 import { MsnapClient } from '../client/client.js';
-import type { ApiChoice } from '../client/dialects/dialect.js';
+import { checkApi, type ApiChoice } from '../client/dialects/dialect.js';
 import { paceStateDir } from '../client/state-file.js';
 import { AuthError, UsageError } from '../errors.js';
-import { checkApi, checkBaseUrl } from '../cli/connection.js';
-import { DEFAULT_BASE_URL } from '../cli/global-options.js';
+import { checkBaseUrl, DEFAULT_BASE_URL } from '../client/base-url.js';
 import { MsnapReader } from './reader.js';
 
 export { MsnapReader, type MarketSelection, type SnapshotRange, type Time } from './reader.js';

@@ -5,8 +5,8 @@ import { UsageError } from '../errors.js';
 import { chooseMarkets } from '../client/market-selection.js';
 import type { PaperApi } from '../client/paper-types.js';
 import type { AtResult, Health, Limits, MarketsListingQuery, MsnapApi, SnapshotsStreamQuery } from '../client/types.js';
-import { checkRange, coinArg, marketTypeArg } from '../cli/arguments.js';
-import { parseTime } from '../cli/time.js';
+import { checkRange, coinArg, marketTypeArg } from '../domain/arguments.js';
+import { parseTime } from '../domain/time.js';
 
 /** A point in time: epoch ms, a Date, or any TIME the CLI takes (`2025-11-22T10:00:00Z`, `2h`, `now`). */
 export type Time = number | Date | string;

@@ -1,19 +1,16 @@
 // `import … from 'msnap/server'`: `msnap serve` in this process, for bots' tests and tools: the same
-// run as the command (store, limiter, dashboard, draining close), plus the `serve seed` and
-// `serve keys create` steps a test needs to fill a store and get a key.
-import { Writable } from 'node:stream';
+// service the command starts (src/service: store, limiter, dashboard, draining close), plus the
+// `serve seed` and `serve keys create` steps a test needs to fill a store and get a key.
 import { parseKeyName } from '../accounts/key-name.js';
 import type { MarketType } from '../domain/market.js';
 import type { PlanName } from '../domain/plans.js';
 import { UsageError } from '../errors.js';
-import type { CliContext } from '../cli/context.js';
-import { buildDeps, httpClientFactory, type CliDeps } from '../cli/deps.js';
-import { runServe } from '../cli/commands/serve.js';
-import { runKeysCreate } from '../cli/commands/serve-keys.js';
-import { runSeed } from '../cli/commands/serve-seed.js';
-import { parseReplayFlags, type ReplayFlags } from '../cli/commands/serve-replay.js';
+import { parseReplayFlags, type ReplayFlags } from '../service/replay-clock.js';
+import { seedNewStore } from '../service/seed.js';
+import { startService } from '../service/start-service.js';
+import { storeDeps } from '../service/store-deps.js';
+import { usingStore } from '../service/store-use.js';
 import { isPostgresUrl } from '../store/db-path.js';
-import type { RunningServer } from '../server/listen.js';
 import { DEFAULT_SIGNUPS_PER_DAY } from '../dashboard/signup-default.js';
 
 export * from '../errors.js';
@@ -64,47 +61,27 @@ export interface RunningService {
 export async function startServer(options: ServeOptions): Promise<RunningService> {
   const port = options.port ?? 0;
   if (!(Number.isInteger(port) && port >= 0 && port <= 65535)) throw new UsageError(`port must be an integer from 0 to 65535, got ${port}`);
-  const replay = replayFlags(options, (options.now ?? Date.now)());
-  let stop!: (signal: string) => void;
-  const stopped = new Promise<string>((resolve) => (stop = resolve));
-  return await new Promise((resolve, reject) => {
-    let listening = false;
-    const run = runServe(
-      {
-        db: options.store,
-        ...(options.limiter !== undefined ? { limiter: options.limiter } : {}),
-        host: options.host ?? '127.0.0.1',
-        port,
-        demo: false,
-        signup: options.signup ?? true,
-        live: options.live ?? false,
-        ...(replay ? { replay } : {}),
-        // serve's defaults: no proxy trusted, the listener's response budget, the dashboard's sign-up cap.
-        proxy: { trusted: [] },
-        responseLimits: {},
-        streamLimits: {},
-        signupsPerDay: DEFAULT_SIGNUPS_PER_DAY,
-      },
-      {
-        ctx: libraryContext(options.log, options.now),
-        waitForStop: () => stopped,
-        onListening: (server: RunningServer) => {
-          listening = true;
-          resolve({
-            url: server.url,
-            port: server.port,
-            close: async () => {
-              stop('close()');
-              await run;
-            },
-          });
-        },
-      },
-    );
-    run.catch((err: unknown) => {
-      if (!listening) reject(err);
-    });
-  });
+  const now = options.now ?? (() => Date.now());
+  const replay = replayFlags(options, now());
+  const service = await startService(
+    {
+      db: options.store,
+      ...(options.limiter !== undefined ? { limiter: options.limiter } : {}),
+      host: options.host ?? '127.0.0.1',
+      port,
+      demo: false,
+      signup: options.signup ?? true,
+      live: options.live ?? false,
+      ...(replay ? { replay } : {}),
+      // serve's defaults: no proxy trusted, the listener's response budget, the dashboard's sign-up cap.
+      proxy: { trusted: [] },
+      responseLimits: {},
+      streamLimits: {},
+      signupsPerDay: DEFAULT_SIGNUPS_PER_DAY,
+    },
+    { now, log: options.log ?? (() => {}) },
+  );
+  return { url: service.server.url, port: service.server.port, close: () => service.close() };
 }
 
 /** The replay flags `serve` would parse from --replay/--speed/--until, checked the same way (UsageError). */
@@ -140,7 +117,7 @@ export interface SeedOptions {
 
 /** Use to fill a new store (SQLite file or postgres:// URL) with deterministic synthetic markets; returns the counts. */
 export async function seedStore(store: string, options: SeedOptions = {}): Promise<{ markets: number; snapshots: number }> {
-  const summary = await runSeed(
+  const { summary } = await seedNewStore(
     {
       db: store,
       days: options.days ?? 1,
@@ -148,40 +125,16 @@ export async function seedStore(store: string, options: SeedOptions = {}): Promi
       full: { '5m': 1, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0, ...options.full },
       orderbookMs: (options.orderbookMinutes ?? 10) * 60_000,
     },
-    libraryDeps(options.now),
+    { ...storeDeps(), now: options.now ?? (() => Date.now()), writeErr: () => {} },
   );
   return { markets: summary.markets, snapshots: summary.snapshots };
 }
 
 /** Use to make an API key in a store (`serve keys create`): the account is created on first use. */
 export async function createKey(store: string, options: { account: string; plan?: PlanName; trial?: boolean; name?: string; now?: () => number }): Promise<string> {
-  const created = await runKeysCreate(
-    { db: store, account: options.account, ...(options.plan ? { plan: options.plan } : {}), trial: options.trial ?? false, name: parseKeyName(options.name) },
-    libraryDeps(options.now),
-  );
+  const { createApiKey } = await import('../accounts/create-key.js');
+  const name = parseKeyName(options.name);
+  const keyOptions = { account: options.account, ...(options.plan ? { plan: options.plan } : {}), trial: options.trial ?? false, name };
+  const created = await usingStore(storeDeps().openStore(store), store, (s) => createApiKey(s, { ...keyOptions, now: (options.now ?? Date.now)() }));
   return created.key;
-}
-
-/** The dependencies of a library call to an admin command's run function: its stores opened as the CLI's, nothing printed. */
-function libraryDeps(now: (() => number) | undefined): CliDeps {
-  return buildDeps(libraryContext(undefined, now), {}, httpClientFactory).deps;
-}
-
-/** The command context of a library call: nothing printed (log lines to `log`), no stdin, no environment. */
-function libraryContext(log: ((line: string) => void) | undefined, now: (() => number) | undefined): CliContext {
-  const lines = (write: ((line: string) => void) | undefined) =>
-    new Writable({
-      write(chunk: Buffer, _enc, done) {
-        if (write) for (const line of chunk.toString('utf8').split('\n')) if (line !== '') write(line);
-        done();
-      },
-    });
-  return {
-    stdout: lines(undefined),
-    stderr: lines(log),
-    stdin: process.stdin,
-    env: {},
-    now: now ?? (() => Date.now()),
-    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-  };
 }

@@ -1,10 +1,8 @@
 // What `msnap mcp`'s tools answer, over the library's reader (the service or a local store): each
 // a function of its checked arguments, its result bounded in size whatever the market holds.
-import type { Snapshot } from '../domain/market.js';
-import { coinArg, marketTypeArg, statusArg } from '../cli/arguments.js';
-import { MARKET_SCHEMA } from '../cli/output/record-schemas.js';
-import { jsonShaper } from '../cli/output/schema.js';
-import { scanMarket } from '../cli/commands/quality.js';
+import { contractMarket, type Snapshot } from '../domain/market.js';
+import { coinArg, marketTypeArg, statusArg } from '../domain/arguments.js';
+import { scanMarket } from '../client/market-quality.js';
 import type { QualityReport } from '../analysis/quality.js';
 import type { AtResult } from '../client/types.js';
 import { UsageError } from '../errors.js';
@@ -16,9 +14,6 @@ export const TOOL_LIMITS = { markets: 100, sample: 200 } as const;
 
 /** Snapshots arrive every 125 ms (8 a second) over a market's life. */
 const SNAPSHOT_EVERY_MS = 125;
-
-/** A market as `msnap markets --json` prints it: the contract's fields, whatever the source added. */
-const marketRecord = jsonShaper(MARKET_SCHEMA);
 
 /** list_markets: the newest markets, filtered as `msnap markets`. */
 export async function listMarkets(
@@ -35,7 +30,7 @@ export async function listMarkets(
     ...(args.offset !== undefined ? { offset: args.offset } : {}),
     limit,
   })) {
-    markets.push(marketRecord(m));
+    markets.push(contractMarket(m));
   }
   return { markets };
 }
@@ -46,7 +41,7 @@ export async function describeMarket(reader: MsnapReader, args: { market_id: str
   const durationMs = market.end_time - market.start_time;
   const expected = Math.floor(durationMs / SNAPSHOT_EVERY_MS);
   return {
-    market: marketRecord(market),
+    market: contractMarket(market),
     start: new Date(market.start_time).toISOString(),
     end: new Date(market.end_time).toISOString(),
     duration_ms: durationMs,

@@ -5,8 +5,10 @@ import { UsageError } from '../errors.js';
 import type { BulkLoadStore } from './bulk-store.js';
 import { diskFullError } from './disk-full.js';
 import { isPostgresUrl, storeName } from './db-path.js';
+import type { MarketSource } from '../domain/market-series.js';
 import type { PgStore } from './postgres/pg-store.js';
 import type { SqliteStoreOptions } from './sqlite/open.js';
+import type { SeriesSourceOptions } from './sqlite/series-source.js';
 import type { SqliteStore } from './sqlite/sqlite-store.js';
 
 /** Either backend, told apart by `capabilities().backend`. */
@@ -48,4 +50,28 @@ export function isSqliteStore(store: AnyStore): store is SqliteStore {
 /** Use where a command writes through the bulk writer (seed, import, compact-books): the SQLite file `location`, never PostgreSQL. */
 export async function openBulkStore(location: string, opts: { cacheMiB?: number; busyTimeoutMs?: number } = {}): Promise<BulkLoadStore> {
   return openSqliteFile(location, opts);
+}
+
+/** Whole markets of a store file as columns, and what releases the file. */
+export interface SeriesFile {
+  source: MarketSource;
+  close(): void;
+}
+
+/**
+ * Use to read `marketIds` of an SQLite file whole, as columns (backtest --db, the sweep workers):
+ * read-only, with a small page cache (each market is read once, front to back). The backend loads
+ * on this call, so `msnap/backtest` over the service never loads better-sqlite3. A file that is not
+ * an msnap database is a UsageError.
+ */
+export async function openSeriesFile(file: string, marketIds: readonly string[], opts: SeriesSourceOptions): Promise<SeriesFile> {
+  const [{ openDatabase }, { sqliteSeriesSource }] = await Promise.all([import('./sqlite/open.js'), import('./sqlite/series-source.js')]);
+  let db;
+  try {
+    db = openDatabase(file, { readonly: true, cacheMiB: 8 }).db;
+  } catch (err) {
+    throw new UsageError(`${file} is not an msnap database: ${(err as Error).message}`);
+  }
+  const handle = db;
+  return { source: sqliteSeriesSource(handle, marketIds, opts), close: () => handle.close() };
 }

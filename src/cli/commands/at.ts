@@ -4,12 +4,12 @@ import { addLocalDbOption } from '../global-options.js';
 import { Command } from 'commander';
 import { isComingSoonCoin, marketId, marketStartCovering, parseCoin } from '../../domain/market.js';
 import { HttpError, NotFoundError, UsageError, WindowError } from '../../errors.js';
-import { coinArg, marketIdArg, marketTypeArg } from '../arguments.js';
+import { coinArg, marketIdArg, marketTypeArg } from '../../domain/arguments.js';
 import { openTimes, timesLines, type TimesLine, type TimesTarget } from '../batch-times.js';
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
 import { AT_SCHEMA, atSchemaWithOrderbook, BATCH_AT_SCHEMA, type BatchAtRow } from '../output/record-schemas.js';
-import { parseTime, TIME_HELP } from '../time.js';
+import { parseTime, TIME_HELP } from '../../domain/time.js';
 
 /** The checked arguments of `msnap at`. */
 export interface AtOptions {

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { ColumnSampler } from '../../analysis/chart-series.js';
 import type { Market } from '../../domain/market.js';
 import { NotFoundError, UsageError } from '../../errors.js';
-import { coinArg, countArg, marketIdArg, marketTypeArg } from '../arguments.js';
+import { coinArg, countArg, marketIdArg, marketTypeArg } from '../../domain/arguments.js';
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
 import { colorEnabled } from '../terminal-policy.js';

@@ -11,7 +11,7 @@ import type { BulkLoadStore } from '../../store/bulk-store.js';
 import type { CliContext } from '../context.js';
 import { runAdminWithDeps, type CliDeps } from '../deps.js';
 import { counted } from '../output/count-text.js';
-import { throughStaging, usingStore } from './serve-store.js';
+import { throughStaging, usingStore } from '../../service/store-use.js';
 
 /** Polymarket's public Gamma API. */
 export const DEFAULT_GAMMA_URL = 'https://gamma-api.polymarket.com';

@@ -3,10 +3,10 @@ import { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { maskKey } from '../../client/mask-key.js';
 import type { CliContext } from '../context.js';
-import { keyNameArg } from '../arguments.js';
-import { checkApi, checkBaseUrl } from '../connection.js';
+import { keyNameArg } from '../../domain/arguments.js';
+import { checkApi } from '../../client/dialects/dialect.js';
+import { checkBaseUrl, DEFAULT_BASE_URL } from '../../client/base-url.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
-import { DEFAULT_BASE_URL } from '../global-options.js';
 import { KEY_SCHEMA } from '../output/record-schemas.js';
 
 /** Use on a key from the command line or stdin: one token, printable, no spaces. */

@@ -4,13 +4,13 @@ import { addLocalDbOption } from '../global-options.js';
 import { Command } from 'commander';
 import type { Coin, MarketStatus, MarketType } from '../../domain/market.js';
 import { UsageError } from '../../errors.js';
-import { coinArg, countArg, marketTypeArg, statusArg, timeRangeFlags } from '../arguments.js';
+import { coinArg, countArg, marketTypeArg, statusArg, timeRangeFlags } from '../../domain/arguments.js';
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
 import type { WindowEnd } from '../../client/types.js';
 import { MARKET_SCHEMA } from '../output/record-schemas.js';
 import { windowEndNote } from '../output/window-note.js';
-import { TIME_HELP } from '../time.js';
+import { TIME_HELP } from '../../domain/time.js';
 
 /** The checked flags of `msnap markets`. */
 export interface MarketsOptions {

@@ -2,7 +2,7 @@
 // which side, how many shares and the price limit, checked before any request.
 import type { Coin, MarketType } from '../../domain/market.js';
 import { UsageError } from '../../errors.js';
-import { checkMarketOrCoinType, coinArg, marketIdArg, marketTypeArg } from '../arguments.js';
+import { checkMarketOrCoinType, coinArg, marketIdArg, marketTypeArg } from '../../domain/arguments.js';
 
 /** A checked order: `target` is a market id or a series whose active market is meant. */
 export interface PaperOrderArgs {

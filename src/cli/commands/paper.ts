@@ -4,7 +4,7 @@
 import { Command, Option } from 'commander';
 import type { PaperApi, PaperOrder } from '../../client/paper-types.js';
 import { NotFoundError, UsageError } from '../../errors.js';
-import { countArg } from '../arguments.js';
+import { countArg } from '../../domain/arguments.js';
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
 import { PAPER_ACCOUNT_SCHEMA, PAPER_ORDER_SCHEMA, PAPER_POSITION_SCHEMA } from '../output/paper-schemas.js';

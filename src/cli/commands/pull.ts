@@ -10,8 +10,9 @@ import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '.
 import type { CliContext } from '../context.js';
 import { readGlobals } from '../global-options.js';
 import { runWithGlobals, type CliDeps } from '../deps.js';
-import { TIME_HELP } from '../time.js';
-import { explainStoreError, openAnyStore } from './serve-store.js';
+import { TIME_HELP } from '../../domain/time.js';
+import { explainStoreError } from '../../service/store-use.js';
+import { openStore } from '../../store/open-store.js';
 import { chooseMarkets } from '../../client/market-selection.js';
 import { parseSnapshotsArgs, type SnapshotsOptions } from './snapshots.js';
 import { planPull, dryRunText, snapshotPageSize } from './pull-plan.js';
@@ -45,7 +46,7 @@ export async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSum
   const markets = await pullTargets(client, opts, deps);
   if (opts.dryRun) {
     // A dry run writes nothing, not even a new empty store.
-    const store = isPostgresUrl(opts.db) || existsSync(opts.db) ? await openAnyStore(opts.db, { readonly: true }) : undefined;
+    const store = isPostgresUrl(opts.db) || existsSync(opts.db) ? await openStore(opts.db, { readonly: true }) : undefined;
     try {
       const state = store?.mirrorState();
       // With --orderbook, rows whose depth was never fetched are fetched again.
@@ -58,7 +59,7 @@ export async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSum
     }
     return { added: 0, updated: 0, skipped: 0, rows: 0, snapshotRequests: 0, ms: performance.now() - started };
   }
-  const store = await openAnyStore(opts.db, { cacheMiB: 128 });
+  const store = await openStore(opts.db, { cacheMiB: 128 });
   const s: PullSummary = { added: 0, updated: 0, skipped: 0, rows: 0, snapshotRequests: 0, ms: 0 };
   let written = 0;
   // Every page is its own committed transaction: an interrupted pull keeps them all.

@@ -1,15 +1,15 @@
 // `msnap quality`: a data-quality report per market (grid coverage, gaps, duplicate and
 // out-of-order times, bad probabilities, up + down off 1, price jumps, orderbook coverage).
 import { Command } from 'commander';
-import { QualityScan, type QualityReport } from '../../analysis/quality.js';
+import type { QualityReport } from '../../analysis/quality.js';
+import { scanMarket } from '../../client/market-quality.js';
 import type { Market } from '../../domain/market.js';
 import { EXIT, NotFoundError, QualityProblemsError, UsageError } from '../../errors.js';
 import type { CliContext } from '../context.js';
-import type { MsnapApi } from '../../client/types.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
 import { addLocalDbOption } from '../global-options.js';
 import { QUALITY_SCHEMA } from '../output/quality-schema.js';
-import { TIME_HELP } from '../time.js';
+import { TIME_HELP } from '../../domain/time.js';
 import { explainSelection, selectMarkets } from '../../client/market-selection.js';
 import { parseSnapshotsArgs, type SnapshotsOptions } from './snapshots.js';
 
@@ -38,26 +38,6 @@ export function parseQualityArgs(first: string, second: string | undefined, flag
     }
   }
   return { target, ...(last !== undefined ? { last } : {}), ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}), sumTolerance, strict: flags.strict === true };
-}
-
-/** Use to check one market's snapshots (within from/to) as `msnap quality` does. */
-export async function scanMarket(
-  client: MsnapApi,
-  market: Market,
-  opts: Pick<QualityOptions, 'from' | 'to' | 'sumTolerance'>,
-  now: number,
-): Promise<QualityReport> {
-  const start = Math.max(market.start_time, opts.from ?? -Infinity);
-  const end = Math.min(market.end_time, opts.to ?? Infinity);
-  const scan = new QualityScan(market.market_id, market.start_time, start, end, { sumTolerance: opts.sumTolerance });
-  for await (const page of client.snapshotPages(market.market_id, {
-    ...(opts.from !== undefined ? { from: opts.from } : {}),
-    ...(opts.to !== undefined ? { to: opts.to } : {}),
-    includeOrderbook: true,
-  })) {
-    for (const s of page.rows()) scan.add(s);
-  }
-  return scan.finish(market.end_time > now);
 }
 
 /** Write one report row per market; returns the number of problems found. */

@@ -7,13 +7,13 @@ import { UsageError } from '../../errors.js';
 import type { RecordingStatus, RecordingTimings } from '../../realdata/live/recording.js';
 import type { SourceGetOptions } from '../../realdata/source-get.js';
 import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/db-path.js';
-import { coinArg, marketTypeArg } from '../arguments.js';
+import { coinArg, marketTypeArg } from '../../domain/arguments.js';
 import type { CliContext } from '../context.js';
 import { runAdminWithDeps, type CliDeps } from '../deps.js';
 import { readGlobals } from '../global-options.js';
 import { counted } from '../output/count-text.js';
 import { DEFAULT_GAMMA_URL } from './import.js';
-import { usingStore } from './serve-store.js';
+import { usingStore } from '../../service/store-use.js';
 
 /** Polymarket's CLOB market channel. */
 export const DEFAULT_CLOB_WS_URL = 'wss://ws-subscriptions-clob.polymarket.com/ws/market';

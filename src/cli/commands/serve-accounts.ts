@@ -8,10 +8,10 @@ import { PLAN_NAMES, parsePlanName, TRIAL_LENGTH_MS, type PlanName } from '../..
 import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/db-path.js';
 import type { Store } from '../../store/store.js';
 import type { CliContext } from '../context.js';
-import { positiveInt } from '../arguments.js';
+import { positiveInt } from '../../domain/arguments.js';
 import { runAdminWithDeps, type CliDeps } from '../deps.js';
 import type { RecordSchema } from '../output/schema.js';
-import { usingStore } from './serve-store.js';
+import { usingStore } from '../../service/store-use.js';
 
 /** One row of `accounts list` (and its --json record). */
 export interface AccountListRecord {

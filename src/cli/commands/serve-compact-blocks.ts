@@ -3,7 +3,7 @@
 import { UsageError } from '../../errors.js';
 import { canMoveRowsToBlocks, type BlockMoveResult } from '../../store/block-migration.js';
 import { storeName } from '../../store/db-path.js';
-import { usingStore } from './serve-store.js';
+import { usingStore } from '../../service/store-use.js';
 import type { CliDeps } from '../deps.js';
 
 /** Moves the store's markets still in rows into blocks, progress on stderr, a summary on stdout. */

@@ -4,10 +4,10 @@ import { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { COMPACT_BATCH_ROWS, type CompactProgress } from '../../store/bulk-store.js';
 import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath } from '../../store/db-path.js';
-import { usingStore } from './serve-store.js';
+import { usingStore } from '../../service/store-use.js';
 import { runCompactBlocks } from './serve-compact-blocks.js';
 import type { CliContext } from '../context.js';
-import { boundedIntArg } from '../arguments.js';
+import { boundedIntArg } from '../../domain/arguments.js';
 import { runAdminWithDeps, type CliDeps } from '../deps.js';
 
 /** Checked flags of `serve compact-books`. */

@@ -1,46 +1,14 @@
 // The flags of `msnap serve`, checked: where the data and the limits live, where to listen, and
 // the abuse settings (sign-ups, proxy trust). Commander hands over raw strings; this file turns
-// them into ServeOptions or a one-line UsageError.
+// them into the service's options (src/service/start-service.ts) or a one-line UsageError.
 import { isIP } from 'node:net';
 import { UsageError } from '../../errors.js';
 import { isPostgresUrl, resolveDbPath } from '../../store/db-path.js';
 import type { ProxySettings } from '../../server/proxy.js';
-import type { ResponseLimits } from '../../server/response-writer.js';
-import type { StreamLimits } from '../../stream/stream-budget.js';
 import { DEFAULT_SIGNUPS_PER_DAY } from '../../dashboard/signup-default.js';
-import { parseReplayFlags, type RawReplayFlags, type ReplayFlags } from './serve-replay.js';
+import { parseReplayFlags, type RawReplayFlags } from '../../service/replay-clock.js';
+import type { ServiceOptions } from '../../service/start-service.js';
 import { parsePaperFlags, type RawPaperFlags } from './serve-paper.js';
-import type { PaperSettings } from '../../paper/paper-settings.js';
-
-/** Flag values of `msnap serve`, checked. */
-export interface ServeOptions {
-  /** An SQLite file, or a postgres:// URL (several instances may share it). */
-  db: string;
-  /** A redis:// URL: the rate limits every instance on it shares; undefined = in this process. */
-  limiter?: string;
-  host: string;
-  port: number;
-  demo: boolean;
-  /** false with --no-signup: the dashboard takes no sign-ups (`serve accounts` makes accounts). */
-  signup: boolean;
-  /** Keep the seeded synthetic world running (serve --live; on with --demo unless --no-live). */
-  live: boolean;
-  /** serve --replay FROM [--speed N] [--until TO]: answer at a replay clock over stored history. */
-  replay?: ReplayFlags;
-  /** Node's header and whole-request timeouts; undefined keeps the listener's defaults (10 s, 30 s). */
-  headersTimeoutMs?: number;
-  requestTimeoutMs?: number;
-  /** Bytes held for slow readers and the stall timeout (MSNAP_RESPONSE_BUDGET_MB, MSNAP_WRITE_STALL_MS); the listener's defaults when absent. */
-  responseLimits: Partial<ResponseLimits>;
-  /** Bytes held for streams whose clients do not read (MSNAP_STREAM_BUDGET_MB); the stream's defaults when absent. */
-  streamLimits: Partial<StreamLimits>;
-  /** Dashboard sign-ups one client address may make per day (--signups-per-day). */
-  signupsPerDay: number;
-  /** --trust-proxy, --public-url and --allowed-hosts (or their MSNAP_* variables). */
-  proxy: ProxySettings;
-  /** --paper-cash and --paper-fee-rate; the defaults when absent (the library's startServer). */
-  paper?: PaperSettings;
-}
 
 const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
@@ -74,7 +42,7 @@ export interface ServeFlags extends RawReplayFlags, RawPaperFlags {
 }
 
 /** Use to check the flags of `msnap serve` (`now` reads --replay's TIMEs); the timeouts come from MSNAP_HEADERS_TIMEOUT_MS / MSNAP_REQUEST_TIMEOUT_MS. */
-export function parseServeFlags(raw: ServeFlags, env: NodeJS.ProcessEnv, now = Date.now()): ServeOptions {
+export function parseServeFlags(raw: ServeFlags, env: NodeJS.ProcessEnv, now = Date.now()): ServiceOptions {
   if (raw.db !== undefined && raw.store !== undefined) throw new UsageError('give --db or --store, not both (--store is --db for a postgres:// URL)');
   if (raw.store !== undefined && !isPostgresUrl(raw.store)) {
     throw new UsageError(`--store takes a PostgreSQL URL such as postgres://user@host:5432/msnap; got "${raw.store.slice(0, 40)}" (an SQLite file goes to --db)`);

@@ -5,7 +5,7 @@ import { UsageError } from '../../errors.js';
 import type { ImportFormat, ImportSummary } from '../../store/import/import-file.js';
 import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/db-path.js';
 import type { BulkLoadStore } from '../../store/bulk-store.js';
-import { throughStaging, usingStore } from './serve-store.js';
+import { throughStaging, usingStore } from '../../service/store-use.js';
 import type { CliContext } from '../context.js';
 import { runAdminWithDeps, type CliDeps } from '../deps.js';
 import { caselessChoices } from '../global-options.js';

@@ -9,10 +9,10 @@ import { PLAN_NAMES, parsePlanName, type PlanName } from '../../domain/plans.js'
 import { DEFAULT_DB_PATH_HELP, resolveDbPath } from '../../store/db-path.js';
 import type { Store } from '../../store/store.js';
 import type { CliContext } from '../context.js';
-import { positiveInt } from '../arguments.js';
+import { positiveInt } from '../../domain/arguments.js';
 import { runAdminWithDeps, type CliDeps } from '../deps.js';
 import type { RecordSchema } from '../output/schema.js';
-import { usingStore } from './serve-store.js';
+import { usingStore } from '../../service/store-use.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -2,25 +2,14 @@
 import { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { MARKET_TYPES, parseMarketType, type MarketType } from '../../domain/market.js';
-// Only the defaults (for --help) at load time; the seeder itself is imported by runSeed.
+// Only the defaults (for --help) at load time; the seeder itself is imported by seedNewStore.
 import type { SeedSummary } from '../../store/seed/seed.js';
 import { DEFAULT_FULL_MARKETS } from '../../store/seed/seed-defaults.js';
-import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/db-path.js';
-import type { BulkLoadStore } from '../../store/bulk-store.js';
-import { isSqlite, throughStaging, usingStore } from './serve-store.js';
+import { DEFAULT_DB_PATH_HELP, resolveDbPath, storeName } from '../../store/db-path.js';
+import { seedNewStore, type SeedCommandOptions } from '../../service/seed.js';
 import type { CliContext } from '../context.js';
-import { boundedIntArg } from '../arguments.js';
+import { boundedIntArg } from '../../domain/arguments.js';
 import { runAdminWithDeps, type CliDeps } from '../deps.js';
-
-/** Checked flags of `serve seed`. */
-export interface SeedCommandOptions {
-  db: string;
-  days: number;
-  seed: number;
-  full: Partial<Record<MarketType, number>>;
-  /** Snapshots this recent (ms before now) get orderbooks: --orderbook-minutes or --orderbook-days. */
-  orderbookMs: number;
-}
 
 /** Use to parse --full: `5m=72,24hr=2` (types not named keep their default). */
 export function parseFullSpec(value: string): Partial<Record<MarketType, number>> {
@@ -38,35 +27,8 @@ export function parseFullSpec(value: string): Partial<Record<MarketType, number>
 
 /** Seeds `opts.db` (which must hold no markets yet) and writes a summary to stdout. */
 export async function runSeed(opts: SeedCommandOptions, deps: CliDeps): Promise<SeedSummary> {
-  const { seedDatabase } = await import('../../store/seed/seed.js');
-  const seedInto = (store: BulkLoadStore): SeedSummary => {
-    const existing = store.bulk.counts().markets;
-    if (existing > 0) {
-      throw new UsageError(`${opts.db} already holds ${existing} markets; seed a new file (or delete this one)`);
-    }
-    return seedDatabase(store.bulk, {
-      now: deps.now(),
-      days: opts.days,
-      seed: opts.seed,
-      fullMarkets: opts.full,
-      orderbookMs: opts.orderbookMs,
-      onProgress: (m) => deps.writeErr(`seed: ${m}\n`),
-    });
-  };
-  const started = performance.now();
-  let summary: SeedSummary;
-  if (isPostgresUrl(opts.db)) {
-    // PostgreSQL: seeded into a temporary SQLite store by the same code, then copied in one transaction.
-    const held = await usingStore(deps.openStore(opts.db), opts.db, async (store) => (isSqlite(store) ? 0 : (await store.counts()).markets));
-    if (held > 0) throw new UsageError(`${storeName(opts.db)} already holds ${held} markets; seed an empty database`);
-    summary = (await throughStaging(opts.db, deps, seedInto)).result;
-  } else {
-    summary = await usingStore(deps.openBulkStore(opts.db, { cacheMiB: 256 }), opts.db, seedInto);
-  }
+  const { summary, ms, rowsPerSec } = await seedNewStore(opts, deps);
   const fmt = (n: number) => n.toLocaleString('en-US');
-  // Into PostgreSQL the time includes the copy; rows/s is then end to end.
-  const ms = isPostgresUrl(opts.db) ? performance.now() - started : summary.ms;
-  const rowsPerSec = isPostgresUrl(opts.db) ? Math.round((summary.snapshots + summary.orderbooks) / (ms / 1000)) : summary.rowsPerSec;
   deps.writeOut(
     `seeded ${storeName(opts.db)}: ${fmt(summary.markets)} markets (${fmt(summary.fullMarkets)} with full snapshots), ` +
       `${fmt(summary.snapshots)} snapshots, ${fmt(summary.orderbooks)} orderbooks in ${(ms / 1000).toFixed(1)} s ` +

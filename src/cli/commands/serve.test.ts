@@ -8,7 +8,8 @@ import { seedDatabase } from '../../store/seed/seed.js';
 import { openBulkStore } from '../../store/open-store.js';
 import type { RunningServer } from '../../server/listen.js';
 import type { CliContext } from '../context.js';
-import { parseServeFlags, runServe } from './serve.js';
+import { parseServeFlags } from './serve-flags.js';
+import { runServe } from './serve.js';
 
 const NOW = Date.UTC(2025, 10, 22, 13, 7, 30);
 let dir: string;

@@ -1,35 +1,19 @@
 // `msnap serve`: the Market Snapshot Data Service over a local SQLite file. The command only binds
-// and checks flags; `runServe` does the work with injected dependencies so tests can drive it.
-// The server, the store and the seeder are imported by `runServe` itself: every client command
-// builds this command too, and loading them (better-sqlite3 included) would add ~0.1 s to its startup.
-import { existsSync, statSync } from 'node:fs';
-import path from 'node:path';
+// and checks flags; `runServe` starts the service (src/service/start-service.ts) with injected
+// dependencies so tests can drive it, prints where it listens and stops it on a signal.
 import { Command, Option } from 'commander';
-import { UsageError } from '../../errors.js';
 import type { RunningServer } from '../../server/listen.js';
-import { DEFAULT_DB_PATH_HELP, isPostgresUrl, storeName } from '../../store/db-path.js';
-import { parseServeFlags, type ServeFlags, type ServeOptions } from './serve-flags.js';
-
-export { parseServeFlags, type ServeOptions } from './serve-flags.js';
-import { VERSION } from '../../version.js';
+import { DEFAULT_DB_PATH_HELP } from '../../store/db-path.js';
+import { startService, type ServiceOptions } from '../../service/start-service.js';
+import { parseServeFlags, type ServeFlags } from './serve-flags.js';
 import type { CliContext } from '../context.js';
 import { untilStopSignal } from '../stop-signals.js';
 import { serveImportCommand } from './serve-import.js';
 import { serveAccountsCommand } from './serve-accounts.js';
 import { serveKeysCommand } from './serve-keys.js';
-import { prepareLive, type LiveRun } from './serve-live.js';
-import { storeDeps } from '../store-deps.js';
-import { startReplayClock } from './serve-replay.js';
-import { prepareStream } from './serve-stream.js';
-import type { ServerClock } from '../../replay/server-clock.js';
-import type { Store } from '../../store/store.js';
-import type { StreamHub } from '../../stream/stream-hub.js';
 import { serveCompactBooksCommand } from './serve-compact-books.js';
 import { serveSeedCommand } from './serve-seed.js';
-import { explainStoreError, isSqlite, openAnyStore, throughStaging, type ServeStore } from './serve-store.js';
-import type { SharedLimiter } from '../../ratelimit/shared-limiter.js';
 import { DEFAULT_SIGNUPS_PER_DAY } from '../../dashboard/signup-default.js';
-import { redactUrl } from '../../ratelimit/redis-url.js';
 
 /** What `runServe` needs from the outside world. */
 export interface ServeDeps {
@@ -120,154 +104,15 @@ function forwardDb(command: Command, db: string): void {
 }
 
 /** Use to run the service until `waitForStop` resolves; then drains and closes the database it opened. */
-export async function runServe(options: ServeOptions, deps: ServeDeps): Promise<void> {
+export async function runServe(options: ServiceOptions, deps: ServeDeps): Promise<void> {
   const { ctx } = deps;
-  const [{ createApp }, { startServer }, { serveDashboard }] = await Promise.all([
-    import('../../server/app.js'),
-    import('../../server/listen.js'),
-    import('../../dashboard/serve-dashboard.js'),
-  ]);
-  const name = storeName(options.db);
-  // A mistyped --db would otherwise be served as a new, empty database without a word.
-  const created = !isPostgresUrl(options.db) && !existsSync(options.db);
-  const store = await openAnyStore(options.db, { serving: true });
-  const log = (line: string) => ctx.stderr.write(`${line}\n`);
-  let limiter: SharedLimiter | undefined;
-  let running: RunningServer;
-  let demoLines: string[] = [];
-  let live: LiveRun | undefined;
-  let stream: StreamHub | undefined;
-  try {
-    if (!options.demo) {
-      const { total } = await store.listMarkets({ limit: 1, offset: 0, window: null, now: ctx.now() });
-      if (created) {
-        ctx.stderr.write(
-          `msnap serve: ${options.db} did not exist: created an empty database (no markets, no keys); fill it with msnap serve seed --db ${options.db} or msnap serve import, or use --demo\n`,
-        );
-      } else if (total === 0) {
-        ctx.stderr.write(`msnap serve: ${name} holds no markets; fill it with msnap serve seed or msnap serve import, or use --demo\n`);
-      }
-    }
-    if (options.limiter !== undefined) limiter = await openLimiter(options.limiter, log);
-    if (options.demo) demoLines = await prepareDemo(store, ctx, options.db);
-    if (options.live && isSqlite(store)) live = await prepareLive(store, ctx, options.db);
-    // One limiter for the API and the dashboard's throttles: shared through Redis when given.
-    const limits = limiter ?? new (await import('../../ratelimit/shared-limiter.js')).LocalLimiter();
-    const { clock, view } = await dataClock(options, store, ctx, live !== undefined);
-    const app = createApp({ store: view, limiter: limits, now: ctx.now, clock, version: VERSION, log, paper: options.paper });
-    stream = await prepareStream(clock, store, live, limits, ctx.now, log, options.streamLimits);
-    const dashboard = serveDashboard(view, app, { now: ctx.now, signupOpen: options.signup, signupsPerDay: options.signupsPerDay, limiter: limits, log });
-    running = await startServer({
-      app,
-      dashboard,
-      host: options.host,
-      port: options.port,
-      headersTimeoutMs: options.headersTimeoutMs,
-      requestTimeoutMs: options.requestTimeoutMs,
-      responseLimits: options.responseLimits,
-      proxy: options.proxy,
-      upgrade: stream?.upgrade,
-    });
-  } catch (err) {
-    await store.close();
-    await limiter?.close();
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new UsageError(`port ${options.port} is already in use on ${options.host}`, 'pick another with --port (0 = any free port)');
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`cannot listen on ${options.host}: not an address of this machine`);
-    if (code === 'EACCES') throw new UsageError(`not allowed to listen on port ${options.port}`, 'use a port above 1023');
-    throw err;
-  }
-  ctx.stdout.write(`msnap serve listening on ${running.url}\n`);
-  ctx.stdout.write(`dashboard (sign up, keys, markets): ${running.url}/ in a browser\n`);
-  for (const line of demoLines) ctx.stdout.write(`${line}\n`);
-  if (!isSqlite(store) || limiter) {
-    ctx.stderr.write(`msnap serve: store ${name}; rate limits ${limiter ? `shared through ${redactUrl(options.limiter!)}` : 'in this process only'}\n`);
-  }
-  // A pulled store says where its data came from (stderr: stdout's first line is the URL line).
-  for (const o of isSqlite(store) ? store.origins() : []) {
-    ctx.stderr.write(
-      `msnap serve: ${o.markets.toLocaleString('en-US')} market${o.markets === 1 ? '' : 's'} pulled from ${o.baseUrl} (${o.dialect}), last ${new Date(o.lastPulledAt).toISOString()}\n`,
-    );
-  }
-  live?.start();
-  stream?.start();
-  deps.onListening?.(running);
+  const service = await startService(options, { now: ctx.now, log: (line) => void ctx.stderr.write(`${line}\n`) });
+  const { server } = service;
+  ctx.stdout.write(`msnap serve listening on ${server.url}\n`);
+  ctx.stdout.write(`dashboard (sign up, keys, markets): ${server.url}/ in a browser\n`);
+  for (const line of service.demoKeys) ctx.stdout.write(`${line}\n`);
+  deps.onListening?.(server);
   const signal = await deps.waitForStop();
-  live?.stop();
   ctx.stderr.write(`msnap serve: ${signal}, finishing in-flight requests\n`);
-  try {
-    await Promise.all([running.close(), stream?.close()]);
-  } finally {
-    await store.close();
-    await limiter?.close();
-  }
-}
-
-/** The clock answers are computed at, and the store as seen at it: a replay's view, or the store itself. */
-async function dataClock(options: ServeOptions, store: ServeStore, ctx: CliContext, live: boolean): Promise<{ clock: ServerClock; view: Store }> {
-  // Loaded here, not at CLI start: only serve runs a data clock.
-  if (!options.replay) {
-    const { wallClock } = await import('../../replay/server-clock.js');
-    return { clock: wallClock(live ? 'live' : 'static', ctx.now), view: store };
-  }
-  const { ReplayView } = await import('../../replay/replay-view.js');
-  const clock = await startReplayClock(options.replay, store, ctx.now);
-  const { until, speed } = clock.read();
-  ctx.stderr.write(`msnap serve: replaying from ${new Date(options.replay.from).toISOString()} at ${speed}x until ${new Date(until!).toISOString()}\n`);
-  return { clock, view: new ReplayView(store, clock.now) };
-}
-
-/** The Redis limiter behind --limiter; its outages and recoveries are logged (never the password). */
-async function openLimiter(url: string, log: (line: string) => void): Promise<SharedLimiter> {
-  const { createRedisLimiter } = await import('../../ratelimit/redis-limiter.js');
-  // The first connection is a normal start, not a recovery: only a change after it is news.
-  let connected = false;
-  return createRedisLimiter(url, {
-    onHealthChange: (healthy, reason) => {
-      const first = healthy && !connected;
-      connected ||= healthy;
-      if (!first) log(`msnap serve: rate limiter ${healthy ? 'reachable again' : `unreachable (${reason}); refusing requests with 503`}`);
-    },
-  });
-}
-
-/** The demo seed's size on disk as an SQLite file (15 days of 3 coins), for the note before it is made. */
-const DEMO_DB_MB = 270;
-
-/** Seeds an empty database and gives each demo account a key when it has none; returns the lines to print. */
-async function prepareDemo(store: ServeStore, ctx: CliContext, db: string): Promise<string[]> {
-  const [{ seedDatabase }, { ensureDemoKeys }] = await Promise.all([
-    import('../../store/seed/seed.js'),
-    import('../../accounts/demo-accounts.js'),
-  ]);
-  const now = ctx.now();
-  try {
-    const { total } = await store.listMarkets({ limit: 1, offset: 0, window: null, now });
-    if (total === 0) {
-      // Where it goes and how big, said before the wait: a default ./msnap.db is easy to miss.
-      const where = isPostgresUrl(db) ? storeName(db) : path.resolve(db);
-      ctx.stderr.write(`msnap serve: seeding the demo database ${where} (15 days of markets, about ${DEMO_DB_MB} MB; --db FILE puts it elsewhere)...\n`);
-      const started = performance.now();
-      const summary = isSqlite(store)
-        ? seedDatabase(store.bulk, { now })
-        : (await throughStaging(db, { ...storeDeps(), writeErr: (text) => void ctx.stderr.write(text) }, (staging) => seedDatabase(staging.bulk, { now }))).result;
-      // Into PostgreSQL the copy is part of the wait: the time given is the whole of it.
-      const ms = isSqlite(store) ? summary.ms : performance.now() - started;
-      const size = isPostgresUrl(db) ? '' : `; ${db} holds ${Math.round(statSync(db).size / 1e6).toLocaleString('en-US')} MB`;
-      ctx.stderr.write(`msnap serve: seeded ${summary.markets} markets and ${summary.snapshots} snapshots in ${(ms / 1000).toFixed(1)} s${size}\n`);
-    }
-    const lines: string[] = [];
-    for (const demo of await ensureDemoKeys(store, now)) {
-      if (demo.key === undefined) {
-        ctx.stderr.write(
-          `msnap serve: ${demo.account} already has a key (printed when it was made); \`msnap serve keys create --account ${demo.account}\` makes another\n`,
-        );
-      } else {
-        lines.push(`demo ${demo.plan} key (${demo.account}): ${demo.key}`);
-      }
-    }
-    return lines;
-  } catch (err) {
-    throw explainStoreError(err, db);
-  }
+  await service.close();
 }

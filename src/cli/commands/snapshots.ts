@@ -5,7 +5,7 @@ import { addLocalDbOption } from '../global-options.js';
 import type { Coin, MarketType } from '../../domain/market.js';
 import { UsageError } from '../../errors.js';
 import { chooseMarkets } from '../../client/market-selection.js';
-import { coinArg, countArg, marketIdArg, checkMarketOrCoinType, marketTypeArg, timeRangeFlags } from '../arguments.js';
+import { coinArg, countArg, marketIdArg, checkMarketOrCoinType, marketTypeArg, timeRangeFlags } from '../../domain/arguments.js';
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
 import type { Progress } from '../output/progress.js';
@@ -14,7 +14,7 @@ import type { ApiCapabilities, MsnapApi, SnapshotsStreamQuery, TextPage } from '
 import type { RowLayout } from '../../domain/row-layout.js';
 import { BAR_SCHEMA, snapshotSchema } from '../output/record-schemas.js';
 import { RESAMPLE_INTERVALS, resampleInterval, resamplePages } from '../../analysis/bars.js';
-import { TIME_HELP } from '../time.js';
+import { TIME_HELP } from '../../domain/time.js';
 import { dryRunText, planPull, snapshotPageSize } from './pull-plan.js';
 
 /** Which markets to read: one by id, or a coin and type (latest N and/or a range). */

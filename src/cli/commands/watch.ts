@@ -6,7 +6,7 @@ import type { Snapshot } from '../../domain/market.js';
 import { UsageError } from '../../errors.js';
 import { pageOf, type SnapshotPage } from '../../client/row-page.js';
 import type { WatchMode, WatchTarget } from '../../client/watch.js';
-import { checkMarketOrCoinType, coinArg, marketIdArg, marketTypeArg } from '../arguments.js';
+import { checkMarketOrCoinType, coinArg, marketIdArg, marketTypeArg } from '../../domain/arguments.js';
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
 import { snapshotSchema } from '../output/record-schemas.js';

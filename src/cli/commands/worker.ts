@@ -5,7 +5,7 @@ import os from 'node:os';
 import { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { parseRedisUrl } from '../../ratelimit/redis-url.js';
-import { countArg, DEFAULT_QUEUE_NAME, queueNameArg } from '../arguments.js';
+import { countArg, DEFAULT_QUEUE_NAME, queueNameArg } from '../../domain/arguments.js';
 import type { CliContext } from '../context.js';
 import { runWithDeps } from '../deps.js';
 import { addLocalDbOption, readGlobals } from '../global-options.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KEY_ROTATION_MS } from '../../domain/plans.js';
 import { UsageError } from '../../errors.js';
-import { keyNameArg as checkKeyName } from '../arguments.js';
+import { keyNameArg as checkKeyName } from '../../domain/arguments.js';
 import { KeyStore } from './key-store.js';
 
 const T0 = Date.UTC(2025, 0, 1);

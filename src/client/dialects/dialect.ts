@@ -2,6 +2,7 @@
 // paths, spells its parameters and maps its records, envelopes and errors back to the contract's.
 // Listing, paging, pacing and warnings stay above it, the same for every dialect.
 import type { Coin, Market } from '../../domain/market.js';
+import { UsageError } from '../../errors.js';
 import type { PaceConfig } from '../pacer.js';
 import type { Transport } from '../transport.js';
 import type { AtResult, Health, Limits, MarketsPage, MarketsQuery, SnapshotsPage, SnapshotsQuery } from '../types.js';
@@ -14,6 +15,13 @@ export type ApiChoice = ApiName | 'auto';
 
 /** Every `--api` value, for flag checks and help. */
 export const API_CHOICES: readonly ApiChoice[] = ['v1', 'v4', 'auto'];
+
+/** Use to validate an API version from any source. */
+export function checkApi(value: string, source: string): ApiChoice {
+  const lower = value.toLowerCase();
+  if ((API_CHOICES as readonly string[]).includes(lower)) return lower as ApiChoice;
+  throw new UsageError(`${source}: '${value}' is not an API version; use one of ${API_CHOICES.join(', ')}`);
+}
 
 /** What `limits()` learned, with the pacing it implies. */
 export interface DialectLimits {

@@ -99,11 +99,6 @@ export function describePgUrl(url: string): string {
   return `${u.hostname || 'localhost'}:${u.port || '5432'}${u.pathname && u.pathname !== '/' ? u.pathname : ''}`;
 }
 
-/** True for a value that names a PostgreSQL store (postgres:// or postgresql://). */
-export function isPgUrl(value: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(value);
-}
-
 /** Checks the URL's shape; a UsageError in one line (without the password) when it is not one. */
 export function parsePgUrl(url: string): URL {
   let u: URL;

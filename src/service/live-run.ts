@@ -1,8 +1,7 @@
 // `serve --live` inside `msnap serve`: catch the database's synthetic world up to the clock before
 // listening (so `msnap at BTC 5m now` answers from the first request), then tick while serving.
-import type { BulkLoadStore } from '../../store/bulk-store.js';
-import type { CliContext } from '../context.js';
-import { explainStoreError } from './serve-store.js';
+import type { BulkLoadStore } from '../store/bulk-store.js';
+import { explainStoreError } from './store-use.js';
 
 /** A caught-up world, ready to tick once the server listens. */
 export interface LiveRun {
@@ -14,24 +13,24 @@ export interface LiveRun {
   onAdvance(fn: () => void): () => void;
 }
 
-/** Use in runServe before listening: undefined (with a line on stderr) when the database holds no seeded world. */
-export async function prepareLive(store: BulkLoadStore, ctx: CliContext, db: string): Promise<LiveRun | undefined> {
-  const [{ LiveWorld, CATCH_UP_MS }, { startTicker }] = await Promise.all([import('../../live/live-world.js'), import('../../live/ticker.js')]);
+/** Use in startService before listening: undefined (with a log line) when the database holds no seeded world. */
+export async function prepareLive(store: BulkLoadStore, deps: { now: () => number; log: (line: string) => void }, db: string): Promise<LiveRun | undefined> {
+  const [{ LiveWorld, CATCH_UP_MS }, { startTicker }] = await Promise.all([import('../live/live-world.js'), import('../live/ticker.js')]);
   const world = new LiveWorld(store.bulk);
   let caughtUp;
   try {
-    caughtUp = world.advance(ctx.now());
+    caughtUp = world.advance(deps.now());
   } catch (err) {
     throw explainStoreError(err, db);
   }
   if (!caughtUp) {
-    ctx.stderr.write(`msnap serve: --live: ${db} holds no seeded world (\`msnap serve seed\` or --demo makes one); serving it as stored\n`);
+    deps.log(`msnap serve: --live: ${db} holds no seeded world (\`msnap serve seed\` or --demo makes one); serving it as stored`);
     return undefined;
   }
   const hours = CATCH_UP_MS / 3_600_000;
-  ctx.stderr.write(
+  deps.log(
     `msnap serve: live: seed ${world.state()!.seed} runs on; caught up ${caughtUp.snapshots} snapshots (at most the last ${hours} h), ` +
-      `opened ${caughtUp.opened} markets, resolved ${caughtUp.resolved}\n`,
+      `opened ${caughtUp.opened} markets, resolved ${caughtUp.resolved}`,
   );
   let through = caughtUp.through;
   const listeners = new Set<() => void>();
@@ -49,7 +48,7 @@ export async function prepareLive(store: BulkLoadStore, ctx: CliContext, db: str
   let ticker: { stop(): void } | undefined;
   return {
     start() {
-      ticker ??= startTicker({ world: tracked, now: ctx.now, warn: (line) => ctx.stderr.write(`${line}\n`) });
+      ticker ??= startTicker({ world: tracked, now: deps.now, warn: deps.log });
     },
     stop() {
       ticker?.stop();

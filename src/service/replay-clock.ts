@@ -1,10 +1,10 @@
 // `serve --replay FROM [--speed N] [--until TO]`: the flags, checked, and the clock they make. The
 // store the server and the dashboard read is then the store as it stood at the clock's `now`.
-import { COINS, MARKET_TYPES } from '../../domain/market.js';
-import { UsageError } from '../../errors.js';
-import type { ServerClock } from '../../replay/server-clock.js';
-import type { Store } from '../../store/store.js';
-import { parseTime } from '../time.js';
+import { COINS, MARKET_TYPES } from '../domain/market.js';
+import { UsageError } from '../errors.js';
+import type { ServerClock } from '../replay/server-clock.js';
+import type { Store } from '../store/store.js';
+import { parseTime } from '../domain/time.js';
 
 /** --replay, --speed and --until, checked; `until` undefined = the newest snapshot in the store. */
 export interface ReplayFlags {
@@ -40,10 +40,10 @@ export function parseReplayFlags(raw: RawReplayFlags, now: number): ReplayFlags 
   return { from, until, speed };
 }
 
-/** Use in runServe: the replay's clock, started now; TO defaults to the newest snapshot of `store`. */
+/** Use in startService: the replay's clock, started now; TO defaults to the newest snapshot of `store`. */
 export async function startReplayClock(flags: ReplayFlags, store: Store, wall: () => number): Promise<ServerClock> {
   // Loaded when a replay starts: the flag parser above runs at every CLI start.
-  const { replayClock } = await import('../../replay/server-clock.js');
+  const { replayClock } = await import('../replay/server-clock.js');
   const until = flags.until ?? (await newestSnapshotTime(store, wall())) ?? flags.from;
   return replayClock({ from: flags.from, until: Math.max(until, flags.from), speed: flags.speed, wall });
 }

@@ -1,6 +1,7 @@
-// The stores a command may open, as lazy dependencies: the `serve` admin commands ask for one by
-// the location the user gave and speak to it through the ports of src/store (Store, MirrorStore,
-// BulkLoadStore), never a backend's class. Tests pass their own opener.
+// The stores a command or the service may open, as lazy dependencies: the `serve` admin commands
+// (and the library's seedStore, createKey) ask for one by the location the user gave and speak to
+// it through the ports of src/store (Store, MirrorStore, BulkLoadStore), never a backend's class.
+// Tests pass their own opener.
 import { existsSync } from 'node:fs';
 import { UsageError } from '../errors.js';
 import type { BulkLoadStore } from '../store/bulk-store.js';

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { DatabaseBusyError, EXIT, UsageError } from '../../errors.js';
-import { openBulkStore } from '../../store/open-store.js';
-import { explainStoreError, openServeStore, usingStore } from './serve-store.js';
+import { DatabaseBusyError, EXIT, UsageError } from '../errors.js';
+import { openBulkStore, openSqliteFile } from '../store/open-store.js';
+import { explainStoreError, usingStore } from './store-use.js';
 
 const BUSY = (db: string) =>
   `database ${db} is busy: another msnap process is writing to it (import, seed or keys); try again when it has finished`;
@@ -14,11 +14,11 @@ describe('explainStoreError', () => {
   it('turns a real SQLITE_BUSY from a second writer into one clear line', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'msnap-busy-'));
     const db = path.join(dir, 'busy.db');
-    const store = await openServeStore(db);
+    const store = await openSqliteFile(db);
     store.close();
     const holder = new Database(db);
     holder.exec('BEGIN IMMEDIATE');
-    const other = await openServeStore(db, { busyTimeoutMs: 0 });
+    const other = await openSqliteFile(db, { busyTimeoutMs: 0 });
     try {
       let caught: unknown;
       try {

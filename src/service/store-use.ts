@@ -1,28 +1,15 @@
-// Using the server's store from a `serve` command: an SQLite file, or PostgreSQL by URL, opened
-// through the injected StoreDeps (src/cli/store-deps.ts). A path that cannot be opened is the
-// user's input, so it is a one-line usage error, and another process holding the write lock is a
-// DatabaseBusyError.
+// Using the server's store from the service and the `serve` commands: an SQLite file, or PostgreSQL
+// by URL, opened through the injected StoreDeps (src/service/store-deps.ts). A path that cannot be
+// opened is the user's input, so it is a one-line usage error, and another process holding the
+// write lock is a DatabaseBusyError.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DatabaseBusyError } from '../../errors.js';
-import type { BulkLoadStore } from '../../store/bulk-store.js';
-import { storeName } from '../../store/db-path.js';
-import { diskFullError } from '../../store/disk-full.js';
-import { isSqliteStore, openSqliteFile, openStore, type AnyStore } from '../../store/open-store.js';
-import type { StoreDeps } from '../store-deps.js';
-
-/** Either store `serve` runs on. */
-export type ServeStore = AnyStore;
-
-/** Use where a command needs an SQLite file (pull, live): a PostgreSQL URL is a usage error. */
-export const openServeStore = openSqliteFile;
-
-/** Use in `serve` and the commands that only need the Store interface: SQLite or PostgreSQL. */
-export const openAnyStore = openStore;
-
-/** True for the SQLite store (seed, import, live and origins work on it directly). */
-export const isSqlite = isSqliteStore;
+import { DatabaseBusyError } from '../errors.js';
+import type { BulkLoadStore } from '../store/bulk-store.js';
+import { storeName } from '../store/db-path.js';
+import { diskFullError } from '../store/disk-full.js';
+import type { StoreDeps } from './store-deps.js';
 
 /** Use in the `serve` admin commands: awaits the store `opening`, runs `fn`, explains a busy database or a full disk, always closes. */
 export async function usingStore<S extends { close(): Promise<void> }, T>(opening: Promise<S>, db: string, fn: (store: S) => T | Promise<T>): Promise<T> {
@@ -50,7 +37,7 @@ export async function throughStaging<T>(
   const file = path.join(dir, 'staging.db');
   try {
     const result = await usingStore(deps.openBulkStore(file, { cacheMiB: 256 }), file, fn);
-    const { loadSqliteIntoPostgres } = await import('../../store/copy/sqlite-to-postgres.js');
+    const { loadSqliteIntoPostgres } = await import('../store/copy/sqlite-to-postgres.js');
     let shown = '';
     const loaded = await loadSqliteIntoPostgres(file, url, {
       onProgress: (p) => {
