@@ -30,9 +30,9 @@ function valueAfter(argv, flag) {
 // 4 full 24hr markets (3 complete: a 2M-row export for the memory figure). Lookups: ~1M rows in
 // 5m markets against ~20M in 24hr and 4hr markets.
 const FULL = {
-  // Seconds each figure is expected to take on an otherwise idle 2-core machine, for the
-  // progress line's time left (scaled by how the finished figures compared with theirs).
-  expectedSeconds: { 1: 220, 2: 30, 3: 95, 4: 45, 5: 5, 6: 5, 7: 20, 8: 30, 9: 65, 10: 25, 11: 200, 12: 420, 13: 30, 14: 140, 15: 120, 16: 20, 17: 45, 18: 300 },
+  // Seconds each figure took in a full run on 2 shared cores (BENCHMARKS.md, 52c4f4d, load average
+  // 5-10), for the progress line's time left (scaled by how the finished figures compared with theirs).
+  expectedSeconds: { 1: 218, 2: 42, 3: 86, 4: 38, 5: 7, 6: 0, 7: 49, 8: 26, 9: 65, 10: 52, 11: 196, 12: 145, 13: 78, 14: 81, 15: 277, 16: 67, 17: 69, 18: 240 },
   mainDb: { days: 15, full: { '5m': 410, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 4 } },
   pacing: { plan: 'builder', rpm: 250, burst: 12, markets: 400, minRequests: 400 },
   // The pacing figure runs this many times and reports the worst (a 429 is a rare event).
@@ -59,6 +59,10 @@ const FULL = {
   // at the full store's size they took minutes each).
   depthBefore: { days: 1, full: { '5m': 72, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } },
   pgBefore: { days: 1, full: { '5m': 24, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } },
+  // Figure 18's stores: every market type like figure 12's, a quarter of its 4M snapshots. Bytes
+  // per snapshot and pages of 1,000 do not depend on the size; the import of figure 12's store
+  // with books into PostgreSQL alone took 10 of the figure's 13 minutes on a busy machine.
+  pgStore: { days: 1, full: { '5m': 36, '15m': 12, '1hr': 3, '4hr': 2, '24hr': 0 } },
   // Figure 15: 4,200 BTC 5m markets (10.1M snapshots) without books; 287 5m markets (689k
   // snapshots) with books on every snapshot; a sweep over a day of 5m markets.
   backtest: {
