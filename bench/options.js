@@ -72,12 +72,12 @@ const FULL = {
   },
 };
 
-// Quick mode: the same steps on ~3.5M-row databases, with targets that a pass of the full run
+// Quick mode: the same steps on a ~4.7M-row main store, with targets that a pass of the full run
 // implies (see docs/testing.md, "Quick mode"). Pacing is the full run's export once (a burst-bound
 // run is a different test: its fixed costs weigh 5x more over 14 s), on a store of its own so the
-// main one stays small; the exports are the full run's (one complete 24hr market, 691,200 rows),
-// 5 rounds like the full run, where a 4hr market's 115,200 rows export in about the time node takes to start;
-// lookups at ~100k against ~1M rows; ratios of short loads over more, longer slices.
+// main one stays small; the exports are the full run's (one complete 24hr market, 691,200 rows, 5
+// rounds; a 4hr market's 115,200 rows export in about the time node takes to start); lookups at
+// ~100k against ~1M rows; ratios of short loads over more, longer slices.
 const QUICK = {
   expectedSeconds: { 1: 77, 2: 22, 3: 17, 4: 7, 5: 2, 6: 0, 7: 20, 8: 10, 9: 28, 10: 32, 11: 63, 12: 26, 13: 45, 14: 17, 15: 14, 16: 36, 17: 20, 18: 72 },
   mainDb: { days: 15, full: { '5m': 80, '15m': 0, '1hr': 0, '4hr': 2, '24hr': 2 } },
