@@ -30,9 +30,9 @@ function valueAfter(argv, flag) {
 // 4 full 24hr markets (3 complete: a 2M-row export for the memory figure). Lookups: ~1M rows in
 // 5m markets against ~20M in 24hr and 4hr markets.
 const FULL = {
-  // Seconds each figure is expected to take on an otherwise idle 2-core machine, for the
-  // progress line's time left (scaled by how the finished figures compared with theirs).
-  expectedSeconds: { 1: 220, 2: 30, 3: 95, 4: 45, 5: 5, 6: 5, 7: 20, 8: 30, 9: 65, 10: 25, 11: 200, 12: 420, 13: 30, 14: 140, 15: 120, 16: 20, 17: 45, 18: 300, 19: 420, 20: 240 },
+  // Seconds each figure took in a full run on 2 shared cores (BENCHMARKS.md, 52c4f4d, load average
+  // 5-10), for the progress line's time left (scaled by how the finished figures compared with theirs).
+  expectedSeconds: { 1: 218, 2: 42, 3: 86, 4: 38, 5: 7, 6: 0, 7: 49, 8: 26, 9: 65, 10: 52, 11: 196, 12: 145, 13: 78, 14: 81, 15: 277, 16: 67, 17: 69, 18: 240, 19: 420, 20: 240 },
   // Figure 19: event rows asked of the generator (issue 36: a file of at least 5M; the hour's last receipts are cut).
   realdataRows: 5_050_000,
   mainDb: { days: 15, full: { '5m': 410, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 4 } },
@@ -61,6 +61,10 @@ const FULL = {
   // at the full store's size they took minutes each).
   depthBefore: { days: 1, full: { '5m': 72, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } },
   pgBefore: { days: 1, full: { '5m': 24, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } },
+  // Figure 18's stores: every market type like figure 12's, a quarter of its 4M snapshots. Bytes
+  // per snapshot and pages of 1,000 do not depend on the size; the import of figure 12's store
+  // with books into PostgreSQL alone took 10 of the figure's 13 minutes on a busy machine.
+  pgStore: { days: 1, full: { '5m': 36, '15m': 12, '1hr': 3, '4hr': 2, '24hr': 0 } },
   // Figure 15: 4,200 BTC 5m markets (10.1M snapshots) without books; 287 5m markets (689k
   // snapshots) with books on every snapshot; a sweep over a day of 5m markets.
   backtest: {
@@ -70,27 +74,28 @@ const FULL = {
   },
 };
 
-// Quick mode: the same steps on ~1.5M-row databases, with targets its sizes can judge (see
-// docs/testing.md, "Quick mode"). Pacing is the full run's export once (a burst-bound run is a
-// different test: its fixed costs weigh 5x more over 14 s), on a store of its own so the main one
-// stays small; the export of one complete 4hr market, 3 rounds; lookups at ~100k against ~1M rows;
-// ratios of short loads over more, longer slices than a 3 s load gives.
+// Quick mode: the same steps on a ~4.7M-row main store, with targets that a pass of the full run
+// implies (see docs/testing.md, "Quick mode"). Pacing is the full run's export once (a burst-bound
+// run is a different test: its fixed costs weigh 5x more over 14 s), on a store of its own so the
+// main one stays small; the exports are the full run's (one complete 24hr market, 691,200 rows, 5
+// rounds; a 4hr market's 115,200 rows export in about the time node takes to start); lookups at
+// ~100k against ~1M rows; ratios of short loads over more, longer slices.
 const QUICK = {
-  expectedSeconds: { 1: 80, 2: 6, 3: 17, 4: 6, 5: 1, 6: 0, 7: 2, 8: 9, 9: 28, 10: 7, 11: 41, 12: 46, 13: 14, 14: 17, 15: 10, 16: 30, 17: 20, 18: 90, 20: 50 },
-  mainDb: { days: 15, full: { '5m': 80, '15m': 0, '1hr': 0, '4hr': 3, '24hr': 0 } },
+  expectedSeconds: { 1: 77, 2: 22, 3: 17, 4: 7, 5: 2, 6: 0, 7: 20, 8: 10, 9: 28, 10: 32, 11: 63, 12: 26, 13: 45, 14: 17, 15: 14, 16: 36, 17: 20, 18: 72, 20: 50 },
+  mainDb: { days: 15, full: { '5m': 80, '15m': 0, '1hr': 0, '4hr': 2, '24hr': 2 } },
   pacing: { plan: 'builder', rpm: 250, burst: 12, markets: 400, minRequests: 400, db: { days: 2, full: { '5m': 402, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } } },
   pacingRuns: 1,
-  exportType: '4hr',
-  exportRounds: 3,
+  exportType: '24hr',
+  // As many rounds as the full run: Parquet / CSV (figure 7) has ~5% of margin at full size.
+  exportRounds: 5,
   // Figure 9's dialects and figure 18's SQLite / PostgreSQL pages: 1 s slices, 8 and 6 of them.
   dialectLoad: { loadSeconds: 8, loadSlices: 4 },
   pgPagesLoad: { loadSeconds: 6, loadSlices: 6 },
   // Figure 12: seconds of in-process page reads per kind.
   depthPageSeconds: 6,
-  // Figure 18: stores smaller than figure 12's.
-  pgStore: { days: 1, full: { '5m': 24, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } },
-  // Figure 16: a key whose burst makes the 12-page export pace-bound, like the full run's 70 pages
-  // on a builder key (what auto must not slow down), instead of one burst timed mostly by process start.
+  // Figure 16: a 4hr market (12 pages) on a key whose burst makes the export pace-bound, like the
+  // full run's 70 pages on a builder key (what auto must not slow down), in a fifth of the time.
+  defaultDialectType: '4hr',
   defaultDialectKey: { plan: 'enterprise', rpm: 1000, burst: 4 },
   // The memory figure reads the figure 2 export's peak RSS instead of a second, larger export.
   memoryExport: null,
@@ -104,7 +109,8 @@ const QUICK = {
     large: { days: 15, full: { '5m': 0, '15m': 0, '1hr': 12, '4hr': 0, '24hr': 0 } },
   },
   live: { count: 1500, db: { days: 1, full: { '5m': 12, '15m': 4, '1hr': 1, '4hr': 0, '24hr': 0 } } },
-  depth: { days: 1, full: { '5m': 72, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } },
+  // Figures 12 and 18 (which reads figure 12's store with books).
+  depth: { days: 1, full: { '5m': 24, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } },
   backtest: {
     plain: { db: { days: 2, full: { '5m': 150, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } }, coin: 'BTC', type: '5m', last: 144 },
     books: { db: { days: 1, full: { '5m': 48, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 }, orderbookDays: 1 }, coin: 'BTC', type: '5m', last: 47 },
