@@ -37,6 +37,19 @@ import { pgStorageFigure } from './figures/pg-storage.js';
 import { realdataImportFigure } from './figures/realdata-import.js';
 import { sweepQueueFigure } from './figures/sweep-queue.js';
 
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  // A user's first try: never start a 30-minute run by asking how to run it.
+  process.stdout.write(`Usage: npm run bench [-- --quick] [-- --only N,M] [-- --out FILE] [-- --keep]
+
+  --quick     smaller sizes, the full run's targets where the size allows (docs/testing.md)
+  --only N,M  only these figures (written to BENCHMARKS.only.md unless --out)
+  --out FILE  where the report goes (default BENCHMARKS.md; quick: BENCHMARKS.quick.md)
+  --keep      keep the temp dir
+
+Each figure is written to FILE's .partial.md as it ends, so a stopped run keeps what it measured.
+`);
+  process.exit(0);
+}
 const opts = benchOptions(process.argv.slice(2));
 const started = performance.now();
 const machine = describeMachine();
