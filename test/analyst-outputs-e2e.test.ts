@@ -55,9 +55,15 @@ describe('Parquet output', () => {
   });
 
   it('--orderbook in Parquet and --orderbook-columns in CSV give the flat levels of the nested orderbooks', async () => {
-    const id = ndjson((await svc.run(['markets', '--coin', 'BTC', '--type', '5m', '--limit', '1', '--ndjson'])).stdout)[0]!['market_id'] as string;
-    const nested = ndjson((await svc.run(['snapshots', id, '--orderbook', '--ndjson'])).stdout);
-    const withBook = nested.filter((s) => s['orderbook_up'] !== undefined && s['orderbook_up'] !== null);
+    // The newer of the two newest markets may have just opened (a 5-minute boundary during the
+    // run): take the one with more books so far.
+    const ids = ndjson((await svc.run(['markets', '--coin', 'BTC', '--type', '5m', '--limit', '2', '--ndjson'])).stdout).map((m) => m['market_id'] as string);
+    const read = async (id: string) => {
+      const nested = ndjson((await svc.run(['snapshots', id, '--orderbook', '--ndjson'])).stdout);
+      return { id, nested, withBook: nested.filter((s) => s['orderbook_up'] !== undefined && s['orderbook_up'] !== null) };
+    };
+    const both = [await read(ids[0]!), await read(ids[1]!)].sort((a, b) => b.withBook.length - a.withBook.length);
+    const { id, nested, withBook } = both[0]!;
     expect(withBook.length).toBeGreaterThan(100);
 
     const file = path.join(svc.dir, 'book.parquet');
