@@ -5,7 +5,7 @@ import { Account } from './account.js';
 import type { Decider } from './decider.js';
 import { MarketRun } from './market-run.js';
 import { ModuleDecider } from './module-decider.js';
-import { effectiveFeeRate, resolveParams, type BacktestParams } from './params.js';
+import { effectiveFeeRate, feeModelOf, resolveParams, type BacktestParams } from './params.js';
 import type { BacktestProgress, BacktestResult } from './result.js';
 import { RuleDecider } from './rule-decider.js';
 import { summarize } from './statistics.js';
@@ -45,7 +45,7 @@ export async function runBacktest(
 ): Promise<BacktestResult> {
   const p = resolveParams(params);
   const { name, decider } = prepareStrategy(strategy);
-  const feeRate = effectiveFeeRate(p);
+  const fees = feeModelOf(p);
   const acct = new Account(p.cash);
   let markets = 0;
   let snapshots = 0;
@@ -62,12 +62,12 @@ export async function runBacktest(
     snapshots += series.length;
     from = from === null ? series.market.start_time : Math.min(from, series.market.start_time);
     to = to === null ? series.market.end_time : Math.max(to, series.market.end_time);
-    if (series.length > 0) runMarket(series, decider, new MarketRun(series, acct, p, feeRate));
+    if (series.length > 0) runMarket(series, decider, new MarketRun(series, acct, p, fees.scheduleFor(series.market)));
     hooks.onProgress?.({ markets, snapshots });
   }
   return {
     strategy: name,
-    params: { cash: p.cash, latency_ms: p.latency_ms, fee_rate: feeRate, no_book: p.no_book },
+    params: { cash: p.cash, latency_ms: p.latency_ms, fee_rate: effectiveFeeRate(p), no_book: p.no_book },
     data: { markets, snapshots, from, to },
     summary: summarize(acct),
     markets: acct.markets,

@@ -2,6 +2,7 @@
 // order, execution against the book at the execution snapshot, and settlement after the last one.
 import type { MarketSeries, OutcomeSide } from '../domain/market-series.js';
 import type { Account } from './account.js';
+import type { FeeSchedule } from './fee-model.js';
 import { addShares, fillOrder, payoutOf, settleLine, tradeLine } from './order-fill.js';
 import type { BacktestParams } from './params.js';
 import type { MarketLine } from './result.js';
@@ -25,7 +26,7 @@ export class MarketRun {
   private decidedAt = 0;
   private decisionPrice = 0;
   private entriesFilled = 0;
-  private fees = 0;
+  private feesPaid = 0;
   private traded = false;
   private readonly cashBefore: number;
   private readonly brierPrices: number[] = [];
@@ -35,7 +36,7 @@ export class MarketRun {
     readonly series: MarketSeries,
     readonly account: Account,
     private readonly params: BacktestParams,
-    private readonly feeRate: number,
+    private readonly fees: FeeSchedule,
   ) {
     this.cashBefore = account.cash;
   }
@@ -70,14 +71,14 @@ export class MarketRun {
     const s = this.series;
     const acct = this.account;
     const ticket = { action: this.action, side: this.side, shares: this.shares, limit: this.limit };
-    const fill = fillOrder(s, e, ticket, acct.cash, this.position(this.side), this.feeRate, this.params.no_book);
+    const fill = fillOrder(s, e, ticket, acct.cash, this.position(this.side), this.fees, this.params.no_book);
     if (!fill) {
       acct.rejected += 1;
       return;
     }
     acct.fills += 1;
     if (!fill.depth) acct.fillsWithoutDepth += 1;
-    this.fees += fill.fee;
+    this.feesPaid += fill.fee;
     this.traded = true;
     acct.cash = fill.cashAfter;
     if (this.action === 'buy') {
@@ -85,7 +86,7 @@ export class MarketRun {
       this.entriesFilled += 1;
       this.brierPrices.push(this.decisionPrice);
       this.brierSides.push(this.side);
-      this.addPosition(this.side, fill.shares);
+      this.addPosition(this.side, fill.received);
     } else {
       this.addPosition(this.side, -fill.shares);
     }
@@ -125,7 +126,7 @@ export class MarketRun {
       winner: m.winner,
       settled: m.winner !== null,
       entries: this.entriesFilled,
-      fees: round5(this.fees),
+      fees: round5(this.feesPaid),
       pnl: round6(acct.cash + unsettled - this.cashBefore),
     };
     acct.markets.push(line);

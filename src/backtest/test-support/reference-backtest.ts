@@ -3,6 +3,7 @@
 // on hand-made markets and compare: two readings of the spec that agree are the check that the
 // engine's fast column code says what the model says.
 import type { Market, Snapshot } from '../../domain/market.js';
+import { refScheduleOf } from './reference-fees.js';
 import { bookOf, fieldValue, holds, r5, r6, round, walk, type Fill, type RefCondition } from './reference-fills.js';
 
 export type { RefCondition } from './reference-fills.js';
@@ -22,7 +23,8 @@ export interface RefRule {
 export interface RefParams {
   cash: number;
   latency_ms: number;
-  fee_rate: number;
+  /** One rate for every market (--fee-rate); undefined: each market's schedule, else its era's. */
+  fee_rate?: number | undefined;
   fees: 'taker' | 'none';
   no_book: 'quote' | 'reject';
 }
@@ -34,7 +36,6 @@ export interface RefMarket {
 
 /** Runs a rule strategy over the markets (oldest first) exactly as docs/backtest-model.md describes. */
 export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: RefParams) {
-  const rate = params.fees === 'none' ? 0 : params.fee_rate;
   const maxEntries = rule.max_entries ?? 1;
   const maxPrice = rule.max_price ?? 1;
   const minPrice = rule.min_price ?? 0;
@@ -50,6 +51,7 @@ export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: R
   let snapshotsSeen = 0;
 
   for (const { market: m, snapshots } of ordered) {
+    const rate = refScheduleOf(m, params.fees, params.fee_rate);
     const snaps = [...snapshots].sort((a, b) => a.time - b.time);
     snapshotsSeen += snaps.length;
     const position = { up: 0, down: 0 };
@@ -74,7 +76,7 @@ export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: R
           : [...book.bids].sort((a, b) => b.price - a.price);
         fill = walk(lv, requested, buy, buy ? maxPrice : minPrice, cash, rate);
       } else if (params.no_book === 'reject') {
-        fill = { shares: 0, cost: 0, feeRaw: 0, levels: 0, depth: false };
+        fill = { shares: 0, cost: 0, fee: 0, feeShares: 0, levels: 0, depth: false };
       } else {
         const q = rule.side === 'up' ? e.price_up : e.price_down;
         fill = walk([{ price: q, size: requested }], requested, buy, buy ? maxPrice : minPrice, cash, rate);
@@ -86,10 +88,12 @@ export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: R
       }
       if (cashBefore === undefined) cashBefore = cash;
       traded = true;
-      const fee = r5(fill.feeRaw);
-      cash += buy ? -(fill.cost + fee) : fill.cost - fee;
+      const fee = fill.fee;
+      // A fee paid in shares leaves the cash alone: the buyer receives C − F shares.
+      const cashFee = fill.feeShares > 0 ? 0 : fee;
+      cash += buy ? -(fill.cost + cashFee) : fill.cost - cashFee;
       // Shares are decimal quantities: keep the position free of binary residue (28.65 − 28.65 must be 0).
-      position[rule.side] = round(position[rule.side] + (buy ? fill.shares : -fill.shares), 8);
+      position[rule.side] = round(position[rule.side] + (buy ? fill.shares - fill.feeShares : -fill.shares), 8);
       counts.fills++;
       counts.fees += fee;
       marketFees += fee;
@@ -112,6 +116,7 @@ export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: R
         cash_after: r6(cash),
         depth: fill.depth,
         levels: fill.levels,
+        fee_shares: fill.feeShares,
       });
     };
 
@@ -167,6 +172,7 @@ export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: R
           cash_after: r6(cash),
           depth: true,
           levels: 0,
+          fee_shares: 0,
         });
         position[side] = 0;
       }
@@ -182,7 +188,8 @@ export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: R
     unsettledValue += value;
     if (traded) {
       const pnl = cash + value - cashBefore!;
-      pnls.push(pnl);
+      // The statistics read each market's pnl as reported (6 decimals).
+      pnls.push(r6(pnl));
       marketRows.push({
         market_id: m.market_id,
         winner: m.winner,

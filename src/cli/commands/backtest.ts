@@ -116,7 +116,7 @@ export function backtestCommand(ctx: CliContext): Command {
     .option('--to <time>', 'snapshots before TIME')
     .option('--cash <usdc>', 'starting cash (default 1000)')
     .option('--latency-ms <ms>', 'orders execute on the first snapshot this long after the decision (default 0)')
-    .option('--fee-rate <rate>', "taker fee rate of Polymarket's crypto formula shares × rate × p × (1 − p) (default 0.07)")
+    .option('--fee-rate <rate>', "one taker fee rate for every market: shares × rate × p × (1 − p) in USDC (default: each market's fee schedule, else its era's)")
     .option('--fees <none>', "'none': no fees")
     .option('--no-book <reject>', "'reject': refuse orders on snapshots without the side's orderbook (default: fill at the quote, flagged)")
     .option('--set <path=value>', 'override a strategy field (rule) or param (module), repeatable: --set size=5 --set entry.0.value=0.25', collect)

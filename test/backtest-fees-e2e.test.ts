@@ -1,0 +1,105 @@
+// Fee schedules through the built CLI (BACKTEST.md "Fee schedule per market"): a seeded store, one
+// market given a stored schedule with better-sqlite3 (as an import writes it), and `msnap backtest
+// --db` charging that schedule, the era's on the others, and --fee-rate / --fees none over both.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildIfStale, msnap, seed } from './support/msnap-process.js';
+import { CHEAP_UP_RULE } from './support/cheap-up-rule.js';
+
+interface Trade {
+  market_id: string;
+  action: 'buy' | 'sell' | 'settle';
+  shares: number;
+  vwap: number;
+  fee: number;
+  levels: number;
+  fee_shares: number;
+}
+interface Result {
+  params: { fee_rate: number | null };
+  summary: { fees: number };
+  trades: Trade[];
+}
+
+let dir: string;
+let db: string;
+let rule: string;
+let marketId: string;
+
+const round5 = (x: number) => Math.round(x * 1e5 + 1e-7) / 1e5;
+const backtest = async (args: string[]): Promise<Result> => {
+  const r = await msnap(['backtest', rule, marketId, '--db', db, '--format', 'json', ...args], { cwd: dir, timeout: 60_000 });
+  expect(r.exitCode, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as Result;
+};
+
+beforeAll(async () => {
+  await buildIfStale();
+  dir = mkdtempSync(path.join(tmpdir(), 'msnap-fees-'));
+  db = path.join(dir, 'data.db');
+  await seed(db, ['--days', '1', '--seed', '4', '--full', '5m=10,15m=0,1hr=0,4hr=0,24hr=0', '--orderbook-minutes', '30']);
+  rule = path.join(dir, 'cheap-up.json');
+  writeFileSync(rule, JSON.stringify(CHEAP_UP_RULE));
+  // The first resolved 5m market the rule trades in, by a run over the newest markets.
+  const all = await msnap(['backtest', rule, 'BTC', '5m', '--last', '10', '--db', db, '--format', 'json'], { cwd: dir, timeout: 60_000 });
+  expect(all.exitCode, all.stderr).toBe(0);
+  const traded = (JSON.parse(all.stdout) as Result).trades.filter((t) => t.action === 'buy' && t.levels === 1).map((t) => t.market_id);
+  expect(traded.length).toBeGreaterThan(0);
+  marketId = traded[0]!;
+}, 180_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Each one-level trade's fee by BACKTEST.md's formula, written here: F = C × rate × (p(1 − p))^e per level. */
+function expectFees(trades: Trade[], rate: number, exponent: number, buyInShares: boolean): void {
+  const oneLevel = trades.filter((t) => t.action !== 'settle' && t.levels === 1);
+  expect(oneLevel.length).toBeGreaterThan(0);
+  for (const t of oneLevel) {
+    const raw = t.shares * rate * (t.vwap * (1 - t.vwap)) ** exponent;
+    const f = raw < 0.00001 ? 0 : round5(raw);
+    if (t.action === 'buy' && buyInShares) expect([t.fee_shares, t.fee]).toEqual([f, round5(f * t.vwap)]);
+    else expect([t.fee_shares, t.fee]).toEqual([0, f]);
+  }
+}
+
+describe('msnap backtest charges each market its fee schedule', () => {
+  it("charges a seeded market (no stored schedule) its era's: from 2026-04-28, 0.07 in USDC", async () => {
+    const r = await backtest([]);
+    expect(r.params.fee_rate).toBeNull();
+    expectFees(r.trades, 0.07, 1, false);
+  });
+
+  it('charges the stored schedule once the market has one, buys paying in shares; --fee-rate and --fees none override it', async () => {
+    const sqlite = new Database(db);
+    sqlite.prepare('UPDATE markets SET fee_schedule = ? WHERE market_id = ?').run(
+      JSON.stringify({ rate: 0.25, exponent: 2, taker_only: false, rebate_rate: 0, buy_fee_in: 'shares' }),
+      marketId,
+    );
+    sqlite.close();
+    const r = await backtest([]);
+    expectFees(r.trades, 0.25, 2, true);
+    const buys = r.trades.filter((t) => t.action === 'buy');
+    expect(buys.some((t) => t.fee_shares > 0)).toBe(true);
+    // The settlement pays what was received: shares bought less the fee shares, less shares sold.
+    const held = r.trades.reduce((h, t) => (t.action === 'buy' ? h + t.shares - t.fee_shares : t.action === 'sell' ? h - t.shares : h), 0);
+    const settled = r.trades.filter((t) => t.action === 'settle').reduce((s, t) => s + t.shares, 0);
+    expect(settled).toBeCloseTo(held, 6);
+
+    const flat = await backtest(['--fee-rate', '0.02']);
+    expect(flat.params.fee_rate).toBe(0.02);
+    expectFees(flat.trades, 0.02, 1, false);
+    const none = await backtest(['--fees', 'none']);
+    expect(none.summary.fees).toBe(0);
+    expect(none.trades.every((t) => t.fee === 0 && t.fee_shares === 0)).toBe(true);
+  });
+
+  it('writes fee_shares as the last column of --trades', async () => {
+    const file = path.join(dir, 'trades.csv');
+    const r = await msnap(['backtest', rule, marketId, '--db', db, '--trades', file, '--format', 'json'], { cwd: dir, timeout: 60_000 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const head = readFileSync(file, 'utf8').split('\n')[0]!;
+    expect(head).toBe('market_id,side,action,decided_at,filled_at,shares_requested,shares,vwap,fee,cash_after,depth,levels,fee_shares');
+  });
+});
