@@ -120,7 +120,7 @@ describe('the account', () => {
       expect(step.lines).toEqual([
         {
           created_at: 7, status: 'rejected', reason, market_id: m.market_id, side: 'up', action: req.action,
-          shares_requested: 1, shares: 0, vwap: null, fee: 0, filled_at: 7, depth: false, levels: 0, cash_after: b.money.cash,
+          shares_requested: 1, shares: 0, vwap: null, fee: 0, filled_at: 7, depth: false, levels: 0, cash_after: b.money.cash, fee_shares: 0,
         },
       ]);
       expect(step.touched).toEqual([]);
@@ -138,7 +138,7 @@ describe('the account', () => {
     expect(step.lines).toEqual([
       {
         created_at: 9, status: 'filled', market_id: m.market_id, side: 'up', action: 'settle', shares_requested: 10, shares: 10,
-        vwap: 0, fee: 0, filled_at: m.end_time, depth: true, levels: 0, cash_after: 995.832,
+        vwap: 0, fee: 0, filled_at: m.end_time, depth: true, levels: 0, cash_after: 995.832, fee_shares: 0,
       },
     ]);
     expect(accountView(b)).toMatchObject({ cash: 995.832, realized_pnl: -4, fees: 0.168 });

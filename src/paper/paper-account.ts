@@ -151,6 +151,7 @@ function lineOf(t: Trade, status: PaperOrderLine['status'], at: number): PaperOr
     depth: t.depth,
     levels: t.levels,
     cash_after: t.cash_after,
+    fee_shares: t.fee_shares,
   };
 }
 
@@ -170,5 +171,6 @@ function rejected(req: OrderRequest, reason: RejectReason, cash: number, at: num
     depth: false,
     levels: 0,
     cash_after: round6(cash),
+    fee_shares: 0,
   };
 }

@@ -314,6 +314,13 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX paper_orders_key ON paper_orders (key_id, id);
     `,
   },
+  {
+    version: 14,
+    description: 'paper_orders.fee_shares: the shares a buy gave up as its fee where buys pay in shares',
+    sql: `
+      ALTER TABLE paper_orders ADD COLUMN fee_shares REAL NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 /** SQL turning one orderbook column's [price, size] levels into {price, size} objects, best first as stored. */
