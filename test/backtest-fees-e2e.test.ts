@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildIfStale, msnap, seed } from './support/msnap-process.js';
+import { buildIfStale, createKey, msnap, seed, startServe } from './support/msnap-process.js';
 import { CHEAP_UP_RULE } from './support/cheap-up-rule.js';
 
 interface Trade {
@@ -93,6 +93,29 @@ describe('msnap backtest charges each market its fee schedule', () => {
     const none = await backtest(['--fees', 'none']);
     expect(none.summary.fees).toBe(0);
     expect(none.trades.every((t) => t.fee === 0 && t.fee_shares === 0)).toBe(true);
+  });
+
+  it('paper trading through msnap serve charges the stored schedule as the backtest does on the same snapshot', async () => {
+    const buy = (await backtest([])).trades.find((t) => t.action === 'buy')! as Trade & { filled_at: number; cash_after: number };
+    expect(buy.fee_shares).toBeGreaterThan(0);
+    const key = await createKey(db, 'bot', 'enterprise', ['--rpm', '100000', '--burst', '10000']);
+    // A replay clock that all but stands still just after the backtest's buy snapshot.
+    const served = await startServe(db, { args: ['--replay', String(buy.filled_at + 50), '--speed', '0.001'] });
+    try {
+      const res = await fetch(`${served.url}/v1/paper/orders`, {
+        method: 'POST',
+        headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ market_id: marketId, side: 'up', action: 'buy', shares: CHEAP_UP_RULE.size }),
+      });
+      expect(res.status).toBe(201);
+      const order = ((await res.json()) as { order: Record<string, unknown> }).order;
+      const pick = (o: Record<string, unknown>) => ({ shares: o.shares, vwap: o.vwap, fee: o.fee, fee_shares: o.fee_shares, levels: o.levels, cash_after: o.cash_after, filled_at: o.filled_at });
+      expect(pick(order)).toEqual(pick(buy as unknown as Record<string, unknown>));
+      const account = (await (await fetch(`${served.url}/v1/paper/account`, { headers: { 'X-API-Key': key } })).json()) as { positions: { shares: number }[] };
+      expect(account.positions[0]!.shares).toBeCloseTo(buy.shares - buy.fee_shares, 6);
+    } finally {
+      await served.stop();
+    }
   });
 
   it('writes fee_shares as the last column of --trades', async () => {
