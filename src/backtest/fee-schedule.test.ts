@@ -4,45 +4,26 @@
 // buy paid in shares, a stored schedule, and the flags that override it.
 import { describe, expect, it } from 'vitest';
 import type { FeeSchedule } from '../domain/fee-schedule.js';
-import { marketId, MARKET_DURATION_MS, type Market, type MarketType, type Snapshot } from '../domain/market.js';
-import { loadStrategy, runBacktest, seriesFromSnapshots } from './index.js';
+import { MARKET_DURATION_MS, type MarketType } from '../domain/market.js';
 import { handMarket, type HandSnapshot } from './test-support/hand-market.js';
-import { referenceBacktest, type RefParams, type RefRule } from './test-support/reference-backtest.js';
-import { lastDigit, randomCase } from './test-support/random-case.js';
-import { mulberry32 as prng } from '../random/prng.js';
+import { engineAndReference, moved, type Hand } from './test-support/engine-vs-reference.js';
+import type { RefParams, RefRule } from './test-support/reference-backtest.js';
+import { lastDigit, randomCase, randomPicks } from './test-support/random-case.js';
 
 const ERA_1 = Date.UTC(2026, 2, 1); // before 2026-03-30
 const ERA_2 = Date.UTC(2026, 3, 10); // 2026-03-30 to 2026-04-28
 const ERA_3 = Date.UTC(2026, 4, 1); // from 2026-04-28
 
-type Hand = { market: Market; snapshots: Snapshot[] };
-
 /** A market of `type` starting at `start`, one snapshot at its start, won by Up; a stored schedule when given. */
 function market(type: MarketType, start: number, snap: Omit<HandSnapshot, 't'>, fees?: FeeSchedule): Hand {
-  const h = handMarket(start, 'Up', [{ t: 0, ...snap }]);
-  const id = marketId('BTC', type, start);
-  return {
-    market: { ...h.market, market_id: id, slug: id, market_type: type, end_time: start + MARKET_DURATION_MS[type], ...(fees ? { fee_schedule: fees } : {}) },
-    snapshots: h.snapshots.map((s) => ({ ...s, market_id: id })),
-  };
+  return moved(handMarket(start, 'Up', [{ t: 0, ...snap }]), start, type, fees ? { fees } : {});
 }
 
 const buyUp = (size: number, over: Partial<RefRule> = {}): RefRule => ({ name: 'fees', side: 'up', size, entry: [{ field: 'elapsed_ms', op: '>=', value: 0 }], ...over });
 
 /** The engine and the reference on the same case: every trade and the summary must agree exactly. */
-async function both(rule: RefRule, hands: Hand | Hand[], params: Partial<RefParams> = {}, close = (v: unknown) => v) {
-  const list = Array.isArray(hands) ? hands : [hands];
-  const strategy = await loadStrategy(structuredClone(rule) as never, []);
-  async function* source() {
-    for (const h of list) yield seriesFromSnapshots(h.market, h.snapshots);
-  }
-  const got = await runBacktest(strategy, source(), params);
-  const ref = referenceBacktest(rule, list, { cash: 1000, latency_ms: 0, fees: 'taker', no_book: 'quote', ...params });
-  expect(got.trades).toEqual(close(ref.trades));
-  expect(got.summary).toEqual(close(ref.summary));
-  expect(got.markets).toEqual(close(ref.markets));
-  return got;
-}
+const both = (rule: RefRule, hands: Hand | Hand[], params: Partial<RefParams> = {}, close?: (v: unknown) => unknown) =>
+  engineAndReference(rule, Array.isArray(hands) ? hands : [hands], params, close);
 
 const ASK_40 = { up: 0.4, bookUp: { asks: [[0.4, 100]] as [number, number][] } };
 
@@ -158,24 +139,16 @@ describe('which schedule a market pays', () => {
 });
 
 describe('the engine against the reference on random markets in every era', () => {
-  /** `h` moved to start at `start`, as a market of `type`. */
-  const moved = (h: Hand, start: number, type: MarketType, fees?: FeeSchedule): Hand => {
-    const delta = start - h.market.start_time;
-    const id = marketId('BTC', type, start);
-    const m: Market = { ...h.market, market_id: id, slug: id, market_type: type, start_time: start, end_time: start + MARKET_DURATION_MS[type] };
-    return { market: fees ? { ...m, fee_schedule: fees } : m, snapshots: h.snapshots.map((s) => ({ ...s, market_id: id, time: s.time + delta })) };
-  };
   it('agrees on 150 random cases with eras, types, stored schedules and flags', async () => {
     let shareFees = 0;
     for (let seed = 1; seed <= 150; seed++) {
       const c = randomCase(seed);
-      const rnd = prng(seed * 7919);
-      const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+      const { rnd, pick } = randomPicks(seed * 7919);
       const base = pick([ERA_1, ERA_2, ERA_3]);
       const type = pick(['5m', '15m', '1hr'] as const);
       const hands = c.markets.map((h, k) => {
         const fees = rnd() < 0.25 ? { rate: pick([0.02, 0.25]), exponent: pick([1, 2]), taker_only: false, rebate_rate: 0, buy_fee_in: pick(['usdc', 'shares'] as const) } : undefined;
-        return moved(h, base + k * MARKET_DURATION_MS[type] * 2, type, fees);
+        return moved(h, base + k * MARKET_DURATION_MS[type] * 2, type, fees ? { fees } : {});
       });
       const params = { ...c.params, ...(rnd() < 0.2 ? { fee_rate: 0.03 } : {}) };
       // Random figures hit decimal ties two float paths may round apart: one unit of the 6th decimal.

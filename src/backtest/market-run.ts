@@ -28,7 +28,8 @@ export class MarketRun {
   private entriesFilled = 0;
   private feesPaid = 0;
   private traded = false;
-  private readonly cashBefore: number;
+  /** What this market's fills and settlement did to the cash (its pnl, other markets apart). */
+  private flow = 0;
   private readonly brierPrices: number[] = [];
   private readonly brierSides: OutcomeSide[] = [];
 
@@ -38,7 +39,6 @@ export class MarketRun {
     private readonly params: BacktestParams,
     private readonly fees: FeeSchedule,
   ) {
-    this.cashBefore = account.cash;
   }
 
   /** True while an order waits for its execution snapshot. */
@@ -80,6 +80,7 @@ export class MarketRun {
     if (!fill.depth) acct.fillsWithoutDepth += 1;
     this.feesPaid += fill.fee;
     this.traded = true;
+    this.flow += fill.cashAfter - acct.cash;
     acct.cash = fill.cashAfter;
     if (this.action === 'buy') {
       acct.sharesBought += fill.shares;
@@ -96,9 +97,10 @@ export class MarketRun {
   /**
    * After the last snapshot: a pending order expires; a winner pays the winning side 1 and the
    * other 0; without one, positions are valued at the last quotes. Returns the market's line
-   * (undefined when nothing filled) after writing it, and its equity point, to the account.
+   * (undefined when nothing filled) after writing it, and its equity point, to the account;
+   * `openValue` is what the positions of markets still running are worth (they count in equity).
    */
-  finish(): MarketLine | undefined {
+  finish(openValue = 0): MarketLine | undefined {
     const acct = this.account;
     if (this.pending) {
       acct.expired += 1;
@@ -127,10 +129,10 @@ export class MarketRun {
       settled: m.winner !== null,
       entries: this.entriesFilled,
       fees: round5(this.feesPaid),
-      pnl: round6(acct.cash + unsettled - this.cashBefore),
+      pnl: round6(this.flow + unsettled),
     };
     acct.markets.push(line);
-    acct.equity.push({ time: m.end_time, equity: round6(acct.cash + acct.unsettledValue) });
+    acct.equity.push({ time: m.end_time, equity: round6(acct.cash + acct.unsettledValue + openValue) });
     return line;
   }
 
@@ -139,6 +141,7 @@ export class MarketRun {
     if (!(shares > 0)) return;
     const acct = this.account;
     acct.cash += shares * payout;
+    this.flow += shares * payout;
     this.addPosition(side, -shares);
     acct.trades.push(settleLine(this.series.market.market_id, side, shares, payout, this.series.market.end_time, acct.cash));
   }

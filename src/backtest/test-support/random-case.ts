@@ -18,10 +18,15 @@ export function lastDigit(v: unknown): unknown {
   return v;
 }
 
+/** Use for seeded draws: `rnd()` in [0, 1), `pick(xs)` one of xs. */
+export function randomPicks(seed: number): { rnd: () => number; pick: <T>(xs: readonly T[]) => T } {
+  const rnd = prng(seed);
+  return { rnd, pick: <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]! };
+}
+
 /** Use for one random case: the same seed, the same case. */
 export function randomCase(seed: number): { rule: RefRule; markets: Hand[]; params: Partial<RefParams> } {
-  const rnd = prng(seed);
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+  const { rnd, pick } = randomPicks(seed);
   const p4 = (lo: number, hi: number) => Math.round((lo + rnd() * (hi - lo)) * 1e4) / 1e4;
   const levels = (from: number, dir: 1 | -1): [number, number][] => {
     const out: [number, number][] = [];

@@ -1,7 +1,7 @@
 // The reference's fees, written from BACKTEST.md "Fee schedule per market" alone (not from the
 // engine's fee-model.ts): the era table, the per-level fee and its floor, the unit a buy pays in.
 import type { Market } from '../../domain/market.js';
-import { r5 } from './reference-fills.js';
+import { r5 } from './reference-round.js';
 
 export interface RefSchedule {
   rate: number;

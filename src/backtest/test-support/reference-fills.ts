@@ -2,6 +2,7 @@
 // rule fields, conditions, and the walk of one order down a book.
 import type { Market, OrderbookLevel, Snapshot } from '../../domain/market.js';
 import { refLevelFee, type RefSchedule } from './reference-fees.js';
+import { r5 } from './reference-round.js';
 
 /** A rule's condition: `field op value`. */
 export interface RefCondition {
@@ -10,15 +11,7 @@ export interface RefCondition {
   value: number;
 }
 
-// Decimal rounding, half away from zero: a decimal tie such as 0.0175 × 10^5 lands a hair off .5 in
-// binary, so a 1e-7 unit of slack counts it as the tie it stands for.
-export const round = (x: number, d: number): number => {
-  const f = 10 ** d;
-  const r = (Math.sign(x) * Math.round(Math.abs(x) * f + 1e-7)) / f;
-  return Object.is(r, -0) ? 0 : r;
-};
-export const r6 = (x: number): number => round(x, 6);
-export const r5 = (x: number): number => round(x, 5);
+export { r5, r6, round } from './reference-round.js';
 
 export function bookOf(s: Snapshot, side: 'up' | 'down') {
   return side === 'up' ? s.orderbook_up : s.orderbook_down;
