@@ -1,6 +1,7 @@
 // Fee schedules through the built CLI (BACKTEST.md "Fee schedule per market"): a seeded store, one
 // market given a stored schedule with better-sqlite3 (as an import writes it), and `msnap backtest
-// --db` charging that schedule, the era's on the others, and --fee-rate / --fees none over both.
+// --db` charging that schedule, the era's on the others, and --fee-rate / --fees none over both;
+// paper trading through `msnap serve` charging the same; several coins on one clock.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -116,6 +117,26 @@ describe('msnap backtest charges each market its fee schedule', () => {
     } finally {
       await served.stop();
     }
+  });
+
+  it('runs several coins and types on one clock: trades and equity in time order, market pnls adding up', async () => {
+    const r = await msnap(['backtest', rule, 'BTC,ETH', '5m', '--last', '4', '--db', db, '--format', 'json'], { cwd: dir, timeout: 60_000 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as Result & {
+      data: { markets: number };
+      summary: { pnl: number };
+      markets: { market_id: string; pnl: number }[];
+      equity: { time: number }[];
+      trades: (Trade & { filled_at: number })[];
+    };
+    expect(out.data.markets).toBe(8);
+    const coins = new Set(out.trades.map((t) => t.market_id.slice(0, 3)));
+    expect([...coins].sort()).toEqual(['btc', 'eth']);
+    const times = out.trades.map((t) => t.filled_at);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    const ends = out.equity.map((e) => e.time);
+    expect(ends).toEqual([...ends].sort((a, b) => a - b));
+    expect(out.markets.reduce((s, m) => s + m.pnl, 0)).toBeCloseTo(out.summary.pnl, 5);
   });
 
   it('writes fee_shares as the last column of --trades', async () => {
