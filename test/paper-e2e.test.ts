@@ -8,6 +8,7 @@ import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Market, Snapshot } from '../src/domain/market.js';
+import { MARKET_FEES } from '../src/backtest/fee-model.js';
 import { executeOrder, type PaperBook } from '../src/paper/paper-account.js';
 import { buildIfStale, createKey, msnap, seed, startServe, type Served } from './support/msnap-process.js';
 import { databaseAvailable, throwawayDatabase, type ThrowawayDatabase } from './support/throwaway-database.js';
@@ -143,7 +144,7 @@ describe('paper trading through msnap serve', { timeout: 240_000 }, () => {
       const shown = (await call(a!.url, pgKey, 'GET', `/v1/markets/${market.market_id}`)).json as Market;
       const snapshot = (await call(a!.url, pgKey, 'GET', `/v1/markets/${market.market_id}/snapshot-at/${now}?include_orderbook=true`)).json.snapshots[0] as Snapshot;
       const book: PaperBook = { money: { cash: 100, realizedPnl: 0, fees: 0 }, positions: [] };
-      const expected = orders.map(() => executeOrder(book, req, shown, snapshot, 0.07, 0).lines[0]!);
+      const expected = orders.map(() => executeOrder(book, req, shown, snapshot, MARKET_FEES, 0).lines[0]!);
       // A refused order's filled_at is the clock's now when it was refused.
       const strip = (o: Record<string, unknown>) => {
         const { id: _i, created_at: _c, filled_at: at, ...rest } = o;

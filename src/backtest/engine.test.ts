@@ -21,7 +21,7 @@ describe('fills walk the book', () => {
     // 4 × 0.30 + 3 × 0.32 = 2.16; fee 4 × 0.07 × 0.3 × 0.7 + 3 × 0.07 × 0.32 × 0.68 = 0.104496 → 0.1045
     expect(r.trades[0]).toEqual({
       market_id: m.market_id, side: 'up', action: 'buy', decided_at: m.start_time, filled_at: m.start_time,
-      shares_requested: 10, shares: 7, vwap: 0.308571, fee: 0.1045, cash_after: 997.7355, depth: true, levels: 2,
+      shares_requested: 10, shares: 7, vwap: 0.308571, fee: 0.1045, cash_after: 997.7355, depth: true, levels: 2, fee_shares: 0,
     });
     // Settlement: 7 winning shares pay 7.
     expect(r.trades[1]).toMatchObject({ action: 'settle', shares: 7, vwap: 1, fee: 0, cash_after: 1004.7355, levels: 0 });
@@ -95,7 +95,8 @@ describe('no book', () => {
   it('rejects the order with no_book reject', async () => {
     const r = await runBacktest(cheapUp(), sourceOf(s()), { no_book: 'reject' });
     expect(r.summary).toMatchObject({ orders: 1, fills: 0, rejected_orders: 1, fills_without_depth: 0 });
-    expect(r.params).toEqual({ cash: 1000, latency_ms: 0, fee_rate: 0.07, no_book: 'reject' });
+    // Each market pays its own schedule: no one rate to report.
+    expect(r.params).toEqual({ cash: 1000, latency_ms: 0, fee_rate: null, no_book: 'reject' });
   });
 });
 

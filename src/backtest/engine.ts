@@ -1,11 +1,13 @@
-// runBacktest: markets one after another (cash shared, positions per market), snapshots in time
-// order; on each snapshot the order due on it executes, then the strategy may decide.
-import type { MarketSeries, MarketSource } from '../domain/market-series.js';
+// runBacktest: every market on one clock (cash shared, positions per market), every snapshot in
+// time order; on each snapshot the order due on it executes, then the strategy may decide; a
+// market settles at its end.
+import type { MarketSource } from '../domain/market-series.js';
 import { Account } from './account.js';
 import type { Decider } from './decider.js';
+import { MarketClock } from './market-clock.js';
 import { MarketRun } from './market-run.js';
 import { ModuleDecider } from './module-decider.js';
-import { effectiveFeeRate, resolveParams, type BacktestParams } from './params.js';
+import { effectiveFeeRate, feeModelOf, resolveParams, type BacktestParams } from './params.js';
 import type { BacktestProgress, BacktestResult } from './result.js';
 import { RuleDecider } from './rule-decider.js';
 import { summarize } from './statistics.js';
@@ -17,19 +19,22 @@ export interface BacktestHooks {
   onProgress?: (p: BacktestProgress) => void;
 }
 
-/** A strategy made ready to run: its reported name and a decider. */
+/** A strategy made ready to run: its reported name and a decider per market. */
 export interface PreparedStrategy {
   name: string;
-  decider: Decider;
+  /** A fresh decider for one market (markets on one clock decide side by side). */
+  decider: () => Decider;
 }
 
 /** Use before any data is read: a rule is checked (UsageError), a module wrapped. */
 export function prepareStrategy(strategy: Strategy): PreparedStrategy {
   if (isModuleStrategy(strategy)) {
-    return { name: strategy.name ?? 'strategy', decider: new ModuleDecider(strategy, { ...(strategy.params ?? {}) }) };
+    // One params object for the whole run, as a module sees it in every market.
+    const params = { ...(strategy.params ?? {}) };
+    return { name: strategy.name ?? 'strategy', decider: () => new ModuleDecider(strategy, params) };
   }
   const rule = checkRule(strategy);
-  return { name: rule.name, decider: new RuleDecider(rule) };
+  return { name: rule.name, decider: () => new RuleDecider(rule) };
 }
 
 /**
@@ -45,50 +50,42 @@ export async function runBacktest(
 ): Promise<BacktestResult> {
   const p = resolveParams(params);
   const { name, decider } = prepareStrategy(strategy);
-  const feeRate = effectiveFeeRate(p);
+  const fees = feeModelOf(p);
   const acct = new Account(p.cash);
-  let markets = 0;
-  let snapshots = 0;
-  let from: number | null = null;
-  let to: number | null = null;
+  const data = { markets: 0, snapshots: 0, from: null as number | null, to: null as number | null };
+  const clock = new MarketClock();
+  const it = source[Symbol.asyncIterator]();
+  let next = await it.next();
   let lastStart = -Infinity;
-  for await (const series of source) {
-    // The model runs markets oldest first (cash carries over): a source that does not is a bug.
-    if (series.market.start_time < lastStart) {
-      throw new Error(`backtest: markets must come oldest first (${series.market.market_id} came after a later one)`);
+  for (;;) {
+    const due = clock.nextTime();
+    // Every market starting by the clock's next event joins before it (markets come oldest first).
+    if (!next.done && next.value.market.start_time <= due) {
+      const series = next.value;
+      // The model runs markets oldest first (cash carries over): a source that does not is a bug.
+      if (series.market.start_time < lastStart) {
+        throw new Error(`backtest: markets must come oldest first (${series.market.market_id} came after a later one)`);
+      }
+      lastStart = series.market.start_time;
+      data.markets += 1;
+      data.snapshots += series.length;
+      data.from = data.from === null ? series.market.start_time : Math.min(data.from, series.market.start_time);
+      data.to = data.to === null ? series.market.end_time : Math.max(data.to, series.market.end_time);
+      if (series.length > 0) clock.join(series, decider(), new MarketRun(series, acct, p, fees.scheduleFor(series.market)));
+      hooks.onProgress?.({ markets: data.markets, snapshots: data.snapshots });
+      next = await it.next();
+      continue;
     }
-    lastStart = series.market.start_time;
-    markets += 1;
-    snapshots += series.length;
-    from = from === null ? series.market.start_time : Math.min(from, series.market.start_time);
-    to = to === null ? series.market.end_time : Math.max(to, series.market.end_time);
-    if (series.length > 0) runMarket(series, decider, new MarketRun(series, acct, p, feeRate));
-    hooks.onProgress?.({ markets, snapshots });
+    if (due === Infinity) break;
+    clock.step(next.done ? Infinity : next.value.market.start_time);
   }
   return {
     strategy: name,
-    params: { cash: p.cash, latency_ms: p.latency_ms, fee_rate: feeRate, no_book: p.no_book },
-    data: { markets, snapshots, from, to },
+    params: { cash: p.cash, latency_ms: p.latency_ms, fee_rate: effectiveFeeRate(p), no_book: p.no_book },
+    data,
     summary: summarize(acct),
     markets: acct.markets,
     trades: acct.trades,
     equity: acct.equity,
   };
-}
-
-/** The hot loop: numbers from columns, no per-snapshot allocation for rule strategies. */
-function runMarket(series: MarketSeries, decider: Decider, run: MarketRun): void {
-  const time = series.time;
-  const n = series.length;
-  decider.start(series, run);
-  for (let i = 0; i < n; i++) {
-    if (run.pending) {
-      if (time[i]! < run.dueAt) continue;
-      run.execute(i);
-    }
-    decider.decide(i);
-    if (run.pending && time[i]! >= run.dueAt) run.execute(i);
-    if (decider.idle()) break;
-  }
-  decider.end(run.finish());
 }

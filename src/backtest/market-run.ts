@@ -2,6 +2,7 @@
 // order, execution against the book at the execution snapshot, and settlement after the last one.
 import type { MarketSeries, OutcomeSide } from '../domain/market-series.js';
 import type { Account } from './account.js';
+import type { FeeSchedule } from './fee-model.js';
 import { addShares, fillOrder, payoutOf, settleLine, tradeLine } from './order-fill.js';
 import type { BacktestParams } from './params.js';
 import type { MarketLine } from './result.js';
@@ -25,9 +26,10 @@ export class MarketRun {
   private decidedAt = 0;
   private decisionPrice = 0;
   private entriesFilled = 0;
-  private fees = 0;
+  private feesPaid = 0;
   private traded = false;
-  private readonly cashBefore: number;
+  /** What this market's fills and settlement did to the cash (its pnl, other markets apart). */
+  private flow = 0;
   private readonly brierPrices: number[] = [];
   private readonly brierSides: OutcomeSide[] = [];
 
@@ -35,9 +37,8 @@ export class MarketRun {
     readonly series: MarketSeries,
     readonly account: Account,
     private readonly params: BacktestParams,
-    private readonly feeRate: number,
+    private readonly fees: FeeSchedule,
   ) {
-    this.cashBefore = account.cash;
   }
 
   /** True while an order waits for its execution snapshot. */
@@ -70,22 +71,23 @@ export class MarketRun {
     const s = this.series;
     const acct = this.account;
     const ticket = { action: this.action, side: this.side, shares: this.shares, limit: this.limit };
-    const fill = fillOrder(s, e, ticket, acct.cash, this.position(this.side), this.feeRate, this.params.no_book);
+    const fill = fillOrder(s, e, ticket, acct.cash, this.position(this.side), this.fees, this.params.no_book);
     if (!fill) {
       acct.rejected += 1;
       return;
     }
     acct.fills += 1;
     if (!fill.depth) acct.fillsWithoutDepth += 1;
-    this.fees += fill.fee;
+    this.feesPaid += fill.fee;
     this.traded = true;
+    this.flow += fill.cashAfter - acct.cash;
     acct.cash = fill.cashAfter;
     if (this.action === 'buy') {
       acct.sharesBought += fill.shares;
       this.entriesFilled += 1;
       this.brierPrices.push(this.decisionPrice);
       this.brierSides.push(this.side);
-      this.addPosition(this.side, fill.shares);
+      this.addPosition(this.side, fill.received);
     } else {
       this.addPosition(this.side, -fill.shares);
     }
@@ -95,9 +97,10 @@ export class MarketRun {
   /**
    * After the last snapshot: a pending order expires; a winner pays the winning side 1 and the
    * other 0; without one, positions are valued at the last quotes. Returns the market's line
-   * (undefined when nothing filled) after writing it, and its equity point, to the account.
+   * (undefined when nothing filled) after writing it, and its equity point, to the account;
+   * `openValue` is what the positions of markets still running are worth (they count in equity).
    */
-  finish(): MarketLine | undefined {
+  finish(openValue = 0): MarketLine | undefined {
     const acct = this.account;
     if (this.pending) {
       acct.expired += 1;
@@ -125,11 +128,11 @@ export class MarketRun {
       winner: m.winner,
       settled: m.winner !== null,
       entries: this.entriesFilled,
-      fees: round5(this.fees),
-      pnl: round6(acct.cash + unsettled - this.cashBefore),
+      fees: round5(this.feesPaid),
+      pnl: round6(this.flow + unsettled),
     };
     acct.markets.push(line);
-    acct.equity.push({ time: m.end_time, equity: round6(acct.cash + acct.unsettledValue) });
+    acct.equity.push({ time: m.end_time, equity: round6(acct.cash + acct.unsettledValue + openValue) });
     return line;
   }
 
@@ -138,6 +141,7 @@ export class MarketRun {
     if (!(shares > 0)) return;
     const acct = this.account;
     acct.cash += shares * payout;
+    this.flow += shares * payout;
     this.addPosition(side, -shares);
     acct.trades.push(settleLine(this.series.market.market_id, side, shares, payout, this.series.market.end_time, acct.cash));
   }

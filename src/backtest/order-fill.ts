@@ -3,9 +3,10 @@
 // The backtest's MarketRun and the server's paper accounts (src/paper) both execute through it, so
 // the model is written once.
 import type { MarketSeries, OutcomeSide } from '../domain/market-series.js';
+import type { FeeSchedule } from './fee-model.js';
 import { quoteLevel, walkBuy, walkSell } from './fills.js';
 import type { Trade } from './result.js';
-import { round5, round6 } from './rounding.js';
+import { round6 } from './rounding.js';
 
 /** What an order asks for: `limit` is max_price for buys, min_price for sells. */
 export interface OrderTicket {
@@ -15,11 +16,17 @@ export interface OrderTicket {
   limit: number;
 }
 
-/** A fill of more than 0 shares: `notional` = sum of price × shares, `fee` already rounded to 5 decimals. */
+/**
+ * A fill of more than 0 shares matched: `notional` = sum of price × shares, `fee` (USDC, or the
+ * USDC value of `feeShares`) rounded to 5 decimals; `received` = the shares a buy adds to the
+ * position (`shares − feeShares`) or a sell takes from it (`shares`).
+ */
 export interface Fill {
   shares: number;
   notional: number;
   fee: number;
+  feeShares: number;
+  received: number;
   levels: number;
   /** False when the snapshot had no book for the side (filled at the quote). */
   depth: boolean;
@@ -40,18 +47,28 @@ export function fillOrder(
   t: OrderTicket,
   cash: number,
   position: number,
-  feeRate: number,
+  fees: FeeSchedule,
   noBook: 'quote' | 'reject' = 'quote',
 ): Fill | undefined {
   const book = series.book(e, t.side);
   if (!book && noBook === 'reject') return undefined;
   const buy = t.action === 'buy';
   const levels = book ? (buy ? book.asks : book.bids) : quoteLevel(t.side === 'up' ? series.priceUp[e]! : series.priceDown[e]!);
-  const walk = buy ? walkBuy(levels, t.shares, t.limit, cash, feeRate) : walkSell(levels, Math.min(t.shares, position), t.limit, feeRate);
+  const walk = buy ? walkBuy(levels, t.shares, t.limit, cash, fees) : walkSell(levels, Math.min(t.shares, position), t.limit, fees);
   if (!(walk.shares > 0)) return undefined;
-  const fee = round5(walk.rawFee);
-  const cashAfter = buy ? cash - (walk.notional + fee) : cash + (walk.notional - fee);
-  return { shares: walk.shares, notional: walk.notional, fee, levels: walk.levels, depth: book !== undefined, cashAfter };
+  // A fee paid in shares is not paid in cash: the buyer receives fewer shares.
+  const cashFee = walk.feeShares > 0 ? 0 : walk.fee;
+  const cashAfter = buy ? cash - (walk.notional + cashFee) : cash + (walk.notional - cashFee);
+  return {
+    shares: walk.shares,
+    notional: walk.notional,
+    fee: walk.fee,
+    feeShares: walk.feeShares,
+    received: addShares(walk.shares, -walk.feeShares),
+    levels: walk.levels,
+    depth: book !== undefined,
+    cashAfter,
+  };
 }
 
 /** Use for the trade line of a fill, with the model's rounding. */
@@ -69,6 +86,7 @@ export function tradeLine(marketId: string, t: OrderTicket, decidedAt: number, f
     cash_after: round6(fill.cashAfter),
     depth: fill.depth,
     levels: fill.levels,
+    fee_shares: fill.feeShares,
   };
 }
 
@@ -87,6 +105,7 @@ export function settleLine(marketId: string, side: OutcomeSide, shares: number, 
     cash_after: round6(cashAfter),
     depth: true,
     levels: 0,
+    fee_shares: 0,
   };
 }
 

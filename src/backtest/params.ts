@@ -1,5 +1,6 @@
 // The run's parameters (docs/backtest-model.md's bracketed flags), their defaults and their checks.
 import { UsageError } from '../errors.js';
+import { flatFees, MARKET_FEES, NO_FEES, type FeeModel } from './fee-model.js';
 
 /** What a run is told besides the strategy: starting cash, latency, fees and the no-book rule. */
 export interface BacktestParams {
@@ -7,8 +8,8 @@ export interface BacktestParams {
   cash: number;
   /** Orders execute on the first snapshot at or after decision time + this (default 0: the decision's snapshot). */
   latency_ms: number;
-  /** Taker fee rate of Polymarket's crypto formula (default 0.07). */
-  fee_rate: number;
+  /** One taker fee rate for every market, version 1's formula in USDC (--fee-rate); undefined: each market's schedule. */
+  fee_rate: number | undefined;
   /** 'none': no fees at all (the same as fee_rate 0). */
   fees: 'taker' | 'none';
   /** An order on a snapshot without the side's book: 'quote' fills at the quoted probability, 'reject' refuses it. */
@@ -19,7 +20,7 @@ export interface BacktestParams {
 export const DEFAULT_PARAMS: Readonly<BacktestParams> = Object.freeze({
   cash: 1000,
   latency_ms: 0,
-  fee_rate: 0.07,
+  fee_rate: undefined,
   fees: 'taker',
   no_book: 'quote',
 });
@@ -34,15 +35,21 @@ export function resolveParams(given: Partial<BacktestParams> = {}): BacktestPara
   if (!(Number.isSafeInteger(p.latency_ms) && p.latency_ms >= 0)) {
     throw new UsageError(`latency_ms must be a whole number of milliseconds >= 0, got ${String(p.latency_ms)}`);
   }
-  if (!(typeof p.fee_rate === 'number' && p.fee_rate >= 0 && p.fee_rate < 1)) throw new UsageError(`fee_rate must be a number in [0, 1), got ${String(p.fee_rate)}`);
+  if (p.fee_rate !== undefined && !(typeof p.fee_rate === 'number' && p.fee_rate >= 0 && p.fee_rate < 1)) throw new UsageError(`fee_rate must be a number in [0, 1), got ${String(p.fee_rate)}`);
   if (p.fees !== 'taker' && p.fees !== 'none') throw new UsageError(`fees must be 'taker' or 'none', got '${String(p.fees)}'`);
   if (p.no_book !== 'quote' && p.no_book !== 'reject') throw new UsageError(`no_book must be 'quote' or 'reject', got '${String(p.no_book)}'`);
   return p;
 }
 
-/** The fee rate the run charges: 0 with fees 'none'. */
-export function effectiveFeeRate(p: BacktestParams): number {
-  return p.fees === 'none' ? 0 : p.fee_rate;
+/** The flat fee rate the run reports: 0 with fees 'none', null when each market pays its own schedule. */
+export function effectiveFeeRate(p: BacktestParams): number | null {
+  return p.fees === 'none' ? 0 : (p.fee_rate ?? null);
+}
+
+/** The fee model the run is given: none, one flat rate, or each market's schedule (its era's when it stores none). */
+export function feeModelOf(p: BacktestParams): FeeModel {
+  if (p.fees === 'none') return NO_FEES;
+  return p.fee_rate === undefined ? MARKET_FEES : flatFees(p.fee_rate);
 }
 
 function definedOnly(given: Partial<BacktestParams>): Partial<BacktestParams> {

@@ -14,6 +14,8 @@ export interface Trade {
   cash_after: number;
   depth: boolean;
   levels: number;
+  /** Shares a buy gave up as its fee where the market's buys pay in shares (`fee` is their USDC value); else 0. */
+  fee_shares: number;
 }
 
 /** One traded market. */
@@ -53,7 +55,7 @@ export interface BacktestSummary {
 /** What `msnap backtest --format json` writes: one object, the same bytes for the same inputs. */
 export interface BacktestResult {
   strategy: string;
-  params: { cash: number; latency_ms: number; fee_rate: number; no_book: 'quote' | 'reject' };
+  params: { cash: number; latency_ms: number; fee_rate: number | null; no_book: 'quote' | 'reject' };
   data: { markets: number; snapshots: number; from: number | null; to: number | null };
   summary: BacktestSummary;
   markets: MarketLine[];

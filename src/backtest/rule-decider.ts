@@ -45,7 +45,7 @@ export class RuleDecider implements Decider {
     return held === 0 ? run.buysDecided >= rule.max_entries : this.bindExit === undefined;
   }
 
-  /** Let go of the market's columns, so the next market's read may reuse their memory. */
+  /** Let go of the market's columns once it has settled. */
   end(): void {
     this.entry = NEVER;
     this.exit = NEVER;

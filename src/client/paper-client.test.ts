@@ -11,7 +11,7 @@ const paper = () => mock.client({ maxRetries: 3 }).capabilities().paper!;
 const ORDER = { market_id: 'btc-updown-5m-1763769600', side: 'up', action: 'buy', shares: 10, max_price: 0.6 } as const;
 const FILLED = {
   id: 7, status: 'filled', market_id: ORDER.market_id, side: 'up', action: 'buy', shares_requested: 10, shares: 10,
-  vwap: 0.55, fee: 0.17, filled_at: T0, depth: true, levels: 2, cash_after: 994.33,
+  vwap: 0.55, fee: 0.17, filled_at: T0, depth: true, levels: 2, cash_after: 994.33, fee_shares: 0,
 };
 
 describe('PaperClient', () => {

@@ -39,6 +39,8 @@ export function normalizePaperOrder(raw: unknown): PaperOrder {
     depth: o['depth'] === true,
     levels: toNumber(o['levels']) ?? 0,
     cash_after: num(o, 'cash_after', what),
+    // A server before fee schedules does not send it: no fee was paid in shares there.
+    fee_shares: toNumber(o['fee_shares']) ?? 0,
   };
 }
 

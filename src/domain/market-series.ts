@@ -41,8 +41,8 @@ export interface MarketSeries {
 }
 
 /**
- * Markets one at a time, oldest start_time first, so a consumer's memory stays flat. A source may
- * reuse one market's columns for the next: finish with a series before asking for the next one
- * (copy what must outlive it).
+ * Markets one at a time, oldest start_time first. A series stays valid after the next one is read
+ * (the backtest runs overlapping markets on one clock, holding them side by side); only the
+ * objects book() hands out are reused from call to call.
  */
 export type MarketSource = AsyncIterable<MarketSeries>;

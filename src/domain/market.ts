@@ -1,4 +1,5 @@
 // The market domain shared by server and client: coins, market types, ids, records.
+import type { FeeSchedule } from './fee-schedule.js';
 
 /** Coins the service serves; use to validate a `coin` value after upper-casing it. */
 export const COINS = ['BTC', 'ETH', 'SOL'] as const;
@@ -100,6 +101,8 @@ export interface Market {
   price_end: number | null;
   winner: 'Up' | 'Down' | null;
   snapshot_count: number;
+  /** The stored fee schedule (imported markets); absent: the era's (src/backtest/fee-model.ts). Never printed by the API. */
+  fee_schedule?: FeeSchedule;
 }
 
 /** Use to hand a market on with the contract's fields only (as `msnap markets --json` prints it), whatever its source added. */

@@ -21,4 +21,6 @@ export interface PaperOrderFields {
   depth: boolean;
   levels: number;
   cash_after: number;
+  /** Shares a buy gave up as its fee where the market's buys pay in shares (`fee` is their USDC value); else 0. */
+  fee_shares: number;
 }

@@ -110,7 +110,7 @@ export async function serveMcp(deps: McpDeps, stdin: Readable, stdout: Writable)
         to: time.optional(),
         cash: z.number().optional().describe('starting cash in USDC (default 1000)'),
         latency_ms: z.number().optional().describe('orders execute on the first snapshot this long after the decision (default 0)'),
-        fee_rate: z.number().optional().describe('taker fee rate (default 0.07; 0: no fees)'),
+        fee_rate: z.number().optional().describe('one taker fee rate for every market (default: each market fee schedule; 0: no fees)'),
       },
     },
     (args) => answer((r) => backtest(r, args)),

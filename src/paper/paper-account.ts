@@ -1,10 +1,11 @@
 // A paper account's arithmetic, pure: an order executed on one snapshot with the backtest's fill,
-// fee and cash model (backtest/order-fill.ts, the very code the engine runs), and the settlement of
+// fee (the same FeeModel seam) and cash model (backtest/order-fill.ts, the very code the engine runs), and the settlement of
 // resolved markets (docs/backtest-model.md "Settlement"). The desk (paper-desk.ts) loads the
 // account, runs these and stores what they changed, in one transaction.
 import type { Market, Snapshot } from '../domain/market.js';
 import type { OutcomeSide } from '../domain/market-series.js';
 import { addShares, fillOrder, payoutOf, settleLine, tradeLine, type OrderTicket } from '../backtest/order-fill.js';
+import type { FeeModel } from '../backtest/fee-model.js';
 import type { Trade } from '../backtest/result.js';
 import { round5, round6 } from '../backtest/rounding.js';
 import { SeriesBuilder } from '../backtest/series-builder.js';
@@ -63,7 +64,7 @@ export function accountView(book: PaperBook): AccountView {
  * rejects the order; otherwise it fills as the backtest would on that snapshot, or is rejected
  * when it fills nothing.
  */
-export function executeOrder(book: PaperBook, req: OrderRequest, market: Market, snapshot: Snapshot | undefined, feeRate: number, at: number): PaperStep {
+export function executeOrder(book: PaperBook, req: OrderRequest, market: Market, snapshot: Snapshot | undefined, fees: FeeModel, at: number): PaperStep {
   const ticket: OrderTicket = {
     action: req.action,
     side: req.side,
@@ -77,16 +78,17 @@ export function executeOrder(book: PaperBook, req: OrderRequest, market: Market,
   builder.add([snapshot]);
   const series = builder.finish();
   const position = positionOf(book, req.market_id, req.side);
-  const fill = fillOrder(series, 0, ticket, book.money.cash, position.shares, feeRate);
+  const schedule = fees.scheduleFor(market);
+  const fill = fillOrder(series, 0, ticket, book.money.cash, position.shares, schedule);
   if (!fill) {
     if (req.action === 'sell') return reject(position.shares > 0 ? 'no_fill' : 'no_position');
-    return reject(fillOrder(series, 0, ticket, Infinity, 0, feeRate) ? 'insufficient_cash' : 'no_fill');
+    return reject(fillOrder(series, 0, ticket, Infinity, 0, schedule) ? 'insufficient_cash' : 'no_fill');
   }
   const money = book.money;
   money.cash = fill.cashAfter;
   money.fees += fill.fee;
   if (req.action === 'buy') {
-    position.shares = addShares(position.shares, fill.shares);
+    position.shares = addShares(position.shares, fill.received);
     position.cost += fill.notional;
   } else {
     const closedCost = (position.cost / position.shares) * fill.shares;
@@ -149,6 +151,7 @@ function lineOf(t: Trade, status: PaperOrderLine['status'], at: number): PaperOr
     depth: t.depth,
     levels: t.levels,
     cash_after: t.cash_after,
+    fee_shares: t.fee_shares,
   };
 }
 
@@ -168,5 +171,6 @@ function rejected(req: OrderRequest, reason: RejectReason, cash: number, at: num
     depth: false,
     levels: 0,
     cash_after: round6(cash),
+    fee_shares: 0,
   };
 }

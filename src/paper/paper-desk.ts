@@ -7,6 +7,7 @@ import type { Market, Snapshot } from '../domain/market.js';
 import { orderRecord, type PaperLedger, type PaperOrderRecord } from '../store/paper-ledger.js';
 import type { Store } from '../store/store.js';
 import { accountView, executeOrder, settleResolved, type AccountView, type OrderRequest, type PaperBook, type PaperStep } from './paper-account.js';
+import { flatFees, MARKET_FEES, type FeeModel } from '../backtest/fee-model.js';
 import type { PaperSettings } from './paper-settings.js';
 
 // A position in a market read after the markets were fetched (a concurrent order opened it): the
@@ -26,7 +27,7 @@ export class PaperDesk {
   async place(keyId: number, req: OrderRequest, market: Market): Promise<PaperOrderRecord> {
     const snapshot = market.status === 'active' ? await this.newestSnapshot(market.market_id) : undefined;
     const { records } = await this.transact(keyId, new Map([[market.market_id, market]]), (book) =>
-      executeOrder(book, req, market, snapshot, this.settings.feeRate, this.at),
+      executeOrder(book, req, market, snapshot, paperFees(this.settings), this.at),
     );
     return records.at(-1)!;
   }
@@ -88,4 +89,9 @@ export class PaperDesk {
       if (done) return done;
     }
   }
+}
+
+/** The fee model paper fills are given: the backtest's for the same flags (each market's schedule, or one flat rate). */
+function paperFees(settings: PaperSettings): FeeModel {
+  return settings.feeRate === undefined ? MARKET_FEES : flatFees(settings.feeRate);
 }

@@ -31,7 +31,7 @@ export type PaperOrderLine = PaperOrderFields & {
 /** A stored order line with its id (ids grow: a newer line has a larger id). */
 export type PaperOrderRecord = PaperOrderLine & { id: number };
 
-/** Use for an order line with its id, fields in the documented order (id, status, reason?, ..., created_at). */
+/** Use for an order line with its id, fields in the documented order (id, status, reason?, ..., created_at, fee_shares). */
 export function orderRecord(id: number, o: PaperOrderLine): PaperOrderRecord {
   return {
     id,
@@ -49,6 +49,7 @@ export function orderRecord(id: number, o: PaperOrderLine): PaperOrderRecord {
     levels: o.levels,
     cash_after: o.cash_after,
     created_at: o.created_at,
+    fee_shares: o.fee_shares,
   };
 }
 

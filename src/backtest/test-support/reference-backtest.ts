@@ -3,6 +3,7 @@
 // on hand-made markets and compare: two readings of the spec that agree are the check that the
 // engine's fast column code says what the model says.
 import type { Market, Snapshot } from '../../domain/market.js';
+import { refScheduleOf } from './reference-fees.js';
 import { bookOf, fieldValue, holds, r5, r6, round, walk, type Fill, type RefCondition } from './reference-fills.js';
 
 export type { RefCondition } from './reference-fills.js';
@@ -22,7 +23,8 @@ export interface RefRule {
 export interface RefParams {
   cash: number;
   latency_ms: number;
-  fee_rate: number;
+  /** One rate for every market (--fee-rate); undefined: each market's schedule, else its era's. */
+  fee_rate?: number | undefined;
   fees: 'taker' | 'none';
   no_book: 'quote' | 'reject';
 }
@@ -34,7 +36,6 @@ export interface RefMarket {
 
 /** Runs a rule strategy over the markets (oldest first) exactly as docs/backtest-model.md describes. */
 export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: RefParams) {
-  const rate = params.fees === 'none' ? 0 : params.fee_rate;
   const maxEntries = rule.max_entries ?? 1;
   const maxPrice = rule.max_price ?? 1;
   const minPrice = rule.min_price ?? 0;
@@ -48,15 +49,20 @@ export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: R
   const pnls: number[] = [];
   const brierTerms: number[] = [];
   let snapshotsSeen = 0;
+  // Events of every market on one clock: settlements and snapshots, run in the clock's order below.
+  const events: { t: number; settles: boolean; m: Market; seq: number; run: () => void }[] = [];
+  const open = new Map<string, (t: number) => number>();
 
   for (const { market: m, snapshots } of ordered) {
+    const rate = refScheduleOf(m, params.fees, params.fee_rate);
     const snaps = [...snapshots].sort((a, b) => a.time - b.time);
     snapshotsSeen += snaps.length;
+    if (snaps.length === 0) continue;
     const position = { up: 0, down: 0 };
     let entriesDecided = 0;
     let entriesFilled = 0;
     let marketFees = 0;
-    let cashBefore: number | undefined;
+    let flow = 0;
     let traded = false;
     let pending: { action: 'buy' | 'sell'; shares: number; decidedAt: number; due: number; sidePrice: number } | undefined;
     const marketBrier: number[] = [];
@@ -74,7 +80,7 @@ export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: R
           : [...book.bids].sort((a, b) => b.price - a.price);
         fill = walk(lv, requested, buy, buy ? maxPrice : minPrice, cash, rate);
       } else if (params.no_book === 'reject') {
-        fill = { shares: 0, cost: 0, feeRaw: 0, levels: 0, depth: false };
+        fill = { shares: 0, cost: 0, fee: 0, feeShares: 0, levels: 0, depth: false };
       } else {
         const q = rule.side === 'up' ? e.price_up : e.price_down;
         fill = walk([{ price: q, size: requested }], requested, buy, buy ? maxPrice : minPrice, cash, rate);
@@ -84,12 +90,14 @@ export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: R
         counts.rejected++;
         return;
       }
-      if (cashBefore === undefined) cashBefore = cash;
       traded = true;
-      const fee = r5(fill.feeRaw);
-      cash += buy ? -(fill.cost + fee) : fill.cost - fee;
+      const fee = fill.fee;
+      // A fee paid in shares leaves the cash alone: the buyer receives C − F shares.
+      const cashFee = fill.feeShares > 0 ? 0 : fee;
+      cash += buy ? -(fill.cost + cashFee) : fill.cost - cashFee;
+      flow += buy ? -(fill.cost + cashFee) : fill.cost - cashFee;
       // Shares are decimal quantities: keep the position free of binary residue (28.65 − 28.65 must be 0).
-      position[rule.side] = round(position[rule.side] + (buy ? fill.shares : -fill.shares), 8);
+      position[rule.side] = round(position[rule.side] + (buy ? fill.shares - fill.feeShares : -fill.shares), 8);
       counts.fills++;
       counts.fees += fee;
       marketFees += fee;
@@ -112,12 +120,13 @@ export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: R
         cash_after: r6(cash),
         depth: fill.depth,
         levels: fill.levels,
+        fee_shares: fill.feeShares,
       });
     };
 
-    for (const s of snaps) {
+    const onSnapshot = (s: Snapshot) => {
       if (pending && s.time >= pending.due) execute(s);
-      if (pending) continue;
+      if (pending) return;
       const first = snaps[0]!;
       const sidePrice = rule.side === 'up' ? s.price_up : s.price_down;
       let decision: 'buy' | 'sell' | undefined;
@@ -134,7 +143,7 @@ export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: R
       ) {
         decision = 'sell';
       }
-      if (!decision) continue;
+      if (!decision) return;
       counts.orders++;
       pending = {
         action: decision,
@@ -144,16 +153,28 @@ export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: R
         sidePrice,
       };
       if (params.latency_ms === 0) execute(s);
-    }
-    if (pending) counts.expired++;
+    };
+    // The value of this market's positions at its latest quote at or before t (while it runs).
+    open.set(m.market_id, (t: number) => {
+      let q: Snapshot | undefined;
+      for (const s of snaps) if (s.time <= t) q = s;
+      return q ? position.up * q.price_up + position.down * q.price_down : 0;
+    });
+    snaps.forEach((s, k) => events.push({ t: s.time, settles: false, m, seq: k, run: () => onSnapshot(s) }));
+    const settleAt = Math.max(m.end_time, snaps[snaps.length - 1]!.time);
+    events.push({ t: settleAt, settles: true, m, seq: 0, run: () => settle() });
 
-    // Settlement after the last snapshot.
+    // Settlement at the market's end (after its last snapshot).
+    const settle = () => {
+    open.delete(m.market_id);
+    if (pending) counts.expired++;
     let value = 0;
     if (m.winner) {
       for (const side of ['up', 'down'] as const) {
         if (position[side] <= 0) continue;
         const pays = (m.winner === 'Up') === (side === 'up') ? 1 : 0;
         cash += position[side] * pays;
+        flow += position[side] * pays;
         trades.push({
           market_id: m.market_id,
           side,
@@ -167,6 +188,7 @@ export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: R
           cash_after: r6(cash),
           depth: true,
           levels: 0,
+          fee_shares: 0,
         });
         position[side] = 0;
       }
@@ -181,8 +203,9 @@ export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: R
     }
     unsettledValue += value;
     if (traded) {
-      const pnl = cash + value - cashBefore!;
-      pnls.push(pnl);
+      const pnl = flow + value;
+      // The statistics read each market's pnl as reported (6 decimals).
+      pnls.push(r6(pnl));
       marketRows.push({
         market_id: m.market_id,
         winner: m.winner,
@@ -191,9 +214,16 @@ export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: R
         fees: r5(marketFees),
         pnl: r6(pnl),
       });
-      equity.push({ time: m.end_time, equity: r6(cash + unsettledValue) });
+      // Markets still running count their positions at their latest quote.
+      let running = 0;
+      for (const valueAt of open.values()) running += valueAt(settleAt);
+      equity.push({ time: m.end_time, equity: r6(cash + unsettledValue + running) });
     }
+    };
   }
+  // The clock: time; at one time settlements first; then the earlier market start, the market id.
+  events.sort((a, b) => a.t - b.t || Number(b.settles) - Number(a.settles) || a.m.start_time - b.m.start_time || (a.m.market_id < b.m.market_id ? -1 : a.m.market_id > b.m.market_id ? 1 : a.seq - b.seq));
+  for (const e of events) e.run();
 
   const pnl = cash + unsettledValue - params.cash;
   let peak = params.cash;

@@ -1,6 +1,8 @@
 // The reference backtest's plain pieces, written from docs/backtest-model.md alone: rounding, the
 // rule fields, conditions, and the walk of one order down a book.
 import type { Market, OrderbookLevel, Snapshot } from '../../domain/market.js';
+import { refLevelFee, type RefSchedule } from './reference-fees.js';
+import { r5 } from './reference-round.js';
 
 /** A rule's condition: `field op value`. */
 export interface RefCondition {
@@ -9,15 +11,7 @@ export interface RefCondition {
   value: number;
 }
 
-// Decimal rounding, half away from zero: a decimal tie such as 0.0175 × 10^5 lands a hair off .5 in
-// binary, so a 1e-7 unit of slack counts it as the tie it stands for.
-export const round = (x: number, d: number): number => {
-  const f = 10 ** d;
-  const r = (Math.sign(x) * Math.round(Math.abs(x) * f + 1e-7)) / f;
-  return Object.is(r, -0) ? 0 : r;
-};
-export const r6 = (x: number): number => round(x, 6);
-export const r5 = (x: number): number => round(x, 5);
+export { r5, r6, round } from './reference-round.js';
 
 export function bookOf(s: Snapshot, side: 'up' | 'down') {
   return side === 'up' ? s.orderbook_up : s.orderbook_down;
@@ -72,39 +66,49 @@ export function holds(c: RefCondition, v: number | undefined): boolean {
 export interface Fill {
   shares: number;
   cost: number; // sum of price * shares
-  feeRaw: number;
+  /** The fee in USDC: per-level 5-decimal fees summed, or (paid in shares) their per-level USDC values F × p summed. */
+  fee: number;
+  /** Shares a buy gave up as its fee where buys pay in shares. */
+  feeShares: number;
   levels: number;
   depth: boolean;
 }
 
 /** Walks `levels` (already in walking order) for an order of n shares under a limit and, for buys, the cash. */
-export function walk(levels: OrderbookLevel[], n: number, buy: boolean, limit: number, cash: number, rate: number): Fill {
+export function walk(levels: OrderbookLevel[], n: number, buy: boolean, limit: number, cash: number, fees: RefSchedule): Fill {
   let remaining = n;
   let cashLeft = cash;
-  const fill: Fill = { shares: 0, cost: 0, feeRaw: 0, levels: 0, depth: true };
+  const inShares = buy && fees.buyFeeIn === 'shares';
+  const cashCost = (q: number, p: number) => q * p + (inShares ? 0 : refLevelFee(fees, q, p));
+  const fill: Fill = { shares: 0, cost: 0, fee: 0, feeShares: 0, levels: 0, depth: true };
   for (const l of levels) {
     if (remaining <= 1e-12) break;
     if (buy ? l.price > limit : l.price < limit) break;
     let take = Math.min(remaining, l.size);
     let cashBound = false;
-    if (buy) {
-      const perShare = l.price + rate * l.price * (1 - l.price);
-      const affordable = Math.floor((cashLeft / perShare) * 100 + 1e-9) / 100;
-      if (affordable < take) {
-        take = affordable;
-        cashBound = true;
-      }
+    if (buy && cashCost(take, l.price) > cashLeft + 1e-9) {
+      // The most whole cents of shares the cash pays for, price and this level's rounded fee.
+      take = Math.floor((cashLeft / l.price) * 100 + 1e-9) / 100;
+      while (take > 0 && cashCost(take, l.price) > cashLeft + 1e-9) take = Math.round(take * 100 - 1) / 100;
+      cashBound = true;
     }
     if (take > 0) {
+      const f = refLevelFee(fees, take, l.price);
       fill.shares += take;
       fill.cost += take * l.price;
-      fill.feeRaw += take * rate * l.price * (1 - l.price);
+      if (inShares) {
+        fill.feeShares += f;
+        fill.fee += r5(f * l.price);
+      } else {
+        fill.fee += f;
+      }
       fill.levels++;
       remaining -= take;
-      if (buy) cashLeft -= take * l.price + take * rate * l.price * (1 - l.price);
+      if (buy) cashLeft -= cashCost(take, l.price);
     }
     if (cashBound) break;
   }
+  fill.fee = r5(fill.fee);
+  fill.feeShares = r5(fill.feeShares);
   return fill;
 }
-

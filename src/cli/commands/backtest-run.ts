@@ -1,6 +1,6 @@
 // The body of `msnap backtest`: load and check the strategy (and every sweep combination) before
 // any data, choose the markets as `msnap snapshots` does, run, and write the result.
-import type { Market } from '../../domain/market.js';
+import type { Coin, Market, MarketType } from '../../domain/market.js';
 import type { MarketSource } from '../../domain/market-series.js';
 import type { MsnapApi } from '../../client/types.js';
 import { runBacktest } from '../../backtest/engine.js';
@@ -22,6 +22,8 @@ import type { QueueFlags } from './backtest-queued.js';
 
 /** The checked arguments and flags of `msnap backtest`. */
 export interface BacktestOptions extends Pick<SnapshotsOptions, 'target' | 'last' | 'from' | 'to'> {
+  /** Several coins and types (BTC,ETH 5m,15m): each pair selected as `target` alone would be, all on one clock. */
+  targets?: { coin: Coin; marketType: MarketType }[];
   /** The strategy file (.json rule, .js/.mjs module). */
   strategy: string;
   params: Partial<BacktestParams>;
@@ -52,7 +54,11 @@ const YIELD_EVERY_MS = 100;
 
 async function chosenMarkets(client: MsnapApi, opts: BacktestOptions, deps: CliDeps): Promise<Market[]> {
   if ('marketId' in opts.target) return [await client.market(opts.target.marketId)];
-  return chooseMarkets(client, opts.target, opts, deps.note);
+  if (!opts.targets) return chooseMarkets(client, opts.target, opts, deps.note);
+  const all: Market[] = [];
+  for (const t of opts.targets) all.push(...(await chooseMarkets(client, t, opts, deps.note)));
+  // One clock: the source gives markets oldest first (ties by id).
+  return all.sort((a, b) => a.start_time - b.start_time || (a.market_id < b.market_id ? -1 : a.market_id > b.market_id ? 1 : 0));
 }
 
 /** An SQLite file given with --db: read as columns straight from its blocks (a PostgreSQL store is read through its pages). */
@@ -146,7 +152,7 @@ export async function runBacktestCommand(opts: BacktestOptions, deps: CliDeps, v
 /** The selection as the user wrote it (`BTC 5m --last 288`), for a queued sweep's workers to log. */
 function selectionText(opts: BacktestOptions): string {
   const t = opts.target;
-  const words = 'marketId' in t ? [t.marketId] : [t.coin, t.marketType];
+  const words = 'marketId' in t ? [t.marketId] : opts.targets ? [[...new Set(opts.targets.map((x) => x.coin))].join(','), [...new Set(opts.targets.map((x) => x.marketType))].join(',')] : [t.coin, t.marketType];
   if (opts.last !== undefined) words.push(`--last ${opts.last}`);
   if (opts.from !== undefined) words.push(`--from ${new Date(opts.from).toISOString()}`);
   if (opts.to !== undefined) words.push(`--to ${new Date(opts.to).toISOString()}`);

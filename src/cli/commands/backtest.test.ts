@@ -17,6 +17,19 @@ describe('parseBacktestArgs', () => {
     expect(parse({ book: true }).params).toEqual({});
   });
 
+  it('takes several coins and types at once: every pair, on one clock', () => {
+    const o = parse({ last: '3' }, 'btc,ETH', '5m,15m');
+    expect(o.targets).toEqual([
+      { coin: 'BTC', marketType: '5m' },
+      { coin: 'BTC', marketType: '15m' },
+      { coin: 'ETH', marketType: '5m' },
+      { coin: 'ETH', marketType: '15m' },
+    ]);
+    expect(parse({}).targets).toBeUndefined();
+    expect(() => parse({}, 'BTC,DOGE', '5m')).toThrow(UsageError);
+    expect(() => parse({}, 'BTC', '5m,2m')).toThrow(UsageError);
+  });
+
   it.each([
     [{ cash: '0' }, /--cash must be a number > 0/],
     [{ cash: 'lots' }, /--cash must be a number > 0/],

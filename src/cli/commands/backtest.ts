@@ -10,7 +10,7 @@ import { runWithDeps } from '../deps.js';
 import { resolveFormat } from '../output/format.js';
 import { colorEnabled } from '../terminal-policy.js';
 import { TIME_HELP } from '../../domain/time.js';
-import { countArg, DEFAULT_QUEUE_NAME, queueNameArg } from '../../domain/arguments.js';
+import { coinArg, countArg, DEFAULT_QUEUE_NAME, marketTypeArg, queueNameArg } from '../../domain/arguments.js';
 import { parseRedisUrl } from '../../ratelimit/redis-url.js';
 import { parseSnapshotsArgs } from './snapshots.js';
 import type { BacktestOptions, BacktestView } from './backtest-run.js';
@@ -63,7 +63,13 @@ function paramFlags(flags: RawFlags): Partial<BacktestParams> {
 
 /** Check arguments and flags; every problem is a UsageError (the strategy itself is checked when loaded, before any data). */
 export function parseBacktestArgs(strategy: string, first: string, second: string | undefined, flags: RawFlags, now: number): BacktestOptions {
-  const { target, last, from, to } = parseSnapshotsArgs(first, second, { last: flags.last, from: flags.from, to: flags.to }, now);
+  // Several coins and types at once (BTC,ETH 5m,15m): every pair, on one clock.
+  const coins = first.split(',');
+  const types = second?.split(',') ?? [];
+  const { target, last, from, to } = parseSnapshotsArgs(coins[0]!, types[0], { last: flags.last, from: flags.from, to: flags.to }, now);
+  const several = coins.length > 1 || types.length > 1;
+  if (several && 'marketId' in target) throw new UsageError('a market id stands alone: list coins and types instead (BTC,ETH 5m,15m)');
+  const targets = several ? coins.flatMap((c) => types.map((t) => ({ coin: coinArg(c), marketType: marketTypeArg(t) }))) : undefined;
   const sweeps = parseSweeps(flags.sweep ?? []);
   if (sweeps.length > 0 && (flags.trades !== undefined || flags.html !== undefined)) {
     throw new UsageError('--sweep writes one summary row per combination: drop --trades/--html, or run one combination with --set');
@@ -73,6 +79,7 @@ export function parseBacktestArgs(strategy: string, first: string, second: strin
   return {
     strategy,
     target,
+    ...(targets !== undefined ? { targets } : {}),
     ...(last !== undefined ? { last } : {}),
     ...(from !== undefined ? { from } : {}),
     ...(to !== undefined ? { to } : {}),
@@ -109,14 +116,14 @@ export function backtestCommand(ctx: CliContext): Command {
   return addLocalDbOption(new Command('backtest'))
     .description('Test a strategy on past markets: fills that walk the orderbook, latency, fees, settlement')
     .argument('<strategy>', 'a rule file (.json) or a JavaScript module (.js, .mjs)')
-    .argument('<market-id|coin>', 'a market id (btc-updown-5m-1763769600), or a coin (BTC, ETH, SOL)')
-    .argument('[type]', 'with a coin: the market type (5m, 15m, 1hr, 4hr, 24hr)')
+    .argument('<market-id|coin>', 'a market id (btc-updown-5m-1763769600), or a coin (BTC, ETH, SOL), or coins (BTC,ETH)')
+    .argument('[type]', 'with a coin: the market type (5m, 15m, 1hr, 4hr, 24hr), or types (5m,15m): every pair runs on one clock')
     .option('--last <n>', 'with COIN TYPE: the latest N markets that have snapshots (default 1; all in a --from/--to range)')
     .option('--from <time>', 'snapshots at or after TIME (with COIN TYPE: markets overlapping the range)')
     .option('--to <time>', 'snapshots before TIME')
     .option('--cash <usdc>', 'starting cash (default 1000)')
     .option('--latency-ms <ms>', 'orders execute on the first snapshot this long after the decision (default 0)')
-    .option('--fee-rate <rate>', "taker fee rate of Polymarket's crypto formula shares × rate × p × (1 − p) (default 0.07)")
+    .option('--fee-rate <rate>', "one taker fee rate for every market: shares × rate × p × (1 − p) in USDC (default: each market's fee schedule, else its era's)")
     .option('--fees <none>', "'none': no fees")
     .option('--no-book <reject>', "'reject': refuse orders on snapshots without the side's orderbook (default: fill at the quote, flagged)")
     .option('--set <path=value>', 'override a strategy field (rule) or param (module), repeatable: --set size=5 --set entry.0.value=0.25', collect)

@@ -5,8 +5,8 @@ import { parseServeFlags } from './serve-flags.js';
 const BASE = { host: '127.0.0.1', port: '0', demo: false, signup: true };
 
 describe('serve --paper-cash and --paper-fee-rate', () => {
-  it('default to 1000 and 0.07, and take decimals', () => {
-    expect(parseServeFlags(BASE, {}).paper).toEqual({ startCash: 1000, feeRate: 0.07 });
+  it("default to 1000 and each market's fee schedule, and take decimals", () => {
+    expect(parseServeFlags(BASE, {}).paper).toEqual({ startCash: 1000 });
     expect(parseServeFlags({ ...BASE, paperCash: '250.5', paperFeeRate: '0' }, {}).paper).toEqual({ startCash: 250.5, feeRate: 0 });
   });
 

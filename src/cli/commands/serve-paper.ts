@@ -20,7 +20,8 @@ export function parsePaperFlags(raw: RawPaperFlags): PaperSettings {
   if (!(startCash > 0 && startCash <= MAX_PAPER_CASH)) {
     throw new UsageError(`--paper-cash must be a number of USDC > 0 and at most ${MAX_PAPER_CASH}; got "${cashText.slice(0, 40)}"`);
   }
-  const rateText = raw.paperFeeRate ?? String(DEFAULT_PAPER.feeRate);
+  if (raw.paperFeeRate === undefined) return { startCash };
+  const rateText = raw.paperFeeRate;
   const feeRate = DECIMAL.test(rateText) ? Number(rateText) : NaN;
   if (!(feeRate >= 0 && feeRate <= 1)) {
     throw new UsageError(`--paper-fee-rate must be a number from 0 to 1 (0.07 = Polymarket's crypto taker rate); got "${rateText.slice(0, 40)}"`);

@@ -45,7 +45,7 @@ export function serveCommand(ctx: CliContext): Command {
     .option('--speed <n>', 'with --replay: how many times wall speed the clock runs (default 1; 60 = a minute a second)')
     .option('--until <to>', 'with --replay: where the clock stops (a TIME; default the newest snapshot in the store)')
     .option('--paper-cash <usdc>', 'paper trading: the cash a new or reset paper account starts with (default 1000)')
-    .option('--paper-fee-rate <rate>', "paper trading: the taker fee rate of paper fills (default 0.07, the backtest's)")
+    .option('--paper-fee-rate <rate>', "paper trading: one taker fee rate for every paper fill (default: each market's fee schedule, as the backtest charges)")
     .addHelpText(
       'after',
       `

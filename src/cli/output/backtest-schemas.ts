@@ -49,7 +49,7 @@ export const RESULT_SCHEMA: RecordSchema<BacktestResult> = {
     column('strategy', (r) => r.strategy, 'string'),
     column('cash', (r) => r.params.cash, 'double'),
     column('latency_ms', (r) => r.params.latency_ms, 'int64'),
-    column('fee_rate', (r) => r.params.fee_rate, 'double'),
+    column('fee_rate', (r) => r.params.fee_rate, 'double', true),
     column('no_book', (r) => r.params.no_book, 'string'),
     column('markets', (r) => r.data.markets, 'int64'),
     column('snapshots', (r) => r.data.snapshots, 'int64'),
@@ -75,6 +75,7 @@ export const TRADE_SCHEMA: RecordSchema<Trade> = {
     column('cash_after', (t) => t.cash_after, 'double'),
     column('depth', (t) => t.depth, 'boolean', false, undefined, 4),
     column('levels', (t) => t.levels, 'int64', false, undefined, 3),
+    column('fee_shares', (t) => t.fee_shares, 'double', false, undefined, 5),
   ],
 };
 

@@ -33,7 +33,7 @@ function summaryText(r: BacktestResult, width: number): string {
   const p = r.params;
   return [
     `${r.strategy}: ${d.markets} market${d.markets === 1 ? '' : 's'}, ${d.snapshots.toLocaleString('en-US')} snapshots, ${iso(d.from)} to ${iso(d.to)} UTC`,
-    `cash ${p.cash}, latency ${p.latency_ms} ms, fee rate ${p.fee_rate}, no book: ${p.no_book}`,
+    `cash ${p.cash}, latency ${p.latency_ms} ms, fee rate ${p.fee_rate ?? 'per market'}, no book: ${p.no_book}`,
     '',
     ...lines,
     '',

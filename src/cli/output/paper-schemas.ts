@@ -19,6 +19,7 @@ export const PAPER_ORDER_SCHEMA: RecordSchema<PaperOrder> = {
     { name: 'levels', value: (o) => o.levels, parquet: 'int64', dropOrder: 1 },
     { name: 'depth', value: (o) => o.depth, parquet: 'boolean', dropOrder: 0 },
     { name: 'filled_at', value: (o) => o.filled_at, label: 'at', table: (o) => isoCell(o.filled_at), parquet: 'timestamp' },
+    { name: 'fee_shares', value: (o) => o.fee_shares, label: 'fee shares', parquet: 'double', dropOrder: 4 },
   ],
 };
 

@@ -3,6 +3,7 @@
 // outcomePrices are JSON encoded in strings; fields only third parties describe (positionIds,
 // eventStartTime) are read tolerantly, numbers given as strings included.
 import { UsageError } from '../../errors.js';
+import { USDC_FEES_FROM } from '../../domain/fee-schedule.js';
 import { MARKET_DURATION_MS, marketId, type Coin, type MarketType } from '../../domain/market.js';
 import { easternHour, easternToUtc } from './eastern-time.js';
 import { dailyWindowEnding, readGammaSlug, type SlugReading } from './market-slugs.js';
@@ -47,8 +48,7 @@ export interface GammaReading {
   skipped: { slug: string; reason: string }[];
 }
 
-/** From this start on a buy's fee is paid in USDC, before it in shares (BACKTEST.md's era table). */
-export const USDC_FEES_FROM = Date.UTC(2026, 3, 28);
+export { USDC_FEES_FROM };
 
 type Fields = Record<string, unknown>;
 

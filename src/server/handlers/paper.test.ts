@@ -52,7 +52,7 @@ describe.each(backends)('paper trading over %s', (backend: Backend) => {
     expect(snapshot.time).toBe(NEWEST_24H + 125);
     const run = await runBacktest({ name: 'x', side: 'up', size: 10, entry: [{ field: 'price_up', op: '>=', value: 0 }] }, (async function* () {
       yield seriesFromSnapshots(market, [snapshot]);
-    })(), { cash: 100 });
+    })(), { cash: 100, fee_rate: 0.07 });
     const { decided_at: _d, ...trade } = run.trades[0]!;
     expect(order).toEqual({ id: expect.any(Number), status: 'partial', ...trade, created_at: NOW });
     // 7 at 0.53 (all the book has), fee 7 × 0.07 × 0.53 × 0.47 = 0.122059 → 0.12206.

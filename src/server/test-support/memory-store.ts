@@ -121,7 +121,8 @@ export class MemoryStore implements Store {
   // The real stores' own conversion, so status and what an active market hides (price_end, winner,
   // final figures) follow the same rule; the row fields only they use do not matter here.
   private withStatus(m: StoredMarket, now: number): ServedMarket {
-    return toMarket({ ...m, id: 0, dense: 0, id_base: null, id_step: null, id_exceptions: 0 }, now);
+    const { fee_schedule: fees, ...rest } = m;
+    return toMarket({ ...rest, id: 0, dense: 0, id_base: null, id_step: null, id_exceptions: 0, fee_schedule: fees ? JSON.stringify(fees) : null }, now);
   }
 
   private sorted(): StoredMarket[] {

@@ -1,4 +1,5 @@
 // A market as the markets table stores it, and how a stored row becomes the contract's Market.
+import { parseFeeSchedule } from '../../domain/fee-schedule.js';
 import { type Coin, type MarketDetails, type MarketType, type ServedMarket } from '../../domain/market.js';
 
 /** One row of the markets table, as every market read selects it (marketColumns); the detail columns carry the fields' own names. */
@@ -18,6 +19,8 @@ export interface MarketRow extends MarketDetails {
   id_base: number | null;
   id_step: number | null;
   id_exceptions: number;
+  /** The stored fee schedule's JSON (SQLite's markets.fee_schedule); absent where the store has no such column. */
+  fee_schedule?: string | null;
 }
 
 // A market the clock has resolved whose stored data stops before its final second (seed data
@@ -54,5 +57,12 @@ export function toMarket(r: MarketRow, now: number): ServedMarket {
     resolved_at: active ? null : resolvedAt,
     created_at: r.created_at,
     updated_at: updatedAt,
+    ...feeScheduleOf(r),
   };
+}
+
+/** The row's stored fee schedule as the record's optional field (none: the era's). */
+function feeScheduleOf(r: MarketRow): Pick<ServedMarket, 'fee_schedule'> {
+  const s = parseFeeSchedule(r.fee_schedule);
+  return s ? { fee_schedule: s } : {};
 }

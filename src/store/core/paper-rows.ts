@@ -35,6 +35,8 @@ export interface PaperOrderRow {
   depth: number | boolean;
   levels: number;
   cash_after: number;
+  /** Absent in a database read before the column was added. */
+  fee_shares?: number;
 }
 
 /** The columns of `paper_orders` an insert writes, in the order `orderValues` gives them. */
@@ -54,6 +56,7 @@ export const PAPER_ORDER_COLUMNS = [
   'depth',
   'levels',
   'cash_after',
+  'fee_shares',
 ] as const;
 
 /** Use to write an order line: its values in PAPER_ORDER_COLUMNS order (depth as the backend's boolean). */
@@ -74,6 +77,7 @@ export function orderValues(keyId: number, o: PaperOrderLine, depth: (d: boolean
     depth(o.depth),
     o.levels,
     o.cash_after,
+    o.fee_shares,
   ];
 }
 
@@ -104,5 +108,6 @@ export function toOrder(r: PaperOrderRow): PaperOrderRecord {
     depth: Boolean(r.depth),
     levels: r.levels,
     cash_after: r.cash_after,
+    fee_shares: r.fee_shares ?? 0,
   });
 }

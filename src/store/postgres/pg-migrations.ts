@@ -211,6 +211,13 @@ export const PG_MIGRATIONS: readonly Migration[] = [
         WHERE EXISTS (SELECT 1 FROM snapshots s WHERE s.market = m.id) OR EXISTS (SELECT 1 FROM orderbooks o WHERE o.market = m.id);
     `,
   },
+  {
+    version: 7,
+    description: 'paper_orders.fee_shares: the shares a buy gave up as its fee where buys pay in shares',
+    sql: `
+      ALTER TABLE paper_orders ADD COLUMN fee_shares double precision NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 /** Use to check a schema name before it is written into SQL. */

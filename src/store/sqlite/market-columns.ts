@@ -16,5 +16,6 @@ export function marketColumns(db: Database.Database): string {
   const names = new Set((db.prepare('PRAGMA table_info(markets)').all() as { name: string }[]).map((c) => c.name));
   const details = MARKET_DETAIL_FIELDS.map((c) => (names.has(c) ? c : `NULL AS ${c}`));
   const ids = names.has('id_base') ? ID_COLUMNS : ['NULL AS id_base', 'NULL AS id_step', '0 AS id_exceptions'];
-  return [BASE_COLUMNS, ...details, ...ids].join(', ');
+  const fees = names.has('fee_schedule') ? 'fee_schedule' : 'NULL AS fee_schedule';
+  return [BASE_COLUMNS, ...details, ...ids, fees].join(', ');
 }

@@ -337,6 +337,13 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 15,
+    description: 'paper_orders.fee_shares: the shares a buy gave up as its fee where buys pay in shares',
+    sql: `
+      ALTER TABLE paper_orders ADD COLUMN fee_shares REAL NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 /** SQL turning one orderbook column's [price, size] levels into {price, size} objects, best first as stored. */

@@ -28,7 +28,8 @@ const SIDE_MASK = (1 << SIDE_BITS) - 1;
 
 /**
  * Use to hand markets of a local SQLite store to the backtest: yields them in the order of
- * `marketIds` (the caller sorts them by start_time), one held at a time; ids not stored are skipped.
+ * `marketIds` (the caller sorts them by start_time); ids not stored are skipped. Each series has
+ * columns of its own: it stays valid after the next is read (markets on one clock overlap).
  */
 export function sqliteSeriesSource(db: Database.Database, marketIds: readonly string[], opts: SeriesSourceOptions): MarketSource {
   const reads = new SeriesReads(db);
@@ -63,8 +64,6 @@ class SeriesReads {
   private readonly books: Statement;
   private readonly bookBytes: Statement;
   private readonly anyBook: Statement;
-  /** Column buffers reused market after market (a source holds one market at a time): no allocation or GC per market. */
-  private buffers = columns(0);
 
   constructor(db: Database.Database) {
     this.marketById = db.prepare(`SELECT ${marketColumns(db)} FROM markets WHERE market_id = ?`);
@@ -115,10 +114,9 @@ class SeriesReads {
     return c;
   }
 
+  /** Fresh columns for one market: a series outlives the read of the next one. */
   private buffer(n: number): Columns {
-    const { buffers, view } = reuse(this.buffers, n);
-    this.buffers = buffers;
-    return view;
+    return columns(n);
   }
 
   private fromRows(m: MarketRow): Columns {
@@ -132,13 +130,6 @@ class SeriesReads {
     }
     return c;
   }
-}
-
-/** SeriesReads' buffers cut to n values, grown (doubling) when a market needs more. */
-function reuse(buffers: Columns, n: number): { buffers: Columns; view: Columns } {
-  if (buffers.offsets.length < n) buffers = columns(Math.max(n, 2 * buffers.offsets.length));
-  const cut = (a: Float64Array) => a.subarray(0, n);
-  return { buffers, view: { offsets: cut(buffers.offsets), price: cut(buffers.price), priceUp: cut(buffers.priceUp), priceDown: cut(buffers.priceDown) } };
 }
 
 interface Columns {
