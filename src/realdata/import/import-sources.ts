@@ -23,14 +23,8 @@ export interface MarketChoice {
 
 /** Use to turn Gamma's market into the import's record (its fee schedule in BACKTEST.md's field names). */
 export function realMarket(g: GammaMarket): RealMarket {
-  const fees = g.fees && {
-    rate: g.fees.rate,
-    exponent: g.fees.exponent,
-    taker_only: g.fees.takerOnly,
-    rebate_rate: g.fees.rebateRate,
-    buy_fee_in: g.fees.buyFeeIn,
-  };
-  return { ...g, fees };
+  const f = g.fees;
+  return { ...g, fees: f && { rate: f.rate, exponent: f.exponent, taker_only: f.takerOnly, rebate_rate: f.rebateRate, buy_fee_in: f.buyFeeIn } };
 }
 
 function chosen(m: GammaMarket, c: MarketChoice): boolean {

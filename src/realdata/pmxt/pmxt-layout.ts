@@ -1,29 +1,9 @@
-// The PMXT v2 hourly archive file as published (REALDATA.md): its 16 columns, its file name, and
+// The PMXT v2 hourly archive file as published (REALDATA.md): the columns msnap reads, its file name, and
 // the one-line refusals for every other Parquet file a user may hand the import.
 import { basename } from 'node:path';
 import { UsageError } from '../../errors.js';
 
-/** The v2 layout's columns, in the published order. */
-export const PMXT_V2_COLUMNS = [
-  'timestamp_received',
-  'timestamp',
-  'market',
-  'event_type',
-  'asset_id',
-  'bids',
-  'asks',
-  'price',
-  'size',
-  'side',
-  'best_bid',
-  'best_ask',
-  'fee_rate_bps',
-  'transaction_hash',
-  'old_tick_size',
-  'new_tick_size',
-] as const;
-
-/** The columns the reconstruction reads; the other five are never decoded. */
+/** The columns the reconstruction reads, in the published order; the v2 layout's other six are never decoded. */
 export const PMXT_READ_COLUMNS = ['timestamp_received', 'timestamp', 'market', 'event_type', 'asset_id', 'bids', 'asks', 'price', 'size', 'side'] as const;
 
 const V1_COLUMNS = ['timestamp_created_at', 'market_id', 'update_type', 'data'];

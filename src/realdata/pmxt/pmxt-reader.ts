@@ -77,7 +77,7 @@ export class PmxtFile {
         metadata: this.metadata,
         columns: [...PMXT_READ_COLUMNS],
         compressors,
-        parsers: PARSERS,
+        parsers: NUMERIC_TIMES,
         pruningFilter: { market: { $in: [...wanted] } },
       });
     } catch (err) {
@@ -120,10 +120,10 @@ export class PmxtFile {
 }
 
 /** The columns read over the wanted markets' spans (`market` is read for every range). */
-const SPAN_COLUMNS = ['timestamp_received', 'timestamp', 'event_type', 'asset_id', 'bids', 'asks', 'price', 'size', 'side'];
+const SPAN_COLUMNS = PMXT_READ_COLUMNS.filter((c) => c !== 'market');
 
-/** Times stay numbers: no Date object per row (the reader's default). */
-const PARSERS = {
+/** Use as hyparquet's `parsers`: times stay numbers of ms, no Date object per row (the reader's default). */
+export const NUMERIC_TIMES = {
   timestampFromMilliseconds: (v: bigint) => Number(v),
   timestampFromMicroseconds: (v: bigint) => Math.floor(Number(v) / 1e3),
   timestampFromNanoseconds: (v: bigint) => Math.floor(Number(v) / 1e6),
