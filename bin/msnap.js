@@ -3,7 +3,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runMain } from '../dist/cli/main.js';
 import { processContext } from '../dist/cli/context.js';
-import { describeFsError } from '../dist/cli/output/fs-error.js';
+import { describeFsError } from '../dist/cli/output/files/fs-error.js';
 
 // Client commands keep V8's old generation within 1.5x of what is live between full collections.
 // An export's pages each live through a young collection or two and are promoted, so by default

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BookReader, type StoredBook } from '../src/store/sqlite/book-reader.js';
+import { BookReader, type StoredBook } from '../src/store/sqlite/books/book-reader.js';
 import { openSqliteStore } from '../src/store/sqlite/open.js';
 import { buildIfStale, msnap, seed, killAfterProgress } from './support/msnap-process.js';
 

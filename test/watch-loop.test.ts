@@ -1,4 +1,4 @@
-// The watch loop (src/client/watch.ts) in process, with the real client, its pacer and a real
+// The watch loop (src/client/watch/watch.ts) in process, with the real client, its pacer and a real
 // `msnap serve --replay` (a 5m market passes in half a second at 600x, in five at 60x). The
 // loop's own waits go through the sleep it is given, so the test sees every interval it asks for;
 // the pacer alone keeps the key under its limits even when that sleep returns at once.
@@ -8,8 +8,8 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MsnapClient } from '../src/client/client.js';
 import type { Snapshot } from '../src/domain/market.js';
-import { watchSnapshots, type WatchOptions } from '../src/client/watch.js';
-import { pollIntervalMs } from '../src/client/watch-poll.js';
+import { watchSnapshots, type WatchOptions } from '../src/client/watch/watch.js';
+import { pollIntervalMs } from '../src/client/watch/watch-poll.js';
 import { buildIfStale, createKey, seed, startServe, type Served } from './support/msnap-process.js';
 
 const FIVE_MIN = 300_000;

@@ -1,7 +1,7 @@
 // Bench helper: rewrites a store's packed orderbooks as the JSON text an older msnap stored (the
 // "before" of figure 12), then VACUUMs so the page accounting is not skewed by freed pages.
 import Database from 'better-sqlite3';
-import { BookReader } from '../../dist/store/sqlite/book-reader.js';
+import { BookReader } from '../../dist/store/sqlite/books/book-reader.js';
 
 const db = new Database(process.argv[2]);
 const reader = new BookReader(db);

@@ -76,7 +76,7 @@ export async function parquetFigure(ctx, csvMemory) {
       `\`msnap snapshots ${market.market_id} -o F.csv\` and \`-o F.parquet\` (Snappy) alternately, ${ctx.sizes.exportRounds} round(s), best of each, ` +
       `${rows.toLocaleString('en-US')} rows, timed from spawn to exit against the same local server; the Parquet file's row count read back with hyparquet. ` +
       'Peak RSS from GNU time for a Parquet export of the large memory run (quick mode: of this export), against the limit of the CSV export (figure 6). ' +
-      'Plain snapshots are asked for as columns: each page\'s JSON bytes read straight into typed arrays (src/client/snapshot-page-columns.ts), encoded by msnap (src/cli/output/parquet-chunks.ts, src/cli/output/snappy.ts) into the bytes hyparquet-writer writes for the same rows.',
+      'Plain snapshots are asked for as columns: each page\'s JSON bytes read straight into typed arrays (src/client/pages/snapshot-page-columns.ts), encoded by msnap (src/cli/output/parquet/parquet-chunks.ts, src/cli/output/parquet/snappy.ts) into the bytes hyparquet-writer writes for the same rows.',
     rows: [
       { name: 'Parquet: rows/s', value: parquetRate, unit: ' rows/s' },
       { name: 'Parquet: CSV rows/s (same rows)', value: csvRate, unit: ' rows/s' },

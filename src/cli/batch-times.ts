@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { marketId, marketStartCovering, type Coin, type MarketType } from '../domain/market.js';
 import { UsageError } from '../errors.js';
 import { marketIdArg } from '../domain/arguments.js';
-import { describeFsError } from './output/fs-error.js';
+import { describeFsError } from './output/files/fs-error.js';
 import { parseTime } from '../domain/time.js';
 
 /** The market lines refer to when they hold only a TIME. */

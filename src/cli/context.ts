@@ -2,7 +2,7 @@
 // Built once by the entry point; tests build their own.
 import type { Writable } from 'node:stream';
 import { EXIT } from '../errors.js';
-import { dataStdout } from './output/stdout-file.js';
+import { dataStdout } from './output/files/stdout-file.js';
 
 /** Injected into every command; tests pass fakes (streams they read, a clock they move). */
 export interface CliContext {

@@ -11,12 +11,12 @@ import type { CliContext } from './context.js';
 import type { KeyStore } from './config/key-store.js';
 import { resolveConnection, type Connection } from './connection.js';
 import { readGlobals, type GlobalOptions } from './global-options.js';
-import { openOutputTarget, type OutputTarget } from './output/output-target.js';
+import { openOutputTarget, type OutputTarget } from './output/files/output-target.js';
 import { createExporter, type Exporter } from './output/exporter.js';
 import { resolveFormat } from './output/format.js';
-import type { ParquetCodec } from './output/parquet-codecs.js';
-import type { Progress } from './output/progress.js';
-import { OutputSink } from './output/sink.js';
+import type { ParquetCodec } from './output/parquet/parquet-codecs.js';
+import type { Progress } from './output/terminal/progress.js';
+import { OutputSink } from './output/files/sink.js';
 import { readSecret } from './secret-input.js';
 import { storeDeps, type StoreDeps } from '../service/store-deps.js';
 import { colorEnabled, spinnerAllowed, TABLE_ROW_CAP, tableFit } from './terminal-policy.js';
@@ -189,7 +189,7 @@ export function buildDeps(ctx: CliContext, globals: GlobalOptions, clientFactory
     writeOut: (text) => void ctx.stdout.write(text),
     writeErr: (text) => void ctx.stderr.write(text),
     async progress(label, opts) {
-      const { createLineProgress, createSpinnerProgress, NO_PROGRESS } = await import('./output/progress.js');
+      const { createLineProgress, createSpinnerProgress, NO_PROGRESS } = await import('./output/terminal/progress.js');
       const dataOnTerminal = outputPath === undefined && ctx.stdout.isTTY === true && opts?.resultAtEnd !== true;
       if (globals.quiet || dataOnTerminal) return NO_PROGRESS;
       const p = spinnerAllowed(globals, ctx.env, ctx.stderr, dataOnTerminal)

@@ -4,7 +4,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { API_CHOICES } from '../client/dialects/dialect.js';
 import { DEFAULT_BASE_URL } from '../client/base-url.js';
 import { OUTPUT_FORMATS } from './output/format.js';
-import { PARQUET_CODECS } from './output/parquet-codecs.js';
+import { PARQUET_CODECS } from './output/parquet/parquet-codecs.js';
 
 /** The global flags as commander hands them to an action (`cmd.optsWithGlobals()`). */
 export interface GlobalOptions {

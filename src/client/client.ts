@@ -7,15 +7,15 @@ import { chooseAuto, v1Gone } from './dialect-choice.js';
 import type { ApiChoice, ApiName, Dialect, DialectLimits } from './dialects/dialect.js';
 import { v1 } from './dialects/v1.js';
 import { v4 } from './dialects/v4.js';
-import { listMarkets } from './market-listing.js';
-import { reportWindowEnd } from './window-end.js';
+import { listMarkets } from './markets/market-listing.js';
+import { reportWindowEnd } from './markets/window-end.js';
 import { redactKey } from './mask-key.js';
-import { mergeNewestFirst, slice } from './merged-listing.js';
-import { withSnapshotCounts } from './snapshot-counts.js';
-import type { SnapshotPage } from './row-page.js';
-import { pageSnapshots, SERVICE_PAGES_AHEAD } from './snapshot-pager.js';
-import { PaperClient } from './paper-client.js';
-import { Transport, type ClientStats, type TransportOptions } from './transport.js';
+import { mergeNewestFirst, slice } from './markets/merged-listing.js';
+import { withSnapshotCounts } from './pages/snapshot-counts.js';
+import type { SnapshotPage } from './pages/row-page.js';
+import { pageSnapshots, SERVICE_PAGES_AHEAD } from './pages/snapshot-pager.js';
+import { PaperClient } from './paper/paper-client.js';
+import { Transport, type ClientStats, type TransportOptions } from './transport/transport.js';
 import type {
   ApiCapabilities,
   AtOptions,
@@ -35,9 +35,9 @@ export type { Dispatcher } from 'undici';
 export type * from './types.js';
 export type { ApiChoice, ApiName } from './dialects/dialect.js';
 export { API_CHOICES } from './dialects/dialect.js';
-export { DEFAULT_MARKETS_PAGE } from './market-listing.js';
-export { DEFAULT_SNAPSHOT_PAGE } from './snapshot-pager.js';
-export { FIRST_CONTACT_RETRIES, type ClientStats } from './transport.js';
+export { DEFAULT_MARKETS_PAGE } from './markets/market-listing.js';
+export { DEFAULT_SNAPSHOT_PAGE } from './pages/snapshot-pager.js';
+export { FIRST_CONTACT_RETRIES, type ClientStats } from './transport/transport.js';
 
 /** How to reach the service, for tests every source of time and chance, and where warnings go. */
 export interface ClientOptions extends TransportOptions {

@@ -5,7 +5,7 @@ import { HttpError, MsnapError, UnreachableError } from '../errors.js';
 import type { Dialect, DialectLimits } from './dialects/dialect.js';
 import { v1 } from './dialects/v1.js';
 import { readV4Health, v4 } from './dialects/v4.js';
-import type { Transport } from './transport.js';
+import type { Transport } from './transport/transport.js';
 import type { Health } from './types.js';
 
 /** What `auto` decided, with the probe's answer so the first health() or limits() costs nothing more. */

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LimitConfig } from '../ratelimit/key-limiter.js';
-import { Pacer } from './pacer.js';
-import { paceStateFile, StateFile } from './state-file.js';
+import { Pacer } from './pacing/pacer.js';
+import { paceStateFile, StateFile } from './pacing/state-file.js';
 import { drive, minimumMs, noisyDelay, seededRandom, SimulatedServer, VirtualClock } from './test-support/paced-network.js';
 
 interface Run {

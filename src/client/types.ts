@@ -1,10 +1,10 @@
 // The records and queries that cross the client/CLI boundary, and `MsnapApi`, the part of the
 // client core that commands use: one definition each, so the compiler guards the boundary.
-import type { PaperApi } from './paper-types.js';
-import type { RowsForm, SnapshotPage } from './row-page.js';
+import type { PaperApi } from './paper/paper-types.js';
+import type { RowsForm, SnapshotPage } from './pages/row-page.js';
 import type { Coin, Market, MarketStatus, MarketType, Snapshot } from '../domain/market.js';
 import type { RowLayout } from '../domain/row-layout.js';
-import type { StreamCapable } from './stream-events.js';
+import type { StreamCapable } from './watch/stream-events.js';
 
 /** What `/api/health` says, with the round-trip time of the answering attempt. */
 export interface Health {

@@ -4,7 +4,7 @@
 import type { Dispatcher } from 'undici';
 import { MsnapClient } from '../client/client.js';
 import { checkApi, type ApiChoice } from '../client/dialects/dialect.js';
-import { paceStateDir } from '../client/state-file.js';
+import { paceStateDir } from '../client/pacing/state-file.js';
 import { AuthError, UsageError } from '../errors.js';
 import { checkBaseUrl, DEFAULT_BASE_URL } from '../client/base-url.js';
 import { MsnapReader } from './reader.js';
@@ -13,7 +13,7 @@ export { MsnapReader, type MarketSelection, type SnapshotRange, type Time } from
 export * from '../errors.js';
 export type { Coin, Market, MarketStatus, MarketType, Snapshot } from '../domain/market.js';
 export type { AtResult, Health, Limits, MarketsListingQuery, WindowEnd } from '../client/types.js';
-export type { PaperAccount, PaperApi, PaperOrder, PaperOrderRequest, PaperOrdersPage, PaperPosition } from '../client/paper-types.js';
+export type { PaperAccount, PaperApi, PaperOrder, PaperOrderRequest, PaperOrdersPage, PaperPosition } from '../client/paper/paper-types.js';
 export type { ApiChoice } from '../client/dialects/dialect.js';
 
 /** The CLI's global flags as options (`--base-url`, `--api-key`, `--api`, `--auth-scheme`, `--timeout`). */

@@ -2,8 +2,8 @@
 // local store (openStore). The CLI's own commands run on the same core (`reader.core`).
 import type { Coin, Market, MarketType, Snapshot } from '../domain/market.js';
 import { UsageError } from '../errors.js';
-import { chooseMarkets } from '../client/market-selection.js';
-import type { PaperApi } from '../client/paper-types.js';
+import { chooseMarkets } from '../client/markets/market-selection.js';
+import type { PaperApi } from '../client/paper/paper-types.js';
 import type { AtResult, Health, Limits, MarketsListingQuery, MsnapApi, SnapshotsStreamQuery } from '../client/types.js';
 import { checkRange, coinArg, marketTypeArg } from '../domain/arguments.js';
 import { parseTime } from '../domain/time.js';

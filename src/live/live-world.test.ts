@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { BookReader, type StoredBook } from '../store/sqlite/book-reader.js';
+import { BookReader, type StoredBook } from '../store/sqlite/books/book-reader.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { COINS, MARKET_TYPES, marketId } from '../domain/market.js';
 import { seedDatabase } from '../store/seed/seed.js';

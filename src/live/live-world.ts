@@ -4,8 +4,8 @@
 // that ended, and the orderbook window moved on. Rows come from synthetic-market.ts, the same
 // functions the seed uses, so they equal what a seed made at `now` would hold.
 import { COINS, MARKET_DURATION_MS, MARKET_TYPES, SNAPSHOT_INTERVAL_MS, type Coin, type MarketType } from '../domain/market.js';
-import type { BulkWriter } from '../store/sqlite/bulk-writer.js';
-import type { WorldState } from '../store/sqlite/synthetic-world.js';
+import type { BulkWriter } from '../store/sqlite/writes/bulk-writer.js';
+import type { WorldState } from '../store/sqlite/writes/synthetic-world.js';
 import { SyntheticCoin } from '../store/seed/synthetic-market.js';
 
 /** How far back a catch-up writes snapshots: markets that ended earlier get price_end and winner only. */

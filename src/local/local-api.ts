@@ -9,10 +9,10 @@ import type { Store, SnapshotQuery } from '../store/store.js';
 import { isPostgresUrl } from '../store/db-path.js';
 import { openStore } from '../store/open-store.js';
 import { VERSION } from '../version.js';
-import { listMarkets } from '../client/market-listing.js';
+import { listMarkets } from '../client/markets/market-listing.js';
 import { normalizeSnapshot } from '../client/normalize.js';
-import { pageOf, type SnapshotPage } from '../client/row-page.js';
-import { DEFAULT_SNAPSHOT_PAGE, pageSnapshots } from '../client/snapshot-pager.js';
+import { pageOf, type SnapshotPage } from '../client/pages/row-page.js';
+import { DEFAULT_SNAPSHOT_PAGE, pageSnapshots } from '../client/pages/snapshot-pager.js';
 import type { RowLayout } from '../domain/row-layout.js';
 import type { ApiCapabilities, AtResult, Health, Limits, MarketsListingQuery, MarketsPage, MsnapApi, SnapshotsStreamQuery, TextPage } from '../client/types.js';
 

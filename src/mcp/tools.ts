@@ -2,7 +2,7 @@
 // a function of its checked arguments, its result bounded in size whatever the market holds.
 import { contractMarket, type Snapshot } from '../domain/market.js';
 import { coinArg, marketTypeArg, statusArg } from '../domain/arguments.js';
-import { scanMarket } from '../client/market-quality.js';
+import { scanMarket } from '../client/markets/market-quality.js';
 import type { QualityReport } from '../analysis/quality.js';
 import type { AtResult } from '../client/types.js';
 import { UsageError } from '../errors.js';

@@ -5,9 +5,9 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { HttpError, NotFoundError, RateLimitedError, UnreachableError } from '../errors.js';
 import { VERSION } from '../version.js';
-import { backoffMs, parseRetryAfter, rateLimitDelayMs } from '../client/backoff.js';
-import { networkCode, reasonOf } from '../client/network-failure.js';
-import { Agent, request } from '../client/undici-core.js';
+import { backoffMs, parseRetryAfter, rateLimitDelayMs } from '../client/transport/backoff.js';
+import { networkCode, reasonOf } from '../client/transport/network-failure.js';
+import { Agent, request } from '../client/transport/undici-core.js';
 
 /** How to reach a source; tests pass a fast `sleep` and a fixed `random`. */
 export interface SourceGetOptions {

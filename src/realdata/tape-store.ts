@@ -4,8 +4,8 @@
 // at any point resumes exactly where its last committed batch left off.
 import type { Coin } from '../domain/market.js';
 import { PRICE_SCALE, toScaled } from '../store/core/price-scale.js';
-import type { BulkWriter, MarketRef } from '../store/sqlite/bulk-writer.js';
-import type { SnapshotBatchWriter } from '../store/sqlite/snapshot-batch.js';
+import type { BulkWriter, MarketRef } from '../store/sqlite/writes/bulk-writer.js';
+import type { SnapshotBatchWriter } from '../store/sqlite/writes/snapshot-batch.js';
 import { PRICE_DECIMALS } from './mapping/decimal.js';
 import { SnapshotTape, type PriceAt, type SavedTape, type SnapshotSink } from './mapping/snapshot-tape.js';
 import type { RealMarket } from './import/real-market.js';

@@ -8,7 +8,7 @@ import { isPostgresUrl, storeName } from './db-path.js';
 import type { MarketSource } from '../domain/market-series.js';
 import type { PgStore } from './postgres/pg-store.js';
 import type { SqliteStoreOptions } from './sqlite/open.js';
-import type { SeriesSourceOptions } from './sqlite/series-source.js';
+import type { SeriesSourceOptions } from './sqlite/reads/series-source.js';
 import type { SqliteStore } from './sqlite/sqlite-store.js';
 
 /** Either backend, told apart by `capabilities().backend`. */
@@ -65,7 +65,7 @@ export interface SeriesFile {
  * an msnap database is a UsageError.
  */
 export async function openSeriesFile(file: string, marketIds: readonly string[], opts: SeriesSourceOptions): Promise<SeriesFile> {
-  const [{ openDatabase }, { sqliteSeriesSource }] = await Promise.all([import('./sqlite/open.js'), import('./sqlite/series-source.js')]);
+  const [{ openDatabase }, { sqliteSeriesSource }] = await Promise.all([import('./sqlite/open.js'), import('./sqlite/reads/series-source.js')]);
   let db;
   try {
     db = openDatabase(file, { readonly: true, cacheMiB: 8 }).db;

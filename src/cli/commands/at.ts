@@ -8,7 +8,7 @@ import { coinArg, marketIdArg, marketTypeArg } from '../../domain/arguments.js';
 import { openTimes, timesLines, type TimesLine, type TimesTarget } from '../batch-times.js';
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
-import { AT_SCHEMA, atSchemaWithOrderbook, BATCH_AT_SCHEMA, type BatchAtRow } from '../output/record-schemas.js';
+import { AT_SCHEMA, atSchemaWithOrderbook, BATCH_AT_SCHEMA, type BatchAtRow } from '../output/schemas/record-schemas.js';
 import { parseTime, TIME_HELP } from '../../domain/time.js';
 
 /** The checked arguments of `msnap at`. */

@@ -10,7 +10,7 @@ import { gatherQueuedSweep } from '../../backtest/queue/gather.js';
 import { readStrategyText } from '../../backtest/queue/strategy-text.js';
 import { sweepId, type QueuedSweep } from '../../backtest/queue/sweep-job.js';
 import type { CliDeps } from '../deps.js';
-import type { Progress } from '../output/progress.js';
+import type { Progress } from '../output/terminal/progress.js';
 import type { BacktestParams } from '../../backtest/params.js';
 import type { RedisTarget } from '../../ratelimit/redis-url.js';
 

@@ -11,11 +11,11 @@ import { apiMarketSource, readPackedMarkets, type SnapshotRange } from '../../ba
 import type { OpenedSource } from '../../backtest/local-source.js';
 import { combinations, type SweepAxis } from '../../backtest/sweep-plan.js';
 import type { CliDeps } from '../deps.js';
-import { RESULT_SCHEMA, sweepSchema, TRADE_SCHEMA, type SweepRow } from '../output/backtest-schemas.js';
-import { renderBacktestText } from '../output/backtest-text.js';
-import type { Progress } from '../output/progress.js';
-import { writeListFile, writeTextFile } from '../output/file-output.js';
-import { chooseMarkets } from '../../client/market-selection.js';
+import { RESULT_SCHEMA, sweepSchema, TRADE_SCHEMA, type SweepRow } from '../output/schemas/backtest-schemas.js';
+import { renderBacktestText } from '../output/terminal/backtest-text.js';
+import type { Progress } from '../output/terminal/progress.js';
+import { writeListFile, writeTextFile } from '../output/files/file-output.js';
+import { chooseMarkets } from '../../client/markets/market-selection.js';
 import { isPostgresUrl } from '../../store/db-path.js';
 import type { SnapshotsOptions } from './snapshots.js';
 import type { QueueFlags } from './backtest-queued.js';

@@ -8,8 +8,8 @@ import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
 import { colorEnabled } from '../terminal-policy.js';
 import { addLocalDbOption, readGlobals } from '../global-options.js';
-import { labelWidthFor, MIN_CHART_WIDTH, plotColumns, renderChart } from '../output/chart.js';
-import { explainSelection, selectMarkets } from '../../client/market-selection.js';
+import { labelWidthFor, MIN_CHART_WIDTH, plotColumns, renderChart } from '../output/terminal/chart.js';
+import { explainSelection, selectMarkets } from '../../client/markets/market-selection.js';
 import type { SnapshotsTarget } from './snapshots.js';
 
 /** The checked arguments and flags of `msnap chart`. */

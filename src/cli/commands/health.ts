@@ -2,7 +2,7 @@
 import { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
-import { HEALTH_SCHEMA } from '../output/record-schemas.js';
+import { HEALTH_SCHEMA } from '../output/schemas/record-schemas.js';
 
 /** Ask the service for its health and write status, version, time and round trip. */
 export async function runHealth(deps: CliDeps): Promise<void> {

@@ -10,7 +10,7 @@ import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '.
 import type { BulkLoadStore } from '../../store/bulk-store.js';
 import type { CliContext } from '../context.js';
 import { runAdminWithDeps, type CliDeps } from '../deps.js';
-import { counted } from '../output/count-text.js';
+import { counted } from '../output/terminal/count-text.js';
 import { throughStaging, usingStore } from '../../service/store-use.js';
 
 /** Polymarket's public Gamma API. */

@@ -7,7 +7,7 @@ import { keyNameArg } from '../../domain/arguments.js';
 import { checkApi } from '../../client/dialects/dialect.js';
 import { checkBaseUrl, DEFAULT_BASE_URL } from '../../client/base-url.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
-import { KEY_SCHEMA } from '../output/record-schemas.js';
+import { KEY_SCHEMA } from '../output/schemas/record-schemas.js';
 
 /** Use on a key from the command line or stdin: one token, printable, no spaces. */
 export function checkKeyValue(key: string): string {

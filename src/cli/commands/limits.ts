@@ -2,7 +2,7 @@
 import { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
-import { LIMITS_SCHEMA } from '../output/record-schemas.js';
+import { LIMITS_SCHEMA } from '../output/schemas/record-schemas.js';
 
 /** Fetch and write the key's limits. */
 export async function runLimits(deps: CliDeps): Promise<void> {

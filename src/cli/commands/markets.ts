@@ -8,8 +8,8 @@ import { coinArg, countArg, marketTypeArg, statusArg, timeRangeFlags } from '../
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
 import type { WindowEnd } from '../../client/types.js';
-import { MARKET_SCHEMA } from '../output/record-schemas.js';
-import { windowEndNote } from '../output/window-note.js';
+import { MARKET_SCHEMA } from '../output/schemas/record-schemas.js';
+import { windowEndNote } from '../output/terminal/window-note.js';
 import { TIME_HELP } from '../../domain/time.js';
 
 /** The checked flags of `msnap markets`. */

@@ -2,12 +2,12 @@
 // the server's now with the backtest's fill, fee and cash model; the account, its positions and
 // orders; reset. The hosted service has no paper trading: it answers with a one-line error.
 import { Command, Option } from 'commander';
-import type { PaperApi, PaperOrder } from '../../client/paper-types.js';
+import type { PaperApi, PaperOrder } from '../../client/paper/paper-types.js';
 import { NotFoundError, UsageError } from '../../errors.js';
 import { countArg } from '../../domain/arguments.js';
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
-import { PAPER_ACCOUNT_SCHEMA, PAPER_ORDER_SCHEMA, PAPER_POSITION_SCHEMA } from '../output/paper-schemas.js';
+import { PAPER_ACCOUNT_SCHEMA, PAPER_ORDER_SCHEMA, PAPER_POSITION_SCHEMA } from '../output/schemas/paper-schemas.js';
 import { parsePaperOrder, type PaperOrderArgs } from './paper-args.js';
 
 async function paperOf(deps: CliDeps): Promise<{ paper: PaperApi; client: Awaited<ReturnType<CliDeps['client']>> }> {

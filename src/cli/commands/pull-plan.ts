@@ -2,7 +2,7 @@
 // that takes at the key's limits, worked out from the market list alone (no snapshot request).
 import type { Market } from '../../domain/market.js';
 import type { Limits, MsnapApi } from '../../client/types.js';
-import { DEFAULT_SNAPSHOT_PAGE } from '../../client/snapshot-pager.js';
+import { DEFAULT_SNAPSHOT_PAGE } from '../../client/pages/snapshot-pager.js';
 
 /** One market's share of a run. */
 export interface PlannedMarket {

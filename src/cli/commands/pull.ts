@@ -13,7 +13,7 @@ import { runWithGlobals, type CliDeps } from '../deps.js';
 import { TIME_HELP } from '../../domain/time.js';
 import { explainStoreError } from '../../service/store-use.js';
 import { openStore } from '../../store/open-store.js';
-import { chooseMarkets } from '../../client/market-selection.js';
+import { chooseMarkets } from '../../client/markets/market-selection.js';
 import { parseSnapshotsArgs, type SnapshotsOptions } from './snapshots.js';
 import { planPull, dryRunText, snapshotPageSize } from './pull-plan.js';
 

@@ -2,15 +2,15 @@
 // out-of-order times, bad probabilities, up + down off 1, price jumps, orderbook coverage).
 import { Command } from 'commander';
 import type { QualityReport } from '../../analysis/quality.js';
-import { scanMarket } from '../../client/market-quality.js';
+import { scanMarket } from '../../client/markets/market-quality.js';
 import type { Market } from '../../domain/market.js';
 import { EXIT, NotFoundError, QualityProblemsError, UsageError } from '../../errors.js';
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
 import { addLocalDbOption } from '../global-options.js';
-import { QUALITY_SCHEMA } from '../output/quality-schema.js';
+import { QUALITY_SCHEMA } from '../output/schemas/quality-schema.js';
 import { TIME_HELP } from '../../domain/time.js';
-import { explainSelection, selectMarkets } from '../../client/market-selection.js';
+import { explainSelection, selectMarkets } from '../../client/markets/market-selection.js';
 import { parseSnapshotsArgs, type SnapshotsOptions } from './snapshots.js';
 
 /** The checked arguments and flags of `msnap quality`. */

@@ -11,7 +11,7 @@ import { coinArg, marketTypeArg } from '../../domain/arguments.js';
 import type { CliContext } from '../context.js';
 import { runAdminWithDeps, type CliDeps } from '../deps.js';
 import { readGlobals } from '../global-options.js';
-import { counted } from '../output/count-text.js';
+import { counted } from '../output/terminal/count-text.js';
 import { DEFAULT_GAMMA_URL } from './import.js';
 import { usingStore } from '../../service/store-use.js';
 

@@ -9,7 +9,7 @@ import { throughStaging, usingStore } from '../../service/store-use.js';
 import type { CliContext } from '../context.js';
 import { runAdminWithDeps, type CliDeps } from '../deps.js';
 import { caselessChoices } from '../global-options.js';
-import { counted } from '../output/count-text.js';
+import { counted } from '../output/terminal/count-text.js';
 
 /** Checked arguments of `serve import`. */
 export interface ImportCommandOptions {

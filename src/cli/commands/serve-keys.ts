@@ -11,7 +11,7 @@ import type { Store } from '../../store/store.js';
 import type { CliContext } from '../context.js';
 import { positiveInt } from '../../domain/arguments.js';
 import { runAdminWithDeps, type CliDeps } from '../deps.js';
-import type { RecordSchema } from '../output/schema.js';
+import type { RecordSchema } from '../output/schemas/schema.js';
 import { usingStore } from '../../service/store-use.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -5,11 +5,11 @@ import { UsageError } from '../../errors.js';
 import type { CliContext } from '../context.js';
 import { fakeClient, fakeContext, market, runFake } from '../test-support/fake-cli.js';
 import { parseWatchArgs, runWatch } from './watch.js';
-import { SnapshotCursor } from '../../client/watch-cursor.js';
-import { liveTable } from '../output/live-table.js';
-import { snapshotSchema } from '../output/record-schemas.js';
+import { SnapshotCursor } from '../../client/watch/watch-cursor.js';
+import { liveTable } from '../output/terminal/live-table.js';
+import { snapshotSchema } from '../output/schemas/record-schemas.js';
 import type { ClientFactory } from '../deps.js';
-import type { StreamEvent } from '../../client/stream-events.js';
+import type { StreamEvent } from '../../client/watch/stream-events.js';
 import { snapshotsOf } from '../test-support/fake-cli.js';
 
 const T = Date.UTC(2025, 10, 22, 0, 0);

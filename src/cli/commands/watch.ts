@@ -4,12 +4,12 @@
 import { Command } from 'commander';
 import type { Snapshot } from '../../domain/market.js';
 import { UsageError } from '../../errors.js';
-import { pageOf, type SnapshotPage } from '../../client/row-page.js';
-import type { WatchMode, WatchTarget } from '../../client/watch.js';
+import { pageOf, type SnapshotPage } from '../../client/pages/row-page.js';
+import type { WatchMode, WatchTarget } from '../../client/watch/watch.js';
 import { checkMarketOrCoinType, coinArg, marketIdArg, marketTypeArg } from '../../domain/arguments.js';
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
-import { snapshotSchema } from '../output/record-schemas.js';
+import { snapshotSchema } from '../output/schemas/record-schemas.js';
 
 /** The checked arguments and flags of `msnap watch`. */
 export interface WatchCommandOptions {
@@ -59,7 +59,7 @@ export function parseWatchArgs(first: string, second: string | undefined, flags:
 /** Watch and write until the (last) market resolves or Ctrl-C; either way the output is complete. */
 export async function runWatch(opts: WatchCommandOptions, deps: CliDeps): Promise<void> {
   const client = await deps.client();
-  const { watchSnapshots } = await import('../../client/watch.js');
+  const { watchSnapshots } = await import('../../client/watch/watch.js');
   const stop = new AbortController();
   const unregister = deps.onStop(() => stop.abort());
   const markets = new Set<string>();

@@ -3,9 +3,9 @@
 // quoted, inner quotes doubled), done by hand: exports render whole pages into one string, and
 // a csv-stringify call per row (options re-read, arrays built) cost more than the rest of the
 // export. renderers.test.ts checks the bytes against csv-stringify itself.
-import { READY_CSV_COLUMNS } from '../../client/snapshot-page.js';
+import { READY_CSV_COLUMNS } from '../../client/pages/snapshot-page.js';
 import type { Snapshot } from '../../domain/market.js';
-import { cellText, machineColumns, type CellValue, type RecordSchema } from './schema.js';
+import { cellText, machineColumns, type CellValue, type RecordSchema } from './schemas/schema.js';
 
 const NEEDS_QUOTES = /[",\r\n]/;
 const QUOTE = /"/g;

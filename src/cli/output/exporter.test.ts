@@ -6,17 +6,17 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OutputError } from '../../errors.js';
 import { MockAgent } from 'undici';
 import { normalizeSnapshot } from '../../client/normalize.js';
-import { rowKeys } from '../../client/snapshot-page-scan.js';
-import { pageOf, type RowPage, type SnapshotPage } from '../../client/row-page.js';
-import { readSnapshotPage } from '../../client/snapshot-page.js';
-import { Transport } from '../../client/transport.js';
+import { rowKeys } from '../../client/pages/snapshot-page-scan.js';
+import { pageOf, type RowPage, type SnapshotPage } from '../../client/pages/row-page.js';
+import { readSnapshotPage } from '../../client/pages/snapshot-page.js';
+import { Transport } from '../../client/transport/transport.js';
 import type { Snapshot } from '../../domain/market.js';
-import { openAtomicFile } from './atomic-file.js';
+import { openAtomicFile } from './files/atomic-file.js';
 import type { RowLayout } from '../../domain/row-layout.js';
 import { createExporter, type TextSource } from './exporter.js';
-import { snapshotSchema } from './record-schemas.js';
-import type { RecordSchema } from './schema.js';
-import { OutputSink } from './sink.js';
+import { snapshotSchema } from './schemas/record-schemas.js';
+import type { RecordSchema } from './schemas/schema.js';
+import { OutputSink } from './files/sink.js';
 import { expectSameOutput } from '../../test-support/fast-path.js';
 
 interface Row {

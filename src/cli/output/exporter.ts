@@ -1,18 +1,18 @@
 // The format-specific writer a command is handed: commands give it rows and a schema and never
 // look at the format themselves (the GitHub CLI's injected exporter).
-import { pageOf, type RowPage } from '../../client/row-page.js';
+import { pageOf, type RowPage } from '../../client/pages/row-page.js';
 import { csvHeader, csvLines, csvRow, takesReadyCsv } from './csv.js';
 import type { OutputFormat } from './format.js';
-import type { ParquetCodec } from './parquet-codecs.js';
-import { writeParquetPages } from './parquet-pages.js';
+import type { ParquetCodec } from './parquet/parquet-codecs.js';
+import { writeParquetPages } from './parquet/parquet-pages.js';
 import { jsonArrayEnd, jsonArrayItems, jsonArraySeparator, jsonRecord, ndjsonLine, ndjsonLines } from './json.js';
-import type { RecordSchema } from './schema.js';
-import type { OutputSink } from './sink.js';
-import { isTextFormat, type TextFormat } from './snapshot-text.js';
+import type { RecordSchema } from './schemas/schema.js';
+import type { OutputSink } from './files/sink.js';
+import { isTextFormat, type TextFormat } from './schemas/snapshot-text.js';
 import type { RowLayout } from '../../domain/row-layout.js';
 import type { TextPage } from '../../client/types.js';
-import type { TableOptions } from './table.js';
-import type { TableFit } from './table-fit.js';
+import type { TableOptions } from './terminal/table.js';
+import type { TableFit } from './terminal/table-fit.js';
 
 /** What a list export did: rows written, and whether the reader went away first. */
 export interface ListResult {
@@ -99,7 +99,7 @@ export function createExporter(opts: ExporterOptions): Exporter {
 
     async follow<T>(schema: RecordSchema<T>, pages: AsyncIterable<RowPage<T>>): Promise<ListResult> {
       if (opts.format !== 'table') return writePages(schema, pages);
-      const { liveTable } = await import('./live-table.js');
+      const { liveTable } = await import('./terminal/live-table.js');
       const render = liveTable(schema, opts.tableWidth, tableOptions().onFitted);
       let rows = 0;
       for await (const page of pages) {
@@ -259,8 +259,8 @@ function wrapNote(text: string, width: number): string {
 }
 
 // cli-table3 takes a good part of the CLI's start (~50 ms): loaded only by runs that print a table.
-function tables(): Promise<typeof import('./table.js')> {
-  return import('./table.js');
+function tables(): Promise<typeof import('./terminal/table.js')> {
+  return import('./terminal/table.js');
 }
 
 // The text of a page of rows in a machine format, `first` being the number of rows written before it.

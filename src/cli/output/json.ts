@@ -1,6 +1,6 @@
 // JSON and NDJSON text for records. A JSON list is written piece by piece ('[', rows, ']') so it
 // streams like NDJSON; a single result is one indented object.
-import { jsonShaper, type RecordSchema } from './schema.js';
+import { jsonShaper, type RecordSchema } from './schemas/schema.js';
 
 /** One NDJSON line for a row. */
 export function ndjsonLine<T>(schema: RecordSchema<T>, row: T): string {

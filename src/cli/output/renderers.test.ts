@@ -3,9 +3,9 @@ import { stringify } from 'csv-stringify/sync';
 import { csvHeader, csvLines, csvRow } from './csv.js';
 import { resolveFormat } from './format.js';
 import { jsonArrayEnd, jsonArrayItem, jsonArrayItems, jsonRecord, ndjsonLine, ndjsonLines } from './json.js';
-import { cellText, isoCell, machineColumns, type CellValue, type RecordSchema } from './schema.js';
-import { renderRecordTable, renderTable } from './table.js';
-import { progressText } from './progress.js';
+import { cellText, isoCell, machineColumns, type CellValue, type RecordSchema } from './schemas/schema.js';
+import { renderRecordTable, renderTable } from './terminal/table.js';
+import { progressText } from './terminal/progress.js';
 import { UsageError } from '../../errors.js';
 
 interface Row {

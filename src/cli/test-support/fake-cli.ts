@@ -1,6 +1,6 @@
 // A CLI context with streams tests can read and a fake of the client core, so command tests
 // run the real parsing, deps and exporters without a network.
-import { pageOf } from '../../client/row-page.js';
+import { pageOf } from '../../client/pages/row-page.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -3,8 +3,8 @@
 // Listing, paging, pacing and warnings stay above it, the same for every dialect.
 import type { Coin, Market } from '../../domain/market.js';
 import { UsageError } from '../../errors.js';
-import type { PaceConfig } from '../pacer.js';
-import type { Transport } from '../transport.js';
+import type { PaceConfig } from '../pacing/pacer.js';
+import type { Transport } from '../transport/transport.js';
 import type { AtResult, Health, Limits, MarketsPage, MarketsQuery, SnapshotsPage, SnapshotsQuery } from '../types.js';
 
 /** The API versions the client speaks. */

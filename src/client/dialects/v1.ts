@@ -2,9 +2,9 @@
 // every coin in one list, limits from /api/v1/limits.
 import { toNumber } from '../../domain/numeric-field.js';
 import { normalizeLimits, normalizeMarket, normalizeSnapshot, toEpochMs } from '../normalize.js';
-import { rowKeys } from '../snapshot-page-scan.js';
-import { readSnapshotPage } from '../snapshot-page.js';
-import type { Transport } from '../transport.js';
+import { rowKeys } from '../pages/snapshot-page-scan.js';
+import { readSnapshotPage } from '../pages/snapshot-page.js';
+import type { Transport } from '../transport/transport.js';
 import type { AtResult } from '../types.js';
 import { paceOf, type Dialect } from './dialect.js';
 import { v1Envelope } from './list-envelope.js';

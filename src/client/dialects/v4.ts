@@ -6,9 +6,9 @@ import { COINS, parseMarketId, SHORT_MARKET_TYPES, type Coin, type MarketType } 
 import { toNumber } from '../../domain/numeric-field.js';
 import { MsnapError, NotFoundError } from '../../errors.js';
 import { asObject, MalformedBodyError, normalizeLimits } from '../normalize.js';
-import { rowKeys, type RowKeys } from '../snapshot-page-scan.js';
-import { readSnapshotPage } from '../snapshot-page.js';
-import type { Query, Transport } from '../transport.js';
+import { rowKeys, type RowKeys } from '../pages/snapshot-page-scan.js';
+import { readSnapshotPage } from '../pages/snapshot-page.js';
+import type { Query, Transport } from '../transport/transport.js';
 import type { Health, Limits } from '../types.js';
 import { paceOf, type Dialect } from './dialect.js';
 import { v4Envelope } from './list-envelope.js';

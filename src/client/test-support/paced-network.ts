@@ -4,7 +4,7 @@
 // skew, the headers the server really sends, and the client's reaction to a 429.
 import { KeyLimiter, type LimitConfig } from '../../ratelimit/key-limiter.js';
 import { mulberry32 } from '../../random/prng.js';
-import type { Pacer, RateHeaders } from '../pacer.js';
+import type { Pacer, RateHeaders } from '../pacing/pacer.js';
 
 /** A seeded PRNG in [0, 1) (the seeder's mulberry32): the same seed gives the same run. */
 export const seededRandom = mulberry32;

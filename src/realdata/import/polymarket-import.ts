@@ -4,7 +4,7 @@
 // equals an uninterrupted one, and an hour imported twice adds nothing.
 import type { AsyncBuffer } from 'hyparquet';
 import type { Coin } from '../../domain/market.js';
-import type { BulkWriter } from '../../store/sqlite/bulk-writer.js';
+import type { BulkWriter } from '../../store/sqlite/writes/bulk-writer.js';
 import type { PriceAt } from '../mapping/snapshot-tape.js';
 import { TapeStore } from '../tape-store.js';
 import { HOUR_MS } from '../pmxt/pmxt-layout.js';

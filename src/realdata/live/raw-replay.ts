@@ -5,7 +5,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { constants, createGunzip } from 'node:zlib';
-import type { BulkWriter } from '../../store/sqlite/bulk-writer.js';
+import type { BulkWriter } from '../../store/sqlite/writes/bulk-writer.js';
 import type { RealMarket } from '../import/real-market.js';
 import type { RawLine } from './raw-log.js';
 import { Recorder, type RecorderStats } from './recorder.js';

@@ -5,7 +5,7 @@
 // and settles the markets that ended. The same tapes and store as the archive import: the same
 // events give the same snapshots.
 import type { Coin } from '../../domain/market.js';
-import type { BulkWriter } from '../../store/sqlite/bulk-writer.js';
+import type { BulkWriter } from '../../store/sqlite/writes/bulk-writer.js';
 import type { RealMarket } from '../import/real-market.js';
 import type { SequencedEvent } from '../mapping/market-event.js';
 import { TapeStore } from '../tape-store.js';

@@ -4,7 +4,7 @@
 // until it is closed with a winner; a stop (the signal) flushes everything received and closes.
 import { setTimeout as delay } from 'node:timers/promises';
 import { MARKET_DURATION_MS, type Coin, type MarketType } from '../../domain/market.js';
-import type { BulkWriter } from '../../store/sqlite/bulk-writer.js';
+import type { BulkWriter } from '../../store/sqlite/writes/bulk-writer.js';
 import type { SourceGetOptions } from '../source-get.js';
 import { MarketWatch } from './market-watch.js';
 import type { RawLog } from './raw-log.js';

@@ -3,7 +3,7 @@
 // reconnects after a capped, jittered backoff. Frames are handed on as received with the clock's
 // time; the owner hears when the connection opens and when it goes down, to mark gaps.
 import WebSocket from 'ws';
-import { backoffMs, type BackoffPolicy } from '../../client/backoff.js';
+import { backoffMs, type BackoffPolicy } from '../../client/transport/backoff.js';
 
 /** How a feed connects and what it tells its owner. */
 export interface SocketFeedOptions {

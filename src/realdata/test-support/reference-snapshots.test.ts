@@ -2,8 +2,8 @@
 // S+875); every expected value below was worked out by hand from the rows of its case.
 import { describe, expect, it } from 'vitest';
 import { ndjsonLine } from '../../cli/output/json.js';
-import { snapshotSchema } from '../../cli/output/record-schemas.js';
-import { snapshotRowLayout } from '../../cli/output/snapshot-text.js';
+import { snapshotSchema } from '../../cli/output/schemas/record-schemas.js';
+import { snapshotRowLayout } from '../../cli/output/schemas/snapshot-text.js';
 import { writeSnapshotRows } from '../../store/core/snapshot-json.js';
 import { pmxtRow, type PmxtRow } from './pmxt-fixture.js';
 import {

@@ -6,7 +6,7 @@ import { extname } from 'node:path';
 import type { Readable } from 'node:stream';
 import { UsageError } from '../../errors.js';
 import { MARKET_DURATION_MS, parseMarketId } from '../../domain/market.js';
-import type { BulkWriter, MarketRef } from '../sqlite/bulk-writer.js';
+import type { BulkWriter, MarketRef } from '../sqlite/writes/bulk-writer.js';
 import { toScaled } from '../core/price-scale.js';
 import { parseCsvRecord } from './csv-line.js';
 import { PARQUET_MAGIC, startsWith } from './file-magic.js';

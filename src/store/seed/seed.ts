@@ -5,7 +5,7 @@
 // Values come from synthetic-market.ts, so they depend on the seed and the market alone: two seeds
 // run at different times agree on every market both hold, and serve --live continues them.
 import { COINS, MARKET_DURATION_MS, MARKET_TYPES, SNAPSHOT_INTERVAL_MS, type MarketType } from '../../domain/market.js';
-import type { BulkWriter } from '../sqlite/bulk-writer.js';
+import type { BulkWriter } from '../sqlite/writes/bulk-writer.js';
 import { SyntheticCoin } from './synthetic-market.js';
 import { DEFAULT_FULL_MARKETS } from './seed-defaults.js';
 

@@ -5,18 +5,18 @@ import type { Statement } from 'better-sqlite3';
 import type { Market, ServedMarket, Snapshot } from '../../domain/market.js';
 import type { MirrorStore, StoreCapabilities } from '../mirror-store.js';
 import type { Account, ApiKeyRecord, MarketQuery, SnapshotQuery, Store } from '../store.js';
-import { SqliteAccountAuthStore } from './account-auth-sqlite.js';
-import { AccountRecords } from './accounts.js';
-import { BulkWriter } from './bulk-writer.js';
+import { SqliteAccountAuthStore } from './accounts/account-auth-sqlite.js';
+import { AccountRecords } from './accounts/accounts.js';
+import { BulkWriter } from './writes/bulk-writer.js';
 import { DataVersion } from './data-version.js';
 import { DenseBlocks } from './dense-blocks.js';
-import { MarketReads } from './market-reads.js';
+import { MarketReads } from './reads/market-reads.js';
 import type { RowLayout } from '../../domain/row-layout.js';
-import { SnapshotReads } from './snapshot-reads.js';
-import { SqlitePaperLedger } from './paper-ledger-sqlite.js';
+import { SnapshotReads } from './reads/snapshot-reads.js';
+import { SqlitePaperLedger } from './accounts/paper-ledger-sqlite.js';
 import type { Origin, OriginSummary } from '../core/mirror-state.js';
-import { MirrorWriter, originSummary } from './mirror-writer.js';
-import { MirrorState } from './mirror-state.js';
+import { MirrorWriter, originSummary } from './writes/mirror-writer.js';
+import { MirrorState } from './reads/mirror-state.js';
 
 const SQLITE_CAPABILITIES: StoreCapabilities = { backend: 'sqlite', directBulkWrite: true, shared: false };
 

@@ -6,8 +6,8 @@
 import type Database from 'better-sqlite3';
 import { type MarketRow } from '../core/market-row.js';
 import type { DumpRow, DumpTable, MarketDumpTable, StoreDumpSource } from '../core/store-dump.js';
-import { BookReader, isPacked } from './book-reader.js';
-import { marketColumns } from './market-columns.js';
+import { BookReader, isPacked } from './books/book-reader.js';
+import { marketColumns } from './reads/market-columns.js';
 
 /** Rows per batch: big enough to amortise a write, small enough to keep memory flat. */
 export const DUMP_BATCH_ROWS = 10_000;

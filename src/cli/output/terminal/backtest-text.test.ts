@@ -1,0 +1,32 @@
+// The terminal view of a backtest: aligned summary pairs that never run together, the equity
+// chart, the first trades.
+import { describe, expect, it } from 'vitest';
+import { runBacktest } from '../../../backtest/engine.js';
+import { book, seriesOf, snap, sourceOf, testMarket } from '../../../backtest/test-support/markets.js';
+import { renderBacktestText, TERMINAL_TRADES } from './backtest-text.js';
+
+async function result(markets: number) {
+  const list = Array.from({ length: markets }, (_, k) => {
+    const m = testMarket(k, k % 2 ? 'Up' : 'Down');
+    return seriesOf(m, [snap(m, 0, 0.3, { up: book([], [[0.3, 100]]) })]);
+  });
+  return runBacktest({ name: 'view', side: 'up', size: 10, entry: [{ field: 'price_up', op: '<', value: 0.5 }] }, sourceOf(...list));
+}
+
+describe('renderBacktestText', () => {
+  it('lays the summary out in columns with at least one space between a value and the next key', async () => {
+    const text = renderBacktestText(await result(12), 100, false);
+    const line = text.split('\n').find((l) => l.startsWith('start_cash'))!;
+    expect(line).toMatch(/^start_cash +1000 +\S+ +\S+ +\S+ +\S+$/);
+    expect(text).toContain('equity (USDC) after each of 12 traded markets');
+    expect(text).toContain(`first ${TERMINAL_TRADES} of 24 trades`);
+    expect(text).not.toMatch(/\u001b\[/);
+  });
+
+  it('says so when nothing traded, and keeps to one pair a line on a narrow terminal', async () => {
+    const empty = await runBacktest({ side: 'up', size: 1, entry: [{ field: 'price_up', op: '<', value: 0 }] }, sourceOf());
+    const text = renderBacktestText(empty, 30, false);
+    expect(text).toContain('no market traded');
+    expect(text.split('\n').find((l) => l.startsWith('start_cash'))).toBe('start_cash          1000');
+  });
+});

@@ -1,0 +1,282 @@
+// Whole markets of a local SQLite store as columns (src/domain/market-series.ts), for the backtest:
+// a dense market's values come from its blocks, any other from four plucked columns (numbers, no
+// row objects), and its orderbooks stay packed in memory until a snapshot's book is asked for,
+// then decode straight from the binary pair (text rows, from before books were packed, parse).
+// Every number is the stored value / 10^k, the double JSON.parse gives for the served text.
+import type Database from 'better-sqlite3';
+import type { Statement } from 'better-sqlite3';
+import { SNAPSHOT_INTERVAL_MS } from '../../../domain/market.js';
+import type { BookLevels, MarketSeries, MarketSource, OutcomeSide, SideBook } from '../../../domain/market-series.js';
+import { decodePair, emptyPair, refDt, type BookPair } from '../../core/book-codec.js';
+import { isPacked, type StoredBook } from '../books/book-reader.js';
+import { DenseBlocks } from '../dense-blocks.js';
+import { SIDE_BITS } from '../../core/dense-page-writer.js';
+import { toMarket, type MarketRow } from '../../core/market-row.js';
+import { fromScaled } from '../../core/price-scale.js';
+import { openDatabase } from '../open.js';
+import { marketColumns } from './market-columns.js';
+
+/** Options of sqliteSeriesSource. */
+export interface SeriesSourceOptions {
+  /** Read the markets' orderbooks too (default false: book() is always undefined). */
+  orderbooks?: boolean;
+  /** The clock a market's status and what an active market hides are judged at. */
+  now: number;
+}
+
+const SIDE_MASK = (1 << SIDE_BITS) - 1;
+
+/**
+ * Use to hand markets of a local SQLite store to the backtest: yields them in the order of
+ * `marketIds` (the caller sorts them by start_time); ids not stored are skipped. Each series has
+ * columns of its own: it stays valid after the next is read (markets on one clock overlap).
+ */
+export function sqliteSeriesSource(db: Database.Database, marketIds: readonly string[], opts: SeriesSourceOptions): MarketSource {
+  const reads = new SeriesReads(db);
+  return {
+    async *[Symbol.asyncIterator]() {
+      for (const id of marketIds) {
+        const series = reads.market(id, opts);
+        if (series) yield series;
+      }
+    },
+  };
+}
+
+/** Use with a store file (msnap backtest --db FILE): as sqliteSeriesSource over a read-only connection open while iterating. */
+export function sqliteFileSeriesSource(file: string, marketIds: readonly string[], opts: SeriesSourceOptions): MarketSource {
+  return {
+    async *[Symbol.asyncIterator]() {
+      const { db } = openDatabase(file, { readonly: true });
+      try {
+        yield* sqliteSeriesSource(db, marketIds, opts);
+      } finally {
+        db.close();
+      }
+    },
+  };
+}
+
+class SeriesReads {
+  private readonly marketById: Statement;
+  private readonly blocks: DenseBlocks;
+  private readonly columns: Statement[];
+  private readonly books: Statement;
+  private readonly bookBytes: Statement;
+  private readonly anyBook: Statement;
+
+  constructor(db: Database.Database) {
+    this.marketById = db.prepare(`SELECT ${marketColumns(db)} FROM markets WHERE market_id = ?`);
+    this.blocks = new DenseBlocks(db);
+    this.columns = ['t', 'price', 'price_up', 'price_down'].map((c) => db.prepare(`SELECT ${c} FROM snapshots WHERE market = ? ORDER BY t`).pluck());
+    this.books = db.prepare('SELECT t, up, down FROM orderbooks WHERE market = ? ORDER BY t').raw(true);
+    this.anyBook = db.prepare('SELECT 1 FROM orderbooks WHERE market = ? LIMIT 1').pluck();
+    this.bookBytes = db.prepare("SELECT sum(length(up)) FROM orderbooks WHERE market = ? AND typeof(up) = 'blob'").pluck();
+  }
+
+  market(id: string, opts: SeriesSourceOptions): MarketSeries | undefined {
+    const m = this.marketById.get(id) as MarketRow | undefined;
+    if (!m) return undefined;
+    const values = this.fromBlocks(m) ?? this.fromRows(m);
+    // Most markets of a long history hold no book: one indexed probe spares them the book buffers.
+    const books = opts.orderbooks && this.anyBook.get(m.id) !== undefined
+      ? new MarketBooks(values.offsets, this.bookBytes.get(m.id) as number | null, this.books.iterate(m.id) as Iterable<[number, StoredBook, StoredBook]>)
+      : undefined;
+    const time = values.offsets;
+    for (let i = 0; i < time.length; i++) time[i] = m.start_time + time[i]!;
+    return {
+      market: toMarket(m, opts.now),
+      length: time.length,
+      time,
+      price: values.price,
+      priceUp: values.priceUp,
+      priceDown: values.priceDown,
+      book: (i, side) => books?.book(i, side),
+    };
+  }
+
+  /** A dense market whose blocks hold every slot: offsets follow from the grid. */
+  private fromBlocks(m: MarketRow): Columns | undefined {
+    const n = m.snapshot_count;
+    if (m.dense !== 1 || n === 0) return undefined;
+    const packed = this.blocks.read(m.id, 0, n);
+    if (!packed) return undefined;
+    const c = this.buffer(n);
+    const sides = packed.sides;
+    const prices = packed.prices;
+    for (let i = 0; i < n; i++) {
+      const ud = sides[i]!;
+      c.offsets[i] = i * SNAPSHOT_INTERVAL_MS;
+      c.price[i] = fromScaled(prices[i]!);
+      c.priceUp[i] = fromScaled(Math.floor(ud / 2 ** SIDE_BITS));
+      c.priceDown[i] = fromScaled(ud & SIDE_MASK);
+    }
+    return c;
+  }
+
+  /** Fresh columns for one market: a series outlives the read of the next one. */
+  private buffer(n: number): Columns {
+    return columns(n);
+  }
+
+  private fromRows(m: MarketRow): Columns {
+    const [t, price, up, down] = this.columns.map((s) => s.all(m.id) as number[]) as [number[], number[], number[], number[]];
+    const c = this.buffer(t.length);
+    for (let i = 0; i < t.length; i++) {
+      c.offsets[i] = t[i]!;
+      c.price[i] = fromScaled(price[i]!);
+      c.priceUp[i] = fromScaled(up[i]!);
+      c.priceDown[i] = fromScaled(down[i]!);
+    }
+    return c;
+  }
+}
+
+interface Columns {
+  /** Offsets from the market's start while reading; made epoch ms before the series is handed out. */
+  offsets: Float64Array;
+  price: Float64Array;
+  priceUp: Float64Array;
+  priceDown: Float64Array;
+}
+
+function columns(n: number): Columns {
+  return { offsets: new Float64Array(n), price: new Float64Array(n), priceUp: new Float64Array(n), priceDown: new Float64Array(n) };
+}
+
+/** A side's levels as book() hands them out: arrays reused, valid up to `length`. */
+class Levels implements BookLevels {
+  length = 0;
+  prices = new Float64Array(8);
+  sizes = new Float64Array(8);
+
+  fill(prices: ArrayLike<number>, sizes: ArrayLike<number>, n: number, pd: number, sd: number): void {
+    if (this.prices.length < n) {
+      this.prices = new Float64Array(n);
+      this.sizes = new Float64Array(n);
+    }
+    for (let i = 0; i < n; i++) {
+      this.prices[i] = prices[i]! / pd;
+      this.sizes[i] = sizes[i]! / sd;
+    }
+    this.length = n;
+  }
+}
+
+/** Both outcomes' views, reused by every call for that outcome. */
+class SideView implements SideBook {
+  readonly bids = new Levels();
+  readonly asks = new Levels();
+}
+
+/** One market's stored books, packed, by snapshot index; decoded on demand. */
+class MarketBooks {
+  /** Packed pairs one after another in one buffer (no object per book): snapshot i's is pool[start[i], end[i]). */
+  private pool: Uint8Array;
+  private readonly start: Int32Array;
+  private readonly end: Int32Array;
+  /** Books stored as text (older stores), by snapshot index. */
+  private readonly texts = new Map<number, [string, string]>();
+  private readonly views = { up: new SideView(), down: new SideView() };
+  private decodedAt = -1;
+  private pair = emptyPair();
+  private spare = emptyPair();
+
+  /** `bytes`: the market's packed books' total size, so the pool is allocated once. */
+  constructor(
+    private readonly offsets: Float64Array,
+    bytes: number | null,
+    stored: Iterable<[number, StoredBook, StoredBook]>,
+  ) {
+    this.pool = new Uint8Array(Math.max(1024, bytes ?? 0));
+    this.start = new Int32Array(offsets.length).fill(-1);
+    this.end = new Int32Array(offsets.length);
+    let used = 0;
+    let i = 0;
+    // Both are ordered by t: one merge walk.
+    for (const [t, up, down] of stored) {
+      while (i < offsets.length && offsets[i]! < t) i++;
+      if (i >= offsets.length || offsets[i] !== t) continue;
+      if (!isPacked(up)) {
+        this.texts.set(i, [up, down as string]);
+        continue;
+      }
+      if (used + up.length > this.pool.length) {
+        const grown = new Uint8Array(Math.max(this.pool.length * 2, used + up.length));
+        grown.set(this.pool.subarray(0, used));
+        this.pool = grown;
+      }
+      this.pool.set(up, used);
+      this.start[i] = used;
+      used += up.length;
+      this.end[i] = used;
+    }
+  }
+
+  book(i: number, side: OutcomeSide): SideBook | undefined {
+    if (!(i >= 0 && i < this.start.length)) return undefined;
+    const view = this.views[side];
+    if (this.start[i]! < 0) {
+      const text = this.texts.get(i);
+      return text && textSide(side === 'up' ? text[0] : text[1], view);
+    }
+    const pair = this.decode(i);
+    const [bids, asks] = side === 'up' ? [pair.lists[0], pair.lists[1]] : [pair.lists[2], pair.lists[3]];
+    const pd = 10 ** pair.dp;
+    const sd = 10 ** pair.ds;
+    view.bids.fill(bids.prices, bids.sizes, bids.n, pd, sd);
+    view.asks.fill(asks.prices, asks.sizes, asks.n, pd, sd);
+    return view;
+  }
+
+  /** The pair of snapshot i; the one before it in time is usually its reference, else its chain is walked back. */
+  private decode(i: number): BookPair {
+    if (this.decodedAt === i) return this.pair;
+    const blob = this.pool.subarray(this.start[i], this.end[i]);
+    const dt = refDt(blob);
+    let ref: BookPair | undefined;
+    if (dt > 0) {
+      const r = this.indexOf(this.offsets[i]! - dt);
+      if (r !== this.decodedAt) this.decode(r);
+      ref = this.pair;
+    }
+    const out = decodePair(blob, ref, this.spare);
+    this.spare = this.pair;
+    this.pair = out;
+    this.decodedAt = i;
+    return out;
+  }
+
+  private indexOf(t: number): number {
+    let lo = 0;
+    let hi = this.offsets.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.offsets[mid]! < t) lo = mid + 1;
+      else hi = mid;
+    }
+    if (this.offsets[lo] !== t || this.start[lo]! < 0) throw new RangeError(`a packed orderbook at ${t} ms is missing: its successor refers to it`);
+    return lo;
+  }
+}
+
+/** A text row's side (stored before books were packed, or text the codec does not reproduce): JSON.parse, as a client reads it. */
+function textSide(text: string, view: SideView): SideBook | undefined {
+  const book = JSON.parse(text) as { bids?: unknown; asks?: unknown } | null;
+  if (!book || typeof book !== 'object' || !Array.isArray(book.bids) || !Array.isArray(book.asks)) return undefined;
+  fillText(view.bids, book.bids as unknown[]);
+  fillText(view.asks, book.asks as unknown[]);
+  return view;
+}
+
+// Levels as {price, size} objects, or [price, size] pairs in old text; numeric strings as numbers.
+function fillText(levels: Levels, list: unknown[]): void {
+  const prices: number[] = [];
+  const sizes: number[] = [];
+  for (const l of list) {
+    const [p, s] = Array.isArray(l) ? l : [(l as { price?: unknown }).price, (l as { size?: unknown }).size];
+    prices.push(Number(p));
+    sizes.push(Number(s));
+  }
+  levels.fill(prices, sizes, prices.length, 1, 1);
+}
