@@ -5,7 +5,6 @@ import type { MarketType } from '../domain/market.js';
 import { UsageError } from '../errors.js';
 import type { BulkLoadStore } from '../store/bulk-store.js';
 import { isPostgresUrl, storeName } from '../store/db-path.js';
-import { isSqliteStore } from '../store/open-store.js';
 import type { SeedSummary } from '../store/seed/seed.js';
 import type { StoreDeps } from './store-deps.js';
 import { throughStaging, usingStore } from './store-use.js';
@@ -46,7 +45,7 @@ export async function seedNewStore(opts: SeedCommandOptions, deps: SeedDeps): Pr
   const started = performance.now();
   let summary: SeedSummary;
   if (isPostgresUrl(opts.db)) {
-    const held = await usingStore(deps.openStore(opts.db), opts.db, async (store) => (isSqliteStore(store) ? 0 : (await store.counts()).markets));
+    const held = await usingStore(deps.openStore(opts.db), opts.db, async (store) => (await store.listMarkets({ limit: 1, offset: 0, window: null, now: deps.now() })).total);
     if (held > 0) throw new UsageError(`${storeName(opts.db)} already holds ${held} markets; seed an empty database`);
     summary = (await throughStaging(opts.db, deps, seedInto)).result;
   } else {

@@ -14,7 +14,7 @@ import type { RunningServer } from '../server/listen.js';
 import type { ProxySettings } from '../server/proxy.js';
 import type { ResponseLimits } from '../server/response-writer.js';
 import { isPostgresUrl, storeName } from '../store/db-path.js';
-import { isSqliteStore, openStore, type AnyStore } from '../store/open-store.js';
+import { openStore, type OpenedStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import type { StreamLimits } from '../stream/stream-budget.js';
 import type { StreamHub } from '../stream/stream-hub.js';
@@ -104,7 +104,8 @@ export async function startService(options: ServiceOptions, deps: ServiceDeps): 
     }
     if (options.limiter !== undefined) limiter = await openLimiter(options.limiter, log);
     if (options.demo) demoKeys = await prepareDemo(store, deps, options.db);
-    if (options.live && isSqliteStore(store)) live = await prepareLive(store, deps, options.db);
+    const direct = store.directBulk();
+    if (options.live && direct) live = await prepareLive(direct, deps, options.db);
     // One limiter for the API and the dashboard's throttles: shared through Redis when given.
     const limits = limiter ?? new (await import('../ratelimit/shared-limiter.js')).LocalLimiter();
     const { clock, view } = await dataClock(options, store, deps, live !== undefined);
@@ -131,11 +132,11 @@ export async function startService(options: ServiceOptions, deps: ServiceDeps): 
     if (code === 'EACCES') throw new UsageError(`not allowed to listen on port ${options.port}`, 'use a port above 1023');
     throw err;
   }
-  if (!isSqliteStore(store) || limiter) {
+  if (store.capabilities().shared || limiter) {
     log(`msnap serve: store ${name}; rate limits ${limiter ? `shared through ${redactUrl(options.limiter!)}` : 'in this process only'}`);
   }
   // A pulled store says where its data came from (in the log: stdout's first line is serve's URL line).
-  for (const o of isSqliteStore(store) ? store.origins() : []) {
+  for (const o of await store.origins()) {
     log(
       `msnap serve: ${o.markets.toLocaleString('en-US')} market${o.markets === 1 ? '' : 's'} pulled from ${o.baseUrl} (${o.dialect}), last ${new Date(o.lastPulledAt).toISOString()}`,
     );
@@ -159,7 +160,7 @@ export async function startService(options: ServiceOptions, deps: ServiceDeps): 
 }
 
 /** The clock answers are computed at, and the store as seen at it: a replay's view, or the store itself. */
-async function dataClock(options: ServiceOptions, store: AnyStore, deps: ServiceDeps, live: boolean): Promise<{ clock: ServerClock; view: Store }> {
+async function dataClock(options: ServiceOptions, store: OpenedStore, deps: ServiceDeps, live: boolean): Promise<{ clock: ServerClock; view: Store }> {
   // Loaded here, not at CLI start: only serve runs a data clock.
   if (!options.replay) {
     const { wallClock } = await import('../replay/server-clock.js');
@@ -190,7 +191,7 @@ async function openLimiter(url: string, log: (line: string) => void): Promise<Sh
 const DEMO_DB_MB = 270;
 
 /** Seeds an empty database and gives each demo account a key when it has none; returns the key lines to print. */
-async function prepareDemo(store: AnyStore, deps: ServiceDeps, db: string): Promise<string[]> {
+async function prepareDemo(store: OpenedStore, deps: ServiceDeps, db: string): Promise<string[]> {
   const [{ seedDatabase }, { ensureDemoKeys }] = await Promise.all([
     import('../store/seed/seed.js'),
     import('../accounts/demo-accounts.js'),
@@ -203,11 +204,12 @@ async function prepareDemo(store: AnyStore, deps: ServiceDeps, db: string): Prom
       const where = isPostgresUrl(db) ? storeName(db) : path.resolve(db);
       deps.log(`msnap serve: seeding the demo database ${where} (15 days of markets, about ${DEMO_DB_MB} MB; --db FILE puts it elsewhere)...`);
       const started = performance.now();
-      const summary = isSqliteStore(store)
-        ? seedDatabase(store.bulk, { now })
+      const direct = store.directBulk();
+      const summary = direct
+        ? seedDatabase(direct.bulk, { now })
         : (await throughStaging(db, { ...storeDeps(), writeErr: (text) => deps.log(text.trimEnd()) }, (staging) => seedDatabase(staging.bulk, { now }))).result;
       // Into PostgreSQL the copy is part of the wait: the time given is the whole of it.
-      const ms = isSqliteStore(store) ? summary.ms : performance.now() - started;
+      const ms = direct ? summary.ms : performance.now() - started;
       const size = isPostgresUrl(db) ? '' : `; ${db} holds ${Math.round(statSync(db).size / 1e6).toLocaleString('en-US')} MB`;
       deps.log(`msnap serve: seeded ${summary.markets} markets and ${summary.snapshots} snapshots in ${(ms / 1000).toFixed(1)} s${size}`);
     }

@@ -6,12 +6,12 @@ import { existsSync } from 'node:fs';
 import { UsageError } from '../errors.js';
 import type { BulkLoadStore } from '../store/bulk-store.js';
 import { isPostgresUrl } from '../store/db-path.js';
-import { openBulkStore, openStore, type AnyStore } from '../store/open-store.js';
+import { openBulkStore, openStore, type OpenedStore } from '../store/open-store.js';
 
 /** How a command opens the store `location` names. */
 export interface StoreDeps {
   /** SQLite file or postgres:// URL, through the Store port; `mustExist`: a missing file is a UsageError, never a new database. */
-  openStore(location: string, opts?: { mustExist?: boolean }): Promise<AnyStore>;
+  openStore(location: string, opts?: { mustExist?: boolean }): Promise<OpenedStore>;
   /** An SQLite file with its bulk writer (seed, import, compact-books); a PostgreSQL URL is a UsageError. */
   openBulkStore(location: string, opts?: { mustExist?: boolean; cacheMiB?: number }): Promise<BulkLoadStore>;
 }

@@ -6,13 +6,26 @@ import type { BulkLoadStore } from './bulk-store.js';
 import { diskFullError } from './disk-full.js';
 import { isPostgresUrl, storeName } from './db-path.js';
 import type { MarketSource } from '../domain/market-series.js';
-import type { PgStore } from './postgres/pg-store.js';
 import type { SqliteStoreOptions } from './sqlite/open.js';
 import type { SeriesSourceOptions } from './sqlite/reads/series-source.js';
+import type { MirrorStore, OriginSummary } from './mirror-store.js';
 import type { SqliteStore } from './sqlite/sqlite-store.js';
+import type { Snapshot } from '../domain/market.js';
+import type { SnapshotQuery } from './store.js';
 
-/** Either backend, told apart by `capabilities().backend`. */
-export type AnyStore = SqliteStore | PgStore;
+/**
+ * What openStore gives, whichever the backend: the Store with its mirror ports, what the backend
+ * declares it can do, and the bulk port where bulk writes go straight in (SQLite). Callers ask the
+ * port, never the backend's class.
+ */
+export interface OpenedStore extends MirrorStore {
+  /** The bulk load port when `capabilities().directBulkWrite`; undefined where seed and import go through a staging file (PostgreSQL). */
+  directBulk(): BulkLoadStore | undefined;
+  /** Where pulled markets came from, per source (empty when nothing was pulled). */
+  origins(): OriginSummary[] | Promise<OriginSummary[]>;
+  /** A page of snapshot records, for local reads that skip HTTP (LocalApi). */
+  snapshotPage(marketId: string, q: SnapshotQuery): { snapshots: Snapshot[]; total: number } | Promise<{ snapshots: Snapshot[]; total: number }>;
+}
 
 /** Use where only an SQLite file will do (pull's staging, live): a PostgreSQL URL or a file that cannot be opened is a UsageError. */
 export async function openSqliteFile(location: string, opts: SqliteStoreOptions = {}): Promise<SqliteStore> {
@@ -34,17 +47,12 @@ export async function openSqliteFile(location: string, opts: SqliteStoreOptions 
  * nothing). `serving`: serve's timeouts, so no request waits on the database for long; bulk loads
  * (pull, import) go without.
  */
-export async function openStore(location: string, opts: SqliteStoreOptions & { serving?: boolean } = {}): Promise<AnyStore> {
+export async function openStore(location: string, opts: SqliteStoreOptions & { serving?: boolean } = {}): Promise<OpenedStore> {
   if (!isPostgresUrl(location)) return openSqliteFile(location, opts);
   const [{ openPgStore }, { SERVE_PG_TIMEOUTS, servePoolSize }] = await Promise.all([import('./postgres/pg-store.js'), import('./postgres/pg-connection.js')]);
   // A reader needs few connections: it asks one page at a time.
   const reader = opts.readonly ? { readOnly: true, max: 4 } : {};
   return openPgStore(location, { ...reader, ...(opts.serving ? { ...SERVE_PG_TIMEOUTS, max: servePoolSize() } : {}) });
-}
-
-/** True for the SQLite store, as its capabilities declare (seed, import, live and origins work on it directly). */
-export function isSqliteStore(store: AnyStore): store is SqliteStore {
-  return store.capabilities().backend === 'sqlite';
 }
 
 /** Use where a command writes through the bulk writer (seed, import, compact-books): the SQLite file `location`, never PostgreSQL. */

@@ -68,6 +68,11 @@ export class PgStore implements MirrorStore, RowsToBlocks {
     return PG_CAPABILITIES;
   }
 
+  /** Bulk writes reach PostgreSQL through a staging SQLite file, never straight in. */
+  directBulk(): undefined {
+    return undefined;
+  }
+
   listMarkets(q: MarketQuery): Promise<{ markets: ServedMarket[]; total: number }> {
     return this.markets.listMarkets(q);
   }

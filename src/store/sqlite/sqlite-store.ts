@@ -50,6 +50,11 @@ export class SqliteStore implements MirrorStore {
     return SQLITE_CAPABILITIES;
   }
 
+  /** SQLite takes seed, import and live writes straight through its bulk writer. */
+  directBulk(): this {
+    return this;
+  }
+
   async listMarkets(q: MarketQuery): Promise<{ markets: ServedMarket[]; total: number }> {
     return this.markets.listMarkets(q);
   }
