@@ -1,5 +1,5 @@
-// Password hashing is the dashboard's one expensive step (scrypt: ~32 MiB and tens of ms of CPU
-// each). A few run at once, a few more wait their turn, and beyond that a sign-in or sign-up is
+// Password hashing is the dashboard's one expensive step (scrypt: tens of MiB and of
+// milliseconds of CPU each). A few run at once, a few more wait their turn, and beyond that a sign-in or sign-up is
 // refused at once (503 + Retry-After), so a flood of them cannot take the CPU (or the memory)
 // from the API.
 import { availableParallelism } from 'node:os';

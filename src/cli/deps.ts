@@ -7,7 +7,7 @@ import type { MsnapApi } from '../client/types.js';
 import { AuthError, UsageError } from '../errors.js';
 import { maskKey, redactKey } from '../client/mask-key.js';
 import type { CliContext } from './context.js';
-// conf, ora and undici cost ~0.4 s to load: they are imported only by runs that use them.
+// conf, ora and undici take a large part of a short command's start: imported only by runs that use them.
 import type { KeyStore } from './config/key-store.js';
 import { resolveConnection, type Connection } from './connection.js';
 import { readGlobals, type GlobalOptions } from './global-options.js';

@@ -66,8 +66,8 @@ export interface ExporterOptions {
   compression?: ParquetCodec;
 }
 
-// Rows rendered into one string before it is handed to the sink (about 35 KB of snapshot CSV):
-// whole 10,000-row pages as one string kept ~30 MB more of the heap alive through collections.
+// Rows rendered into one string before it is handed to the sink: whole pages as one string kept
+// far more of the heap alive through collections (docs/testing.md, "Measured choices").
 const RENDER_SLICE = 500;
 
 /** Build the exporter for the chosen format. */
@@ -258,7 +258,7 @@ function wrapNote(text: string, width: number): string {
   return lines.join(`\n${' '.repeat(indent)}`);
 }
 
-// cli-table3 takes a good part of the CLI's start (~50 ms): loaded only by runs that print a table.
+// cli-table3 takes a good part of the CLI's start: loaded only by runs that print a table.
 function tables(): Promise<typeof import('./terminal/table.js')> {
   return import('./terminal/table.js');
 }

@@ -1,7 +1,7 @@
 // The two parts of undici the transport uses (a keep-alive Agent and `request`), loaded without
 // the rest of the package. Its entry point loads fetch, WebSocket, EventSource, caches and mocks
-// too: about 0.1 s of CPU at the start of every command, a quarter of a short one's whole run
-// (measured with perf stat). Should a release move these files, the entry point is used instead.
+// too, a large share of a short command's whole run (docs/testing.md, "Measured choices"). Should
+// a release move these files, the entry point is used instead.
 import { createRequire } from 'node:module';
 import type { Dispatcher } from 'undici';
 import type * as Undici from 'undici';

@@ -72,8 +72,8 @@ export async function openBackendStore(backend: Backend, more: readonly MarketSe
   const url = pgUrl;
   if (!url) throw new Error('the postgres backend needs usePostgres() (test/support/each-backend.ts) in the enclosing describe');
   // A schema per store, made by the store's migrations and filled from the data set's template
-  // schema: tests stay independent on one server. Migrating a fresh schema costs ~0.3 s on a busy
-  // machine and dropping it ~0.1 s, so a finished test's schema is reused: emptied, then refilled.
+  // schema: tests stay independent on one server. Emptying and refilling a finished test's schema costs
+  // less than migrating a fresh one and dropping the old (docs/testing.md), so it is reused.
   const template = await pgTemplate(url, more);
   const store = await openPgStore(url, { schema: freeSchemas.pop() ?? `store_${n}`, max: 2 });
   onTestFinished(async () => {
@@ -111,8 +111,7 @@ const PG_TABLES = ['markets', 'snapshots', 'orderbooks', 'snapshot_blocks', 'sna
 /**
  * Empties the migrated schema `to`, copies every row of `from` into it (the same migrations made
  * both, so the columns line up), and sets the identity sequences past the copied ids, as in a
- * fresh copy. Loading every store with the loader would cost ~0.7 s a test (each of its ten COPYs
- * waits ~80 ms on the driver's socket); this costs ~0.1 s.
+ * fresh copy: a fraction of what the loader's ten COPYs would cost a test (docs/testing.md).
  */
 async function copySchemaRows(sql: postgres.Sql, from: string, to: string): Promise<void> {
   const identities = await identityColumns(sql, from);

@@ -153,8 +153,8 @@ interface SocketOptions {
 
 /**
  * The driver's own socket leaves Nagle's algorithm on: a COPY's small last write then waits for
- * the server's delayed ACK, about 80 ms per COPY whatever its size (every page of `pull --db`
- * postgres://…). This one is the same TCP socket with no delay. It is handed over while still
+ * the server's delayed ACK, once per COPY whatever its size (every page of `pull --db`
+ * postgres://…; docs/testing.md, "Measured choices"). This one is the same TCP socket with no delay. It is handed over while still
  * connecting (writes wait for the connection): a failed connect must reach the driver as the
  * socket's 'error' and 'close', which put the connection back in the pool. A rejected promise
  * instead (postgres 3.4.9) leaves the connection in its connecting state for good: after a few

@@ -15,9 +15,9 @@ export interface ByteOutput {
   readonly closed: boolean;
 }
 
-// About 500k cells per row group: 8k snapshot rows, ~7k with the 64 flat orderbook columns. Larger
-// groups cost more in garbage collection and peak RSS than they save (65k-row groups were ~30%
-// slower; 16k-row groups peaked ~3 MB higher than 8k in the bench's export).
+// 500k cells per row group (8k snapshot rows; fewer with the 64 flat orderbook columns): larger
+// groups cost more in garbage collection and peak RSS than they save (docs/testing.md, "Measured
+// choices").
 const CELLS_PER_GROUP = 500_000;
 const MAX_GROUP_ROWS = 8_192;
 
