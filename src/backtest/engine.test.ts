@@ -217,7 +217,13 @@ describe('module strategies', () => {
   it('turn a throwing hook into one usage line naming the hook and the snapshot', async () => {
     const m = testMarket(0, 'Up');
     const run = runBacktest({ onSnapshot() { throw new TypeError('x is undefined'); } }, sourceOf(seriesOf(m, [snap(m, 0, 0.3)])));
-    await expect(run).rejects.toThrow(`strategy: onSnapshot threw at ${m.market_id} ${new Date(m.start_time).toISOString()}: x is undefined`);
+    await expect(run).rejects.toThrow(`strategy error: x is undefined (in onSnapshot at ${m.market_id} ${new Date(m.start_time).toISOString()})`);
+  });
+
+  it('say NaN shares are NaN, not null', async () => {
+    const m = testMarket(0, 'Up');
+    const run = runBacktest({ onSnapshot(_s, ctx) { ctx.buy('up', Number.NaN); } }, sourceOf(seriesOf(m, [snap(m, 0, 0.3)])));
+    await expect(run).rejects.toThrow(/^strategy error: buy: shares must be a positive number, got NaN \(in onSnapshot at /);
   });
 });
 
