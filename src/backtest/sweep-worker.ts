@@ -7,7 +7,11 @@ import { runBacktest } from './engine.js';
 import { loadStrategy } from './load-strategy.js';
 import { openLocalSource } from './local-source.js';
 import { packedSource } from './snapshot-series.js';
+import { consoleToStderr } from './strategy-console.js';
 import type { SweepAnswer, SweepJob } from './sweep-pool.js';
+
+// The parent's stdout carries the sweep's rows: a module's console output goes to stderr.
+consoleToStderr();
 
 parentPort?.on('message', (job: SweepJob) => {
   void run(job).then((answer) => parentPort!.postMessage(answer));

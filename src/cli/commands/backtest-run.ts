@@ -5,6 +5,7 @@ import type { MarketSource } from '../../domain/market-series.js';
 import type { MsnapApi } from '../../client/types.js';
 import { runBacktest } from '../../backtest/engine.js';
 import { loadStrategy } from '../../backtest/load-strategy.js';
+import { consoleToStderr } from '../../backtest/strategy-console.js';
 import { resolveParams, type BacktestParams } from '../../backtest/params.js';
 import type { BacktestSummary } from '../../backtest/result.js';
 import { apiMarketSource, readPackedMarkets, type SnapshotRange } from '../../backtest/snapshot-series.js';
@@ -98,6 +99,16 @@ async function* paced(source: MarketSource, progress: Progress, total: number | 
 
 /** Run `msnap backtest` with checked options. */
 export async function runBacktestCommand(opts: BacktestOptions, deps: CliDeps, view: BacktestView): Promise<void> {
+  // stdout carries the result: a module's console output goes to stderr while it runs here.
+  const restore = consoleToStderr();
+  try {
+    await runChecked(opts, deps, view);
+  } finally {
+    restore();
+  }
+}
+
+async function runChecked(opts: BacktestOptions, deps: CliDeps, view: BacktestView): Promise<void> {
   const params = resolveParams(opts.params);
   const strategy = await loadStrategy(opts.strategy, opts.sets);
   const combos = combinations(opts.sweeps);
