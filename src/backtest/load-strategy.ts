@@ -98,7 +98,7 @@ function moduleWithSets(mod: ModuleStrategy, sets: readonly string[], name: stri
     const set = parseSet(s, flag);
     const missing = (at: string): string =>
       names.length === 0
-        ? `${flag} ${s}: ${where} declares no params (export default { params: { ${set.path[0]}: … }, … } to take --set)`
+        ? `${flag} ${s}: ${where} declares no params (declare them: export default { params: { ${set.path[0]}: … }, … })`
         : `${flag} ${s}: ${where} has no param '${at}'; its params: ${names.join(', ')}`;
     setAt(params, set.path, (current) => paramValue(set, current, flag, where), missing, []);
   }

@@ -30,6 +30,9 @@ async function run(job: SweepJob): Promise<SweepAnswer> {
     }
   } catch (err) {
     const e = err as Error;
-    return { ok: false, message: e.message, exitCode: err instanceof MsnapError ? err.exitCode : 1 };
+    // The stack of what threw (a strategy's own error is the cause of msnap's line) for --verbose.
+    const traced = err instanceof MsnapError ? err.cause : err;
+    const stack = traced instanceof Error ? traced.stack : undefined;
+    return { ok: false, message: e.message, exitCode: err instanceof MsnapError ? err.exitCode : 1, ...(stack !== undefined ? { stack } : {}) };
   }
 }
