@@ -138,7 +138,7 @@ export function backtestCommand(ctx: CliContext): Command {
     .option('--fee-rate <rate>', "one taker fee rate for every market: shares × rate × p × (1 − p) in USDC (default: each market's fee schedule, else its era's)")
     .option('--fees <none>', "'none': no fees")
     .option('--no-book <reject>', "'reject': refuse orders on snapshots without the side's orderbook (default: fill at the quote, flagged)")
-    .option('--set <path=value>', 'override a strategy field (rule) or param (module), repeatable: --set size=5 --set entry.0.value=0.25', collect)
+    .option('--set <path=value>', "override a strategy field (rule) or a declared param (module: a value of its default's type), repeatable: --set size=5 --set entry.0.value=0.25", collect)
     .option('--sweep <path=v1,v2,...>', 'run every combination of these values (repeatable), one summary row each, on all cores', collect)
     .option('--max-runs <n>', `with --sweep: the most runs it may start (default ${DEFAULT_MAX_RUNS}); more is refused before any data is read`)
     .option('--trades <file>', 'write every trade to FILE (.csv, .ndjson, .json, .parquet)')
