@@ -50,4 +50,20 @@ describe.runIf(existsSync(CHROMIUM))('backtest --html page', () => {
     expect(box!.width).toBeGreaterThan(300);
     expect(requests.filter((u) => !u.startsWith('file://'))).toEqual([]);
   });
+
+  it('dates the equity axis and scrolls the trades inside their box, never the page', async () => {
+    const page = await browser.newPage({ viewport: { width: 800, height: 600 } });
+    await page.goto(`file://${file}`);
+    const labels = await page.locator('svg[aria-label="equity curve"] text').allTextContents();
+    const dates = labels.filter((t) => /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/.test(t));
+    expect(dates[0]).toBe(new Date(result.data.from!).toISOString().slice(0, 16).replace('T', ' '));
+    expect(dates.at(-1)).toBe(new Date(result.equity.at(-1)!.time).toISOString().slice(0, 16).replace('T', ' '));
+    const widths = await page.evaluate(() => {
+      const table = document.querySelector('#trades')!;
+      return { page: document.documentElement.scrollWidth, view: document.documentElement.clientWidth, table: table.scrollWidth, box: table.parentElement!.clientWidth };
+    });
+    // The table is wider than its box (so the box scrolls), and the page itself does not scroll sideways.
+    expect(widths.table).toBeGreaterThan(widths.box);
+    expect(widths.page).toBeLessThanOrEqual(widths.view);
+  });
 });

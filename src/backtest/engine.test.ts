@@ -2,7 +2,8 @@
 // comments (prices × shares, Polymarket's fee shares × 0.07 × p × (1 − p), rounded to 5).
 import { describe, expect, it } from 'vitest';
 import { runBacktest } from './engine.js';
-import type { RuleStrategy } from './strategy.js';
+import type { BacktestProgress } from './result.js';
+import type { ModuleStrategy, RuleStrategy } from './strategy.js';
 import { book, seriesOf, snap, sourceOf, testMarket } from './test-support/markets.js';
 
 const cheapUp = (over: Partial<RuleStrategy> = {}): RuleStrategy => ({
@@ -217,7 +218,39 @@ describe('module strategies', () => {
   it('turn a throwing hook into one usage line naming the hook and the snapshot', async () => {
     const m = testMarket(0, 'Up');
     const run = runBacktest({ onSnapshot() { throw new TypeError('x is undefined'); } }, sourceOf(seriesOf(m, [snap(m, 0, 0.3)])));
-    await expect(run).rejects.toThrow(`strategy: onSnapshot threw at ${m.market_id} ${new Date(m.start_time).toISOString()}: x is undefined`);
+    await expect(run).rejects.toThrow(`strategy error: x is undefined (in onSnapshot at ${m.market_id} ${new Date(m.start_time).toISOString()})`);
+  });
+
+  it('say NaN shares are NaN, not null', async () => {
+    const m = testMarket(0, 'Up');
+    const run = runBacktest({ onSnapshot(_s, ctx) { ctx.buy('up', Number.NaN); } }, sourceOf(seriesOf(m, [snap(m, 0, 0.3)])));
+    await expect(run).rejects.toThrow(/^strategy error: buy: shares must be a positive number, got NaN \(in onSnapshot at /);
+  });
+});
+
+describe('progress', () => {
+  it('reports within a long market as its snapshots pass, and watching changes no result', async () => {
+    const markets = [testMarket(0, 'Up'), testMarket(1, 'Down')];
+    // Two snapshots a second, prices wandering around the entry threshold.
+    const series = () => markets.map((m) => seriesOf(m, Array.from({ length: 600 }, (_, k) => snap(m, k * 500, 0.2 + ((k * 7) % 20) / 50))));
+    // A module is never idle: every snapshot of the market is decided on.
+    const rule: ModuleStrategy = {
+      onSnapshot(s, ctx) {
+        if (s.price_up < 0.3 && ctx.position('up') === 0) ctx.buy('up', 5);
+        else if (s.price_up > 0.5 && ctx.position('up') > 0) ctx.sell('up', ctx.position('up'));
+      },
+    };
+    const seen: BacktestProgress[] = [];
+    const watched = await runBacktest(rule, sourceOf(...series()), {}, { onProgress: async (p) => void seen.push(p) });
+    const plain = await runBacktest(rule, sourceOf(...series()));
+    expect(JSON.stringify(watched)).toBe(JSON.stringify(plain));
+    expect(plain.summary.fills).toBeGreaterThan(2);
+    // Reports inside the first market, before the second is read, every 128 snapshots passed.
+    const inFirst = seen.filter((p) => p.markets === 1);
+    expect(inFirst.map((p) => p.passed)).toEqual([...inFirst.map((p) => p.passed)].sort((a, b) => a - b));
+    expect(inFirst.at(-1)!.passed).toBeGreaterThan(0);
+    expect(inFirst.map((p) => p.passed)).toEqual([0, 0, 128, 256, 384, 512]);
+    expect(seen.at(-1)!.passed).toBeLessThan(1200);
   });
 });
 

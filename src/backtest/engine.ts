@@ -15,9 +15,15 @@ import { checkRule, isModuleStrategy, type Strategy } from './strategy.js';
 
 /** What a caller may watch during a run. */
 export interface BacktestHooks {
-  /** After each market, with the totals read so far. */
-  onProgress?: (p: BacktestProgress) => void;
+  /**
+   * After each market is read and every few hundred snapshots passed (a single long market
+   * reports as it goes); a promise it returns is awaited, the caller's turn for its event loop.
+   */
+  onProgress?: (p: BacktestProgress) => void | Promise<void>;
 }
+
+/** Snapshots passed between progress reports: often enough for a slow module, rare beside a rule's work. */
+const REPORT_EVERY = 128;
 
 /** A strategy made ready to run: its reported name and a decider per market. */
 export interface PreparedStrategy {
@@ -57,6 +63,11 @@ export async function runBacktest(
   const it = source[Symbol.asyncIterator]();
   let next = await it.next();
   let lastStart = -Infinity;
+  let reportAt = -Infinity;
+  const report = async (): Promise<void> => {
+    const wait = hooks.onProgress?.({ markets: data.markets, snapshots: data.snapshots, passed: clock.passed });
+    if (wait) await wait;
+  };
   for (;;) {
     const due = clock.nextTime();
     // Every market starting by the clock's next event joins before it (markets come oldest first).
@@ -72,12 +83,22 @@ export async function runBacktest(
       data.from = data.from === null ? series.market.start_time : Math.min(data.from, series.market.start_time);
       data.to = data.to === null ? series.market.end_time : Math.max(data.to, series.market.end_time);
       if (series.length > 0) clock.join(series, decider(), new MarketRun(series, acct, p, fees.scheduleFor(series.market)));
-      hooks.onProgress?.({ markets: data.markets, snapshots: data.snapshots });
+      if (hooks.onProgress) await report();
       next = await it.next();
       continue;
     }
     if (due === Infinity) break;
-    clock.step(next.done ? Infinity : next.value.market.start_time);
+    const nextStart = next.done ? Infinity : next.value.market.start_time;
+    if (!hooks.onProgress) {
+      clock.step(nextStart);
+      continue;
+    }
+    // Watched: the clock stops every REPORT_EVERY snapshots to report (a step resumes where it stopped).
+    if (clock.passed >= reportAt) {
+      reportAt = clock.passed + REPORT_EVERY;
+      await report();
+    }
+    clock.step(nextStart, REPORT_EVERY);
   }
   return {
     strategy: name,

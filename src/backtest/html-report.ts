@@ -34,6 +34,23 @@ function axisLabels(min: number, max: number, y: (v: number) => number): string 
     .join('');
 }
 
+/** A day and minute (UTC) for an axis label. */
+function minute(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
+}
+
+/** Date labels under the equity points: the start and up to three traded markets' ends, evenly spread. */
+function timeLabels(times: readonly number[], x: (i: number) => number): string {
+  const last = times.length - 1;
+  const at = [...new Set([0, Math.round(last / 3), Math.round((2 * last) / 3), last])];
+  return at
+    .map((i) => {
+      const anchor = i === 0 ? 'start' : i === last ? 'end' : 'middle';
+      return `<line x1="${x(i)}" x2="${x(i)}" y1="${H - 24}" y2="${H - 19}" class="tick"/><text x="${x(i)}" y="${H - 6}" text-anchor="${anchor}">${minute(times[i]!)}</text>`;
+    })
+    .join('');
+}
+
 function equitySvg(r: BacktestResult): string {
   const values = [r.summary.start_cash, ...r.equity.map((e) => e.equity)];
   if (values.length < 2) return '<p>No market traded.</p>';
@@ -42,7 +59,9 @@ function equitySvg(r: BacktestResult): string {
   const x = scale(0, values.length - 1, PAD, W - 8);
   const y = scale(min, max, H - 24, 8);
   const points = values.map((v, i) => `${x(i)},${y(v)}`).join(' ');
-  return `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="equity curve">${axisLabels(min, max, y)}<polyline points="${points}" class="line"/><text x="${PAD}" y="${H - 4}">start</text><text x="${W - 8}" y="${H - 4}" text-anchor="end">after ${values.length - 1} markets</text></svg>`;
+  // The start is the data's first time; each later point sits at its market's end.
+  const times = [r.data.from ?? r.equity[0]!.time, ...r.equity.map((e) => e.time)];
+  return `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="equity curve">${axisLabels(min, max, y)}<polyline points="${points}" class="line"/>${timeLabels(times, x)}</svg><p class="note">One point per traded market, at its end (UTC); ${values.length - 1} markets.</p>`;
 }
 
 function histogramSvg(r: BacktestResult): string {
@@ -75,7 +94,9 @@ function tradeRow(t: Trade): string {
 const STYLE = `body{font:14px system-ui,sans-serif;margin:2em auto;max-width:760px;color:#222}
 table{border-collapse:collapse;font-size:12px}td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}
 td:first-child,th:first-child{text-align:left}svg{width:100%;height:auto;font-size:11px}
-.line{fill:none;stroke:#1a7f37;stroke-width:2}.grid{stroke:#eee}.pos{fill:#1a7f37}.neg{fill:#cf222e}.mid{fill:#888}`;
+.line{fill:none;stroke:#1a7f37;stroke-width:2}.grid{stroke:#eee}.tick{stroke:#888}.pos{fill:#1a7f37}.neg{fill:#cf222e}.mid{fill:#888}
+.note{color:#666;font-size:12px;margin:0}.scroll{overflow:auto;max-height:40em;border:1px solid #ddd}
+.scroll th{position:sticky;top:0;background:#fff}td,th{white-space:nowrap}`;
 
 /** Use for --html: the whole page as one string. */
 export function renderHtmlReport(r: BacktestResult): string {
@@ -91,7 +112,7 @@ export function renderHtmlReport(r: BacktestResult): string {
 <h2>Summary</h2><table id="summary">${summary}</table>
 <h2>Equity</h2>${equitySvg(r)}
 <h2>PnL per market</h2>${histogramSvg(r)}
-<h2>Trades</h2>${more}<table id="trades"><thead><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>${shown.map(tradeRow).join('')}</tbody></table>
+<h2>Trades</h2>${more}<div class="scroll"><table id="trades"><thead><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>${shown.map(tradeRow).join('')}</tbody></table></div>
 </body></html>
 `;
 }

@@ -21,6 +21,8 @@ interface Live {
 /** Use once per run: markets join as they start; step() takes the clock's next event. */
 export class MarketClock {
   private readonly live: Live[] = [];
+  /** Snapshots the clock has passed (decided on, or skipped by an idle market): a run's progress. */
+  passed = 0;
 
   join(series: MarketSeries, decider: Decider, run: MarketRun): void {
     const last = series.time[series.length - 1]!;
@@ -36,9 +38,10 @@ export class MarketClock {
 
   /**
    * Runs the next event: a settlement, or the first market's snapshots up to (not past) the next
-   * event of any other market and `nextStart`, the start of the next market to join.
+   * event of any other market and `nextStart`, the start of the next market to join, and at most
+   * `budget` snapshots (a watched run stops to report; the next step resumes where this one stopped).
    */
-  step(nextStart: number): void {
+  step(nextStart: number, budget = Infinity): void {
     const l = this.first()!;
     if (l.done) {
       this.live.splice(this.live.indexOf(l), 1);
@@ -53,7 +56,8 @@ export class MarketClock {
     const n = series.length;
     const { run, decider } = l;
     let i = l.i;
-    for (; i < n; i++) {
+    const end = Math.min(n, i + budget);
+    for (; i < end; i++) {
       const t = time[i]!;
       if (t >= nextStart || (bound && !beforeAt(series, t, false, bound))) break;
       if (run.pending) {
@@ -67,6 +71,7 @@ export class MarketClock {
         break;
       }
     }
+    this.passed += i - l.i;
     l.i = i;
     if (i >= n) l.done = true;
   }

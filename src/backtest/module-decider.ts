@@ -7,6 +7,7 @@ import type { Decider } from './decider.js';
 import type { MarketRun } from './market-run.js';
 import type { MarketLine } from './result.js';
 import { changeBase } from './rule-conditions.js';
+import { strategyError } from './strategy-error.js';
 import type { ModuleStrategy, StrategyContext, StrategySnapshot } from './strategy.js';
 
 type ContractSide = StrategySnapshot['orderbook_up'];
@@ -54,19 +55,23 @@ class SnapshotView implements StrategySnapshot {
   }
 }
 
-/** A hook that throws is a broken strategy: one line naming the hook and where, never a stack trace. */
-function hookFailed(hook: string, where: string, err: unknown): MsnapError {
-  if (err instanceof MsnapError) return err;
-  return new UsageError(`strategy: ${hook} threw at ${where}: ${err instanceof Error ? err.message : String(err)}`);
+/** A hook that throws is a broken strategy: one line naming the module's file:line, the hook and where, never a stack trace. */
+function hookFailed(strategy: ModuleStrategy, hook: string, where: string, err: unknown): MsnapError {
+  return strategyError(hook, where, err, strategy.source);
+}
+
+/** A value as an error line shows it: NaN and Infinity as themselves (JSON would say null). */
+function shown(v: unknown): string {
+  return typeof v === 'number' ? String(v) : JSON.stringify(v) ?? String(v);
 }
 
 function checkOrder(what: string, side: unknown, shares: unknown, limit: unknown): void {
-  if (side !== 'up' && side !== 'down') throw new UsageError(`strategy: ${what}: side must be 'up' or 'down', got ${JSON.stringify(side)}`);
+  if (side !== 'up' && side !== 'down') throw new UsageError(`${what}: side must be 'up' or 'down', got ${shown(side)}`);
   if (typeof shares !== 'number' || !Number.isFinite(shares) || shares <= 0) {
-    throw new UsageError(`strategy: ${what}: shares must be a number > 0, got ${JSON.stringify(shares)}`);
+    throw new UsageError(`${what}: shares must be a positive number, got ${shown(shares)}`);
   }
   if (limit !== undefined && !(typeof limit === 'number' && limit >= 0 && limit <= 1)) {
-    throw new UsageError(`strategy: ${what}: the limit price must be a number in [0, 1], got ${JSON.stringify(limit)}`);
+    throw new UsageError(`${what}: the limit price must be a number in [0, 1], got ${shown(limit)}`);
   }
 }
 
@@ -114,7 +119,7 @@ export class ModuleDecider implements Decider {
     try {
       this.strategy.onMarketStart?.(this.blind, this.ctx);
     } catch (err) {
-      throw hookFailed('onMarketStart', series.market.market_id, err);
+      throw hookFailed(this.strategy, 'onMarketStart', series.market.market_id, err);
     }
   }
 
@@ -123,7 +128,7 @@ export class ModuleDecider implements Decider {
     try {
       this.strategy.onSnapshot(new SnapshotView(this.series, i, this.base), this.ctx);
     } catch (err) {
-      throw hookFailed('onSnapshot', `${this.series.market.market_id} ${new Date(this.series.time[i]!).toISOString()}`, err);
+      throw hookFailed(this.strategy, 'onSnapshot', `${this.series.market.market_id} ${new Date(this.series.time[i]!).toISOString()}`, err);
     } finally {
       this.at = -1;
     }
@@ -137,12 +142,12 @@ export class ModuleDecider implements Decider {
     try {
       this.strategy.onMarketEnd?.(this.series.market, line, this.ctx);
     } catch (err) {
-      throw hookFailed('onMarketEnd', this.series.market.market_id, err);
+      throw hookFailed(this.strategy, 'onMarketEnd', this.series.market.market_id, err);
     }
   }
 
   private place(action: 'buy' | 'sell', side: OutcomeSide, shares: number, limit: number): boolean {
-    if (this.at < 0) throw new UsageError(`strategy: ${action}() is only allowed inside onSnapshot (orders are decided on a snapshot)`);
+    if (this.at < 0) throw new UsageError(`${action}() is only allowed inside onSnapshot (orders are decided on a snapshot)`);
     if (this.run.pending) return false;
     this.run.place(this.at, action, side, shares, limit);
     return true;

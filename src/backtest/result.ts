@@ -63,8 +63,11 @@ export interface BacktestResult {
   equity: { time: number; equity: number }[];
 }
 
-/** What runBacktest reports after each market (for a progress line). */
+/** What runBacktest reports as it goes (for a progress line). */
 export interface BacktestProgress {
+  /** Markets read so far, and their snapshots. */
   markets: number;
   snapshots: number;
+  /** Snapshots the run has passed (decided on, or skipped where no decision was possible). */
+  passed: number;
 }

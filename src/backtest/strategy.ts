@@ -73,8 +73,10 @@ export type MarketResult = MarketLine;
 /** A JavaScript strategy: the default export of a `.js`/`.mjs` module. */
 export interface ModuleStrategy {
   name?: string;
-  /** Defaults of the values `--set` may override (the module reads them from ctx.params). */
+  /** Defaults of the values `--set` may override (the module reads them from ctx.params); a value given must fit its default's type. */
   params?: Record<string, unknown>;
+  /** The file it was loaded from, as given (set by loadStrategy): error lines name it with the line that threw. */
+  source?: string;
   onSnapshot(snapshot: StrategySnapshot, ctx: StrategyContext): void;
   onMarketStart?(market: Market, ctx: StrategyContext): void;
   onMarketEnd?(market: Market, result: MarketResult | undefined, ctx: StrategyContext): void;

@@ -26,6 +26,23 @@ export function parseSweeps(flags: readonly string[]): SweepAxis[] {
   return axes;
 }
 
+/** The most runs a sweep starts unless told more (`--max-runs`): a typo in two long value lists should not start a night's work. */
+export const DEFAULT_MAX_RUNS = 1000;
+
+/**
+ * Use before any combination is made: refuses (UsageError) a sweep of more than `maxRuns` runs,
+ * saying the count, its factors and the flag that raises the cap; returns the count.
+ */
+export function checkRunCount(axes: readonly SweepAxis[], maxRuns: number = DEFAULT_MAX_RUNS): number {
+  const runs = axes.reduce((n, a) => n * a.values.length, 1);
+  if (runs > maxRuns) {
+    const factors = axes.map((a) => `${a.values.length} ${a.path}`).join(' × ');
+    const n = (x: number): string => x.toLocaleString('en-US');
+    throw new UsageError(`--sweep makes ${n(runs)} runs (${factors}), over the cap of ${n(maxRuns)}: drop values, or allow them with --max-runs ${runs}`);
+  }
+  return runs;
+}
+
 /** One combination: the swept values by path and the `--set` arguments that make it. */
 export interface SweepCombination {
   values: Record<string, unknown>;

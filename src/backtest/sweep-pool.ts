@@ -22,7 +22,7 @@ export interface SweepJob {
 }
 
 /** A worker's answer. */
-export type SweepAnswer = { ok: true; summary: BacktestSummary } | { ok: false; message: string; exitCode: number };
+export type SweepAnswer = { ok: true; summary: BacktestSummary } | { ok: false; message: string; exitCode: number; stack?: string };
 
 /** Use for sweeps: the summaries of `jobs`, in order, on up to `threads` workers. */
 export async function runOnWorkers(
@@ -48,9 +48,7 @@ export async function runOnWorkers(
         }
         worker ??= new Worker(url);
         const answer = await ask(worker, job);
-        if (!answer.ok) {
-          throw answer.exitCode === EXIT.usage ? new UsageError(answer.message) : new MsnapError(answer.message);
-        }
+        if (!answer.ok) throw workerError(answer);
         results[index] = answer.summary;
         onDone(++done);
       }
@@ -60,6 +58,17 @@ export async function runOnWorkers(
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(threads, jobs.length)) }, one));
   return results;
+}
+
+/** A worker's failure as the error it was, its stack (when it had one) kept as the cause. */
+function workerError(answer: Extract<SweepAnswer, { ok: false }>): MsnapError {
+  const err = answer.exitCode === EXIT.usage ? new UsageError(answer.message) : new MsnapError(answer.message);
+  if (answer.stack !== undefined) {
+    const cause = new Error(answer.message);
+    cause.stack = answer.stack;
+    (err as { cause?: unknown }).cause = cause;
+  }
+  return err;
 }
 
 function isModulePath(strategy: SweepJob['strategy']): boolean {

@@ -7,7 +7,11 @@ import { runBacktest } from './engine.js';
 import { loadStrategy } from './load-strategy.js';
 import { openLocalSource } from './local-source.js';
 import { packedSource } from './snapshot-series.js';
+import { consoleToStderr } from './strategy-console.js';
 import type { SweepAnswer, SweepJob } from './sweep-pool.js';
+
+// The parent's stdout carries the sweep's rows: a module's console output goes to stderr.
+consoleToStderr();
 
 parentPort?.on('message', (job: SweepJob) => {
   void run(job).then((answer) => parentPort!.postMessage(answer));
@@ -26,6 +30,9 @@ async function run(job: SweepJob): Promise<SweepAnswer> {
     }
   } catch (err) {
     const e = err as Error;
-    return { ok: false, message: e.message, exitCode: err instanceof MsnapError ? err.exitCode : 1 };
+    // The stack of what threw (a strategy's own error is the cause of msnap's line) for --verbose.
+    const traced = err instanceof MsnapError ? err.cause : err;
+    const stack = traced instanceof Error ? traced.stack : undefined;
+    return { ok: false, message: e.message, exitCode: err instanceof MsnapError ? err.exitCode : 1, ...(stack !== undefined ? { stack } : {}) };
   }
 }

@@ -80,6 +80,8 @@ function reportError(err: unknown, ctx: CliContext, verbose: boolean): number {
   }
   const { lines, exitCode } = describeError(err);
   for (const line of lines) ctx.stderr.write(`${line}\n`);
-  if (verbose && !(err instanceof MsnapError) && err instanceof Error && err.stack) ctx.stderr.write(`${err.stack}\n`);
+  // --verbose: the stack of what went wrong unexpectedly, or of the user's code an MsnapError wraps (a strategy's throw).
+  const traced = err instanceof MsnapError ? err.cause : err;
+  if (verbose && traced instanceof Error && traced.stack) ctx.stderr.write(`${traced.stack}\n`);
   return exitCode;
 }

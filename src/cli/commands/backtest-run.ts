@@ -1,10 +1,10 @@
 // The body of `msnap backtest`: load and check the strategy (and every sweep combination) before
 // any data, choose the markets as `msnap snapshots` does, run, and write the result.
 import type { Coin, Market, MarketType } from '../../domain/market.js';
-import type { MarketSource } from '../../domain/market-series.js';
 import type { MsnapApi } from '../../client/types.js';
-import { runBacktest } from '../../backtest/engine.js';
+import { runBacktest, type BacktestHooks } from '../../backtest/engine.js';
 import { loadStrategy } from '../../backtest/load-strategy.js';
+import { consoleToStderr } from '../../backtest/strategy-console.js';
 import { resolveParams, type BacktestParams } from '../../backtest/params.js';
 import type { BacktestSummary } from '../../backtest/result.js';
 import { apiMarketSource, readPackedMarkets, type SnapshotRange } from '../../backtest/snapshot-series.js';
@@ -77,31 +77,41 @@ export async function sourceFor(db: string | undefined, client: MsnapApi, market
   return { source: apiMarketSource(client, markets, range), close: async () => {} };
 }
 
-/** The source, giving the event loop a turn now and then, and telling progress after each market. */
-async function* paced(source: MarketSource, progress: Progress, total: number | undefined, now: () => number): MarketSource {
+/**
+ * The run's progress hook: markets and snapshots passed, shown once the run has lasted a second;
+ * now and then a turn for the event loop, so a spinner draws while a long market runs.
+ */
+function progressHook(progress: Progress, markets: number, total: number | undefined, now: () => number): NonNullable<BacktestHooks['onProgress']> {
   const started = now();
   let lastYield = started;
-  let markets = 0;
-  let rows = 0;
-  for await (const s of source) {
-    yield s;
-    markets += 1;
-    rows += s.length;
+  return (p) => {
     const t = now();
-    if (t - started >= QUIET_FIRST_MS) progress.update({ pages: markets, rows, ...(total !== undefined ? { total } : {}) });
-    if (t - lastYield >= YIELD_EVERY_MS) {
-      lastYield = t;
-      await new Promise((resolve) => setImmediate(resolve));
+    if (t - started >= QUIET_FIRST_MS) {
+      progress.update({ unit: 'market', pages: p.markets, pagesTotal: markets, rows: p.passed, rowsUnit: 'snapshots', ...(total !== undefined ? { total } : {}) });
     }
-  }
+    if (t - lastYield < YIELD_EVERY_MS) return undefined;
+    lastYield = t;
+    return new Promise((resolve) => setImmediate(resolve));
+  };
 }
 
 /** Run `msnap backtest` with checked options. */
 export async function runBacktestCommand(opts: BacktestOptions, deps: CliDeps, view: BacktestView): Promise<void> {
+  // stdout carries the result: a module's console output goes to stderr while it runs here.
+  const restore = consoleToStderr();
+  try {
+    await runChecked(opts, deps, view);
+  } finally {
+    restore();
+  }
+}
+
+async function runChecked(opts: BacktestOptions, deps: CliDeps, view: BacktestView): Promise<void> {
   const params = resolveParams(opts.params);
   const strategy = await loadStrategy(opts.strategy, opts.sets);
+  // Every value, then every combination, is checked before any data is read (the count was capped by the flags' check).
+  for (const axis of opts.sweeps) for (const text of axis.texts) await loadStrategy(opts.strategy, [...opts.sets, `${axis.path}=${text}`], '--sweep');
   const combos = combinations(opts.sweeps);
-  // Every combination is checked before any data is read.
   if (opts.sweeps.length > 0) for (const c of combos) await loadStrategy(opts.strategy, [...opts.sets, ...c.sets]);
   const client = await deps.client();
   const markets = await chosenMarkets(client, opts, deps);
@@ -118,7 +128,7 @@ export async function runBacktestCommand(opts: BacktestOptions, deps: CliDeps, v
         const input = { strategy: opts.strategy, sets: opts.sets, params: opts.params, selection: selectionText(opts) };
         summaries = await runQueuedSweep(input, opts.queue, sets, markets, range, progress, deps);
       } else {
-        summaries = await runSweep(opts, sets, client, markets, range, progress, total, deps);
+        summaries = await runSweep(opts, sets, client, markets, range, progress, deps);
       }
     } finally {
       progress.stop();
@@ -133,7 +143,7 @@ export async function runBacktestCommand(opts: BacktestOptions, deps: CliDeps, v
   let result;
   const opened = await sourceFor(opts.db, client, markets, range, deps.now);
   try {
-    result = await runBacktest(strategy, paced(opened.source, progress, total, deps.now), params);
+    result = await runBacktest(strategy, opened.source, params, { onProgress: progressHook(progress, markets.length, total, deps.now) });
   } finally {
     progress.stop();
     await opened.close();
@@ -170,14 +180,12 @@ async function runSweep(
   markets: Market[],
   range: SnapshotRange,
   progress: Progress,
-  snapshots: number | undefined,
   deps: CliDeps,
 ): Promise<BacktestSummary[]> {
   const started = deps.now();
-  // Progress counts combinations as pages and the snapshots they have read as rows.
-  const perRun = snapshots ?? 1;
+  // Progress counts runs done of the sweep's runs.
   const onDone = (done: number): void => {
-    if (deps.now() - started >= QUIET_FIRST_MS) progress.update({ pages: done, rows: done * perRun, total: sets.length * perRun });
+    if (deps.now() - started >= QUIET_FIRST_MS) progress.update({ rows: done, total: sets.length, rowsUnit: 'runs' });
   };
   const { runOnWorkers } = await import('../../backtest/sweep-pool.js');
   // Over the service the markets are read once (paced) and handed to every worker.

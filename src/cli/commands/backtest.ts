@@ -3,7 +3,7 @@
 import { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import type { BacktestParams } from '../../backtest/params.js';
-import { parseSweeps, type SweepAxis } from '../../backtest/sweep-plan.js';
+import { checkRunCount, DEFAULT_MAX_RUNS, parseSweeps } from '../../backtest/sweep-plan.js';
 import { addLocalDbOption, readGlobals } from '../global-options.js';
 import type { CliContext } from '../context.js';
 import { runWithDeps } from '../deps.js';
@@ -30,6 +30,7 @@ interface RawFlags {
   book?: string | boolean;
   set?: string[];
   sweep?: string[];
+  maxRuns?: string;
   trades?: string;
   html?: string;
   db?: string;
@@ -74,7 +75,9 @@ export function parseBacktestArgs(strategy: string, first: string, second: strin
   if (sweeps.length > 0 && (flags.trades !== undefined || flags.html !== undefined)) {
     throw new UsageError('--sweep writes one summary row per combination: drop --trades/--html, or run one combination with --set');
   }
-  if (flags.trades !== undefined) resolveFormat({ output: flags.trades }, false);
+  if (flags.maxRuns !== undefined && sweeps.length === 0) throw new UsageError('--max-runs caps a sweep: it goes with --sweep PATH=V1,V2,…');
+  checkRunCount(sweeps, flags.maxRuns !== undefined ? countArg(flags.maxRuns, '--max-runs', 1) : DEFAULT_MAX_RUNS);
+  if (flags.trades !== undefined) tradesFormat(flags.trades);
   const queue = queueFlags(flags, sweeps.length > 0);
   return {
     strategy,
@@ -91,6 +94,15 @@ export function parseBacktestArgs(strategy: string, first: string, second: strin
     ...(flags.db !== undefined ? { db: flags.db } : {}),
     ...(queue !== undefined ? { queue } : {}),
   };
+}
+
+/** --trades FILE takes its format from the extension alone (--format is stdout's): say so when it cannot. */
+function tradesFormat(file: string): void {
+  try {
+    resolveFormat({ output: file }, false);
+  } catch {
+    throw new UsageError(`--trades ${file}: the trades file's format comes from its extension: name it .csv, .ndjson, .jsonl, .json or .parquet`);
+  }
 }
 
 function queueFlags(flags: RawFlags, sweeping: boolean): BacktestOptions['queue'] {
@@ -126,8 +138,9 @@ export function backtestCommand(ctx: CliContext): Command {
     .option('--fee-rate <rate>', "one taker fee rate for every market: shares × rate × p × (1 − p) in USDC (default: each market's fee schedule, else its era's)")
     .option('--fees <none>', "'none': no fees")
     .option('--no-book <reject>', "'reject': refuse orders on snapshots without the side's orderbook (default: fill at the quote, flagged)")
-    .option('--set <path=value>', 'override a strategy field (rule) or param (module), repeatable: --set size=5 --set entry.0.value=0.25', collect)
+    .option('--set <path=value>', "override a strategy field (rule) or a declared param (module: a value of its default's type), repeatable: --set size=5 --set entry.0.value=0.25", collect)
     .option('--sweep <path=v1,v2,...>', 'run every combination of these values (repeatable), one summary row each, on all cores', collect)
+    .option('--max-runs <n>', `with --sweep: the most runs it may start (default ${DEFAULT_MAX_RUNS}); more is refused before any data is read`)
     .option('--trades <file>', 'write every trade to FILE (.csv, .ndjson, .json, .parquet)')
     .option('--html <file>', 'write a self-contained report page (summary, equity curve, PnL histogram, trades)')
     .option('--queue <redis-url>', 'with --sweep: put the combinations on this Redis job queue and gather what msnap worker processes return')

@@ -38,9 +38,21 @@ function clock(ms: number): string {
   return isoCell(ms).slice(11, 23);
 }
 
-/** The summary columns of any row that holds a result's summary. */
-function summaryColumns<T>(summary: (row: T) => BacktestSummary): Column<T>[] {
-  return SUMMARY_COLUMNS.map(([key, type, nullable]) => column<T>(key, (r) => summary(r)[key], type, nullable));
+/**
+ * A sweep's table on a narrow terminal drops these first (start_cash first): what tells the
+ * combinations apart (their values, pnl, return) is never dropped, and only then cut.
+ */
+const SWEEP_DROP_ORDER: readonly SummaryKey[] = [
+  'start_cash', 'end_cash', 'unsettled_markets', 'fills_without_depth', 'expired_orders', 'rejected_orders', 'shares_bought', 'orders',
+  'losses', 'wins', 'fills', 'markets_traded', 'avg_pnl_per_market', 'brier', 'fees', 'sharpe', 'max_drawdown', 'win_rate',
+];
+
+/** The summary columns of any row that holds a result's summary; `dropOrder` ranks them for a narrow table. */
+function summaryColumns<T>(summary: (row: T) => BacktestSummary, dropOrder: readonly SummaryKey[] = []): Column<T>[] {
+  return SUMMARY_COLUMNS.map(([key, type, nullable]) => {
+    const rank = dropOrder.indexOf(key);
+    return column<T>(key, (r) => summary(r)[key], type, nullable, undefined, rank < 0 ? undefined : rank + 1);
+  });
 }
 
 /** A single run: JSON/NDJSON get the whole result; CSV, Parquet and the terminal one summary row. */
@@ -90,7 +102,7 @@ export function sweepSchema(paths: readonly string[], numeric: ReadonlySet<strin
   return {
     columns: [
       ...paths.map((p) => column<SweepRow>(p, (r) => r.values[p] as CellValue, numeric.has(p) ? 'double' : 'string')),
-      ...summaryColumns<SweepRow>((r) => r.summary),
+      ...summaryColumns<SweepRow>((r) => r.summary, SWEEP_DROP_ORDER),
     ],
   };
 }

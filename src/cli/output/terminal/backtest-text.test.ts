@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { runBacktest } from '../../../backtest/engine.js';
 import { book, seriesOf, snap, sourceOf, testMarket } from '../../../backtest/test-support/markets.js';
 import { renderBacktestText, TERMINAL_TRADES } from './backtest-text.js';
+import { sweepSchema } from './backtest-schemas.js';
+import { renderTable } from './table.js';
 
 async function result(markets: number) {
   const list = Array.from({ length: markets }, (_, k) => {
@@ -28,5 +30,22 @@ describe('renderBacktestText', () => {
     const text = renderBacktestText(empty, 30, false);
     expect(text).toContain('no market traded');
     expect(text.split('\n').find((l) => l.startsWith('start_cash'))).toBe('start_cash          1000');
+  });
+});
+
+describe('a sweep table on a narrow terminal', () => {
+  it('keeps the swept values, pnl and return whole, dropping the constant and the minor columns first', async () => {
+    const summary = (await result(4)).summary;
+    const rows = [0.25, 0.35].map((v) => ({ values: { 'entry.0.value': v, size: 10 }, summary }));
+    const fitted: string[] = [];
+    const text = renderTable(sweepSchema(['entry.0.value', 'size'], new Set(['entry.0.value', 'size'])), rows, { color: false, width: 80, onFitted: (f) => fitted.push(...f.dropped) });
+    const lines = text.trimEnd().split('\n');
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(80);
+    const head = lines[1]!.split('│').map((c) => c.trim()).filter((c) => c !== '');
+    expect(head.slice(0, 4)).toEqual(['entry.0.value', 'size', 'pnl', 'return']);
+    expect(head).toContain('win_rate');
+    expect(fitted.slice(0, 2)).toEqual(['start_cash', 'end_cash']);
+    expect(lines[3]).toContain(String(summary.pnl));
+    expect(text).not.toContain('…');
   });
 });

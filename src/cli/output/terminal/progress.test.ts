@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLineProgress } from './progress.js';
+import { createLineProgress, progressText } from './progress.js';
 
 function capture(): { stream: PassThrough; text: () => string } {
   const stream = new PassThrough();
@@ -32,5 +32,17 @@ describe('line progress (logs, NO_COLOR)', () => {
       '',
     ]);
     expect(out.text()).not.toMatch(/\u001b/);
+  });
+});
+
+describe('progress text for backtests', () => {
+  it("counts a sweep's runs done of its runs, with a decimal rate and an ETA", () => {
+    expect(progressText('backtest', { rows: 12, total: 1000, rowsUnit: 'runs' }, 40_000)).toBe('backtest: 12/1,000 runs · 0.3 runs/s · ETA 3294s');
+  });
+
+  it("counts a single run's markets of its markets and the snapshots passed", () => {
+    expect(progressText('backtest', { unit: 'market', pages: 3, pagesTotal: 24, rows: 7200, total: 57_600, rowsUnit: 'snapshots' }, 2000)).toBe(
+      'backtest: market 3/24 · 7,200/57,600 snapshots · 3,600 snapshots/s · ETA 14s',
+    );
   });
 });

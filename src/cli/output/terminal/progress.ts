@@ -6,7 +6,10 @@ import type { Writable } from 'node:stream';
 
 /** What a command reports as it goes. */
 export interface ProgressState {
-  pages: number;
+  /** Pages (or what `unit` names) done; undefined: the line counts rows alone. */
+  pages?: number;
+  /** Pages expected in all, when known (a backtest's markets). */
+  pagesTotal?: number;
   rows: number;
   /** Rows expected in all, when the service told us. */
   total?: number;
@@ -14,6 +17,8 @@ export interface ProgressState {
   paceMs?: number;
   /** What `pages` counts, when not pages (an import counts files). */
   unit?: string;
+  /** What `rows` counts, when not rows (a backtest's snapshots, a sweep's runs). */
+  rowsUnit?: string;
   /** More to show after the rate (an import's markets and snapshots). */
   extra?: string;
 }
@@ -24,20 +29,26 @@ export interface Progress {
   stop(): void;
 }
 
+/** A count as the line shows it, with its total when known. */
+function counted(n: number, total: number | undefined): string {
+  const text = n.toLocaleString('en-US');
+  return total !== undefined && total > 0 ? `${text}/${total.toLocaleString('en-US')}` : text;
+}
+
 /** The progress line's text; pure, so tests check it with a fixed elapsed time. */
 export function progressText(label: string, state: ProgressState, elapsedMs: number): string {
   const rate = elapsedMs > 0 ? (state.rows * 1000) / elapsedMs : 0;
-  const parts = [`${label}: ${state.unit ?? 'page'} ${state.pages}`, `${state.rows.toLocaleString('en-US')} rows`];
-  if (state.total !== undefined && state.total > 0) {
-    parts[1] = `${state.rows.toLocaleString('en-US')}/${state.total.toLocaleString('en-US')} rows`;
-  }
-  parts.push(`${Math.round(rate).toLocaleString('en-US')} rows/s`);
+  const rows = state.rowsUnit ?? 'rows';
+  const parts = [`${counted(state.rows, state.total)} ${rows}`];
+  if (state.pages !== undefined) parts.unshift(`${state.unit ?? 'page'} ${counted(state.pages, state.pagesTotal)}`);
+  // A slow count (a sweep's runs) keeps a decimal, so it never reads as 0 per second.
+  parts.push(`${rate > 0 && rate < 10 ? rate.toFixed(1) : Math.round(rate).toLocaleString('en-US')} ${rows}/s`);
   if (state.extra !== undefined) parts.push(state.extra);
   if (state.total !== undefined && state.total > state.rows && (rate > 0 || state.paceMs !== undefined)) {
     const byRate = rate > 0 ? (state.total - state.rows) / rate : 0;
     parts.push(`ETA ${Math.ceil(Math.max(byRate, (state.paceMs ?? 0) / 1000))}s`);
   }
-  return parts.join(' · ');
+  return `${label}: ${parts.join(' · ')}`;
 }
 
 /** A progress that shows nothing (pipes, --quiet, tests). */
