@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { runBacktest } from '../../../backtest/engine.js';
 import { book, seriesOf, snap, sourceOf, testMarket } from '../../../backtest/test-support/markets.js';
 import { renderBacktestText, TERMINAL_TRADES } from './backtest-text.js';
-import { sweepSchema } from './backtest-schemas.js';
+import { sweepSchema } from '../schemas/backtest-schemas.js';
 import { renderTable } from './table.js';
 
 async function result(markets: number) {
