@@ -4,6 +4,7 @@ import { expect } from 'vitest';
 import type { FeeSchedule } from '../../domain/fee-schedule.js';
 import type { Market, OrderbookLevel, OrderbookSide, Snapshot } from '../../domain/market.js';
 import { mulberry32 as prng } from '../../random/prng.js';
+import { moved } from './engine-vs-reference.js';
 import { handMarket, type HandSnapshot } from './hand-market.js';
 import type { RefParams, RefRule } from './reference-backtest.js';
 
@@ -122,5 +123,9 @@ export function randomMakerCase(seed: number): { rule: RefRule; markets: Hand[];
     }
     return { market: fees ? { ...h.market, fee_schedule: fees } : h.market, snapshots };
   });
-  return { rule, markets, params: { ...c.params, maker_fill: pick(['cross', 'queue', undefined] as const) } };
+  // Half the cases put the markets a few seconds apart: they run side by side on one clock, and
+  // what one market's resting buys hold is missing from the others' cash.
+  const gap = pick([0, 5_000, 20_000]);
+  const placed = gap === 0 ? markets : markets.map((h, k) => moved(h, T0 + 300_000 + k * gap, '5m'));
+  return { rule, markets: placed, params: { ...c.params, maker_fill: pick(['cross', 'queue', undefined] as const) } };
 }
