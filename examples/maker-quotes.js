@@ -7,10 +7,10 @@
 //   msnap backtest examples/maker-quotes.js BTC,ETH 5m --last 288 --db demo.db --maker-fill queue
 export default {
   name: 'maker-quotes',
-  params: { size: 5, ttlMs: 30000, maxPosition: 20, stopMs: 30000 },
+  params: { size: 5, ttlMs: 30000, maxPosition: 20, stopMs: 30000, ticksBehind: 0 },
 
   onSnapshot(s, ctx) {
-    const { size, ttlMs, maxPosition, stopMs } = ctx.params;
+    const { size, ttlMs, maxPosition, stopMs, ticksBehind } = ctx.params;
     if (s.remaining_ms < stopMs) {
       for (const o of ctx.orders) ctx.cancel(o.id);
       return;
@@ -18,7 +18,9 @@ export default {
     for (const side of ['up', 'down']) {
       const book = side === 'up' ? s.orderbook_up : s.orderbook_down;
       if (!book || book.bids.length === 0) continue;
-      const bid = book.bids[0].price;
+      // Quote at the best bid, or that many cents behind it (a price the queue model sees drain).
+      const bid = Math.round((book.bids[0].price - ticksBehind / 100) * 100) / 100;
+      if (!(bid > 0)) continue;
       let quoted = false;
       for (const o of ctx.orders) {
         if (o.side !== side) continue;
