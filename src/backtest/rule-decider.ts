@@ -4,7 +4,7 @@ import type { Decider } from './decider.js';
 import type { MarketRun } from './market-run.js';
 import { bestPrice, compileConditions, type BindTest, type SnapshotTest } from './rule-conditions.js';
 import { round6 } from './rounding.js';
-import type { CheckedRule } from './strategy.js';
+import type { CheckedMaker, CheckedRule } from './strategy.js';
 
 const NEVER: SnapshotTest = () => false;
 
@@ -41,7 +41,7 @@ export class RuleDecider implements Decider {
   }
 
   /** A taker order, or a maker order at its field-relative price (none when the field has no value, or the price leaves (0, 1) or passes the rule's limit). */
-  private order(i: number, action: 'buy' | 'sell', shares: number, limit: number, maker: CheckedRule['entry_maker']): void {
+  private order(i: number, action: 'buy' | 'sell', shares: number, limit: number, maker: CheckedMaker | undefined): void {
     const run = this.run!;
     const side = this.rule.side;
     if (!maker) {

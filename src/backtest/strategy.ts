@@ -48,11 +48,18 @@ export interface RuleStrategy {
   exit_maker?: RuleMaker;
 }
 
+/** A rule's maker order checked: the offset filled in, the time to live undefined when not given. */
+export interface CheckedMaker {
+  price: RuleMaker['price'];
+  offset: number;
+  ttl_ms: number | undefined;
+}
+
 /** A rule strategy checked, with every default filled in. */
 export interface CheckedRule extends Required<Omit<RuleStrategy, 'exit' | 'entry_maker' | 'exit_maker'>> {
   exit: RuleCondition[] | undefined;
-  entry_maker: Required<Omit<RuleMaker, 'ttl_ms'>> & { ttl_ms: number | undefined } | undefined;
-  exit_maker: Required<Omit<RuleMaker, 'ttl_ms'>> & { ttl_ms: number | undefined } | undefined;
+  entry_maker: CheckedMaker | undefined;
+  exit_maker: CheckedMaker | undefined;
 }
 
 /** A snapshot as a module's onSnapshot sees it (orderbooks in the contract's shape, when present). */
@@ -161,7 +168,7 @@ export function checkRule(raw: unknown, fallbackName = 'strategy'): CheckedRule 
   };
 }
 
-function maker(raw: unknown, where: string): CheckedRule['entry_maker'] {
+function maker(raw: unknown, where: string): CheckedMaker | undefined {
   if (raw === undefined) return undefined;
   const shape = `{ "price": ${MAKER_PRICE_FIELDS.map((f) => `"${f}"`).join(' | ')}, "offset": number, "ttl_ms": ms }`;
   if (!isObject(raw)) throw new UsageError(`strategy: ${where} must be an object ${shape}`);
