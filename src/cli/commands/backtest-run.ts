@@ -11,7 +11,7 @@ import { apiMarketSource, readPackedMarkets, type SnapshotRange } from '../../ba
 import type { OpenedSource } from '../../backtest/local-source.js';
 import { combinations, type SweepAxis } from '../../backtest/sweep-plan.js';
 import type { CliDeps } from '../deps.js';
-import { RESULT_SCHEMA, sweepSchema, TRADE_SCHEMA, type SweepRow } from '../output/schemas/backtest-schemas.js';
+import { isMakerResult, MAKER_RESULT_SCHEMA, MAKER_TRADE_SCHEMA, RESULT_SCHEMA, sweepSchema, TRADE_SCHEMA, type SweepRow } from '../output/schemas/backtest-schemas.js';
 import { renderBacktestText } from '../output/terminal/backtest-text.js';
 import type { Progress } from '../output/terminal/progress.js';
 import { writeListFile, writeTextFile } from '../output/files/file-output.js';
@@ -136,7 +136,7 @@ async function runChecked(opts: BacktestOptions, deps: CliDeps, view: BacktestVi
     const paths = opts.sweeps.map((a) => a.path);
     const numeric = new Set(opts.sweeps.filter((a) => a.values.every((v) => typeof v === 'number')).map((a) => a.path));
     const rows: SweepRow[] = combos.map((c, k) => ({ values: c.values, summary: summaries[k]! }));
-    await exporter.list(sweepSchema(paths, numeric), rows);
+    await exporter.list(sweepSchema(paths, numeric, summaries.some((x) => x.rebates !== undefined)), rows);
     deps.finished(`${rows.length} sweep rows over ${markets.length} market${markets.length === 1 ? '' : 's'}`);
     return;
   }
@@ -150,8 +150,8 @@ async function runChecked(opts: BacktestOptions, deps: CliDeps, view: BacktestVi
   }
   // A terminal gets the summary, the equity chart and the first trades; any other output the result itself.
   if (view.tableOnTerminal) view.write(renderBacktestText(result, view.width, view.color));
-  else await exporter.record(RESULT_SCHEMA, result);
-  if (opts.trades !== undefined) await writeListFile(opts.trades, TRADE_SCHEMA, result.trades);
+  else await exporter.record(isMakerResult(result) ? MAKER_RESULT_SCHEMA : RESULT_SCHEMA, result);
+  if (opts.trades !== undefined) await writeListFile(opts.trades, isMakerResult(result) ? MAKER_TRADE_SCHEMA : TRADE_SCHEMA, result.trades);
   if (opts.html !== undefined) {
     const { renderHtmlReport } = await import('../../backtest/html-report.js');
     await writeTextFile(opts.html, renderHtmlReport(result));
