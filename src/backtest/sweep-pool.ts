@@ -43,7 +43,7 @@ export async function runOnWorkers(
         // A rule holds no state between runs: its worker takes the next combination. A module
         // may keep state in its own scope, so each of its runs starts in a fresh worker.
         if (worker && isModulePath(job.strategy)) {
-          await worker.terminate();
+          await stop(worker);
           worker = undefined;
         }
         worker ??= new Worker(url);
@@ -53,11 +53,25 @@ export async function runOnWorkers(
         onDone(++done);
       }
     } finally {
-      await worker?.terminate();
+      if (worker) await stop(worker);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(threads, jobs.length)) }, one));
   return results;
+}
+
+// A worker asked to stop ends on its own; one still busy (a failed sweep's other runs) after this
+// long is terminated.
+const STOP_GRACE_MS = 2_000;
+
+/** Ends `worker`: asked first (it closes its port and exits when idle), terminated only if it does not. */
+async function stop(worker: Worker): Promise<void> {
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  worker.postMessage(null);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), STOP_GRACE_MS)));
+  if ((await Promise.race([exited, late])) === 'late') await worker.terminate();
+  clearTimeout(timer);
 }
 
 /** A worker's failure as the error it was, its stack (when it had one) kept as the cause. */

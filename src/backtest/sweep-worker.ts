@@ -13,8 +13,11 @@ import type { SweepAnswer, SweepJob } from './sweep-pool.js';
 // The parent's stdout carries the sweep's rows: a module's console output goes to stderr.
 consoleToStderr();
 
-parentPort?.on('message', (job: SweepJob) => {
-  void run(job).then((answer) => parentPort!.postMessage(answer));
+// null: no more jobs. The port closes and the thread ends on its own, once idle: a terminate()
+// that lands while V8 compiles in the background can abort the whole process (a Node bug).
+parentPort?.on('message', (job: SweepJob | null) => {
+  if (job === null) parentPort!.close();
+  else void run(job).then((answer) => parentPort!.postMessage(answer));
 });
 
 async function run(job: SweepJob): Promise<SweepAnswer> {
