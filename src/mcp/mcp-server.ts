@@ -3,12 +3,12 @@
 // a tool error worded as the CLI words it (never a protocol error, never a key).
 import type { Readable, Writable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { describeError } from '../errors.js';
 import type { MsnapReader } from '../lib/reader.js';
 import { VERSION } from '../version.js';
+import { LineTransport } from './line-transport.js';
 import { at, backtest, BACKTEST_MAX_MARKETS, describeMarket, listMarkets, quality, snapshotsSummary, TOOL_LIMITS } from './tools.js';
 
 /** The most text one answer holds; the tools' own limits keep them well under it. */
@@ -20,6 +20,8 @@ export interface McpDeps {
   now: () => number;
   /** Removes the configured key from any text (the client's messages already omit it: a second guard). */
   redact: (text: string) => string;
+  /** The SQLite file of `--db`: the backtest tool reads its markets straight from its blocks, as the CLI's backtest does. */
+  storeFile?: string;
 }
 
 const marketId = z.string().min(1).max(200).describe('a market id, e.g. btc-updown-5m-1763769600');
@@ -113,10 +115,11 @@ export async function serveMcp(deps: McpDeps, stdin: Readable, stdout: Writable)
         fee_rate: z.number().optional().describe('one taker fee rate for every market (default: each market fee schedule; 0: no fees)'),
       },
     },
-    (args) => answer((r) => backtest(r, args)),
+    (args, extra) =>
+      answer((r) => backtest(r, args, { now: deps.now, signal: extra.signal, ...(deps.storeFile !== undefined ? { storeFile: deps.storeFile } : {}) })),
   );
 
-  const transport = new StdioServerTransport(stdin, stdout);
+  const transport = new LineTransport(stdin, stdout);
   const closed = new Promise<void>((resolve) => {
     stdin.once('end', resolve);
     stdin.once('close', resolve);
