@@ -54,6 +54,9 @@ function orderCommand(ctx: CliContext, action: 'buy' | 'sell'): Command {
     .addHelpText(
       'after',
       `
+An order the server rejects (market_closed, no_snapshot, no_position, insufficient_cash, no_fill)
+is written like any other, then its reason on stderr and exit code 12.
+
 Examples:
   $ msnap paper ${action} BTC 5m up 10${action === 'buy' ? ' --max-price 0.6' : ''}
   $ msnap paper ${action} btc-updown-5m-1763769600 down 2.5 --json`,
