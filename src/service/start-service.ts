@@ -166,7 +166,7 @@ async function dataClock(options: ServiceOptions, store: AnyStore, deps: Service
     return { clock: wallClock(live ? 'live' : 'static', deps.now), view: store };
   }
   const { ReplayView } = await import('../replay/replay-view.js');
-  const clock = await startReplayClock(options.replay, store, deps.now);
+  const clock = await startReplayClock(options.replay, store, deps.now, (message) => deps.log(`msnap serve: warning: ${message}`));
   const { until, speed } = clock.read();
   deps.log(`msnap serve: replaying from ${new Date(options.replay.from).toISOString()} at ${speed}x until ${new Date(until!).toISOString()}`);
   return { clock, view: new ReplayView(store, clock.now) };
