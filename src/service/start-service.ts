@@ -186,8 +186,8 @@ async function openLimiter(url: string, log: (line: string) => void): Promise<Sh
   });
 }
 
-/** The demo seed's size on disk as an SQLite file (15 days of 3 coins), for the note before it is made. */
-const DEMO_DB_MB = 270;
+/** The demo seed's size on disk as an SQLite file (15 days of 3 coins), for the note before it is made (test/readme-figures.test.ts measures it). */
+const DEMO_DB_MB = 220;
 
 /** Seeds an empty database and gives each demo account a key when it has none; returns the key lines to print. */
 async function prepareDemo(store: AnyStore, deps: ServiceDeps, db: string): Promise<string[]> {
