@@ -9,7 +9,7 @@ import { describeError } from '../errors.js';
 import type { MsnapReader } from '../lib/reader.js';
 import { VERSION } from '../version.js';
 import { LineTransport } from './line-transport.js';
-import { at, backtest, BACKTEST_MAX_MARKETS, describeMarket, listMarkets, quality, snapshotsSummary, TOOL_LIMITS } from './tools.js';
+import { at, backtest, BACKTEST_MAX_MARKETS, BACKTEST_MAX_SNAPSHOTS, describeMarket, listMarkets, quality, snapshotsSummary, TOOL_LIMITS } from './tools.js';
 
 /** The most text one answer holds; the tools' own limits keep them well under it. */
 export const MAX_ANSWER_CHARS = 200_000;
@@ -99,7 +99,7 @@ export async function serveMcp(deps: McpDeps, stdin: Readable, stdout: Writable)
     'backtest',
     {
       description:
-        `Test a rule strategy as \`msnap backtest\` does (fills walk the orderbook, latency, taker fees, settlement) on one market or the latest markets of a coin and type (at most ${BACKTEST_MAX_MARKETS}). ` +
+        `Test a rule strategy as \`msnap backtest\` does (fills walk the orderbook, latency, taker fees, settlement) on one market or the latest markets of a coin and type (at most ${BACKTEST_MAX_MARKETS} markets and ${BACKTEST_MAX_SNAPSHOTS.toLocaleString('en-US')} snapshots a call: narrow from/to for more). ` +
         'The rule is the JSON of a rule file: { name, side: "up"|"down", size, entry: [{ field, op, value }], exit?, max_entries?, max_price?, min_price? }. ' +
         'Answers the summary (pnl, return, fills, win rate, drawdown, Sharpe, Brier) with the first 50 market lines and trades.',
       inputSchema: {
