@@ -116,26 +116,29 @@ function replayEnded(clock: ServiceClock | undefined): boolean {
 }
 
 // The market after `end` in the series, waiting for it to open (undefined: stopped first, or the
-// replay ended). A first empty look asks the service's clock once, so a wait that can only end
-// by Ctrl-C is said: a replay past its end ends the watch, a static store's wait is noted.
+// replay ended). An empty look asks the service's clock (the first one, and each one while a
+// replay runs), so a wait that could only end by Ctrl-C is said: a replay past its end ends the
+// watch, a static store's wait is noted once.
 async function nextMarket(client: MsnapApi, series: ReturnType<typeof targetSeries>, end: number, poll: PollOptions, note: (message: string) => void): Promise<Market | undefined> {
-  let asked = false;
+  let first = true;
+  let replaying = false;
   while (!poll.signal.aborted) {
     const next = await marketStartingFrom(client, series, end);
     if (next) return next;
-    if (!asked) {
-      asked = true;
+    if (first || replaying) {
       const clock = await client.capabilities().clock?.();
       if (replayEnded(clock)) {
         note(REPLAY_ENDED);
         return undefined;
       }
-      if (clock?.mode === 'static') {
+      if (first && clock?.mode === 'static') {
         note(
           `no ${series.coin} ${series.marketType} market after ${new Date(end).toISOString()} yet, and this msnap serve's data is static ` +
             '(no --live or --replay): one comes only if a recorder writes to its store; waiting (Ctrl-C ends the watch)',
         );
       }
+      replaying = clock?.mode === 'replay';
+      first = false;
     }
     await poll.sleep(poll.intervalMs, poll.signal);
   }
