@@ -1,6 +1,7 @@
 // `msnap mcp` spawned as an MCP client would (the official SDK's stdio client): initialize, list the
 // tools, call each, and check every answer against the CLI's output for the same query through
 // the same `msnap serve`; errors are tool errors with the CLI's words; the key never shows.
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -179,5 +180,37 @@ describe('msnap mcp', () => {
     const q = await local.call('quality', { market_id: market.market_id });
     expect(JSON.parse(q.text)).toEqual(JSON.parse((await mcp.call('quality', { market_id: market.market_id })).text));
   });
-});
 
+  it('backtest over a local store (--db) reads its file and answers as over the service', async () => {
+    const local = await open({}, ['--db', service.db]);
+    const rule = { name: 'cheap-down', side: 'down', size: 5, entry: [{ field: 'price_down', op: '<', value: 0.55 }] };
+    const a = await local.call('backtest', { rule, coin: 'ETH', type: '5m', last: 2 });
+    expect(a.isError, a.text).toBe(false);
+    expect(JSON.parse(a.text)).toEqual(JSON.parse((await mcp.call('backtest', { rule, coin: 'ETH', type: '5m', last: 2 })).text));
+  });
+
+  it('answers a line over 10 MiB and a line that is not JSON with JSON-RPC errors, and keeps serving', async () => {
+    const child = spawn(process.execPath, [BIN, 'mcp'], { cwd: ROOT, env: { ...process.env, ...CLEAN_ENV, ...service.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    const answers = async (n: number) => {
+      const until = Date.now() + 30_000;
+      while (out.split('\n').filter((l) => l !== '').length < n) {
+        if (Date.now() > until || child.exitCode !== null) throw new Error(`wanted ${n} answers, got: ${out.slice(0, 500)} (exit ${child.exitCode})`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return out.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+    };
+    const huge = `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'x'.repeat(11 * 1024 * 1024)}"}}\n`;
+    for (let i = 0; i < huge.length; i += 1 << 20) child.stdin.write(huge.slice(i, i + (1 << 20)));
+    child.stdin.write('not json at all\n');
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`);
+    const got = await answers(3);
+    child.stdin.end();
+    await new Promise((r) => child.once('close', r));
+    expect(got[0]).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `message too large: a line may hold at most ${10 * 1024 * 1024} bytes` } });
+    expect(got[1]).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error: the line is not JSON' } });
+    expect(got[2]).toMatchObject({ jsonrpc: '2.0', id: 2, result: { serverInfo: { name: 'msnap' } } });
+    expect(child.exitCode).toBe(0);
+  });
+});

@@ -1,6 +1,6 @@
 // The package as published: `npm pack` from a tree with no dist/, the tarball's contents, and the
 // installed binary run from a project that holds no source (an export compared with the repo's CLI).
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -31,6 +31,15 @@ describe('npm pack', () => {
   it('ships no tests, test support, source maps, sources, bench or fixtures', () => {
     const unwanted = packed.files.filter((f) => /(^|\/)test-support\/|\.test\.js$|\.map$|^(src|test|bench|fixtures|scripts|docs)\//.test(f));
     expect(unwanted).toEqual([]);
+  });
+
+  it("docs/library.md's tarball figures hold (within 15%: a few files more or less do not make them wrong)", () => {
+    const text = readFileSync(path.join(ROOT, 'docs/library.md'), 'utf8');
+    const m = /The tarball is (\d+) kB \((\d+) files/.exec(text);
+    expect(m, 'docs/library.md states "The tarball is N kB (M files"').not.toBeNull();
+    const kb = statSync(packed.tarball).size / 1000;
+    expect(Math.abs(kb / Number(m![1]) - 1), `the tarball is ${Math.round(kb)} kB`).toBeLessThan(0.15);
+    expect(Math.abs(packed.files.length / Number(m![2]) - 1), `the tarball holds ${packed.files.length} files`).toBeLessThan(0.15);
   });
 
   it('every module the CLI imports is in the tarball', () => {

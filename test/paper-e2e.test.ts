@@ -112,6 +112,21 @@ describe('paper trading through msnap serve', { timeout: 240_000 }, () => {
     await s.stop();
   });
 
+  it('a rejected order is written, then ends with its reason and exit code 12; a filled one exits 0', async () => {
+    const s = await serve(db, ['--replay', String(market.start_time + 60_050), '--speed', '0.001']);
+    const env = { MSNAP_BASE_URL: s.url, MSNAP_API_KEY: key };
+    const filled = await msnap(['paper', 'buy', market.market_id, 'up', '1', '--json'], { env, cwd: dir });
+    expect(filled.exitCode, String(filled.stderr)).toBe(0);
+    expect(JSON.parse(String(filled.stdout))).toMatchObject({ status: 'filled', shares: 1 });
+    const cli = await msnap(['paper', 'sell', market.market_id, 'down', '1', '--json'], { env, cwd: dir });
+    const order = JSON.parse(String(cli.stdout));
+    expect(order).toMatchObject({ status: 'rejected', reason: 'no_position', shares: 0 });
+    expect(String(cli.stderr)).toBe(`msnap: order ${order.id} rejected: no_position`);
+    expect(cli.exitCode).toBe(12);
+    expect((await call(s.url, key, 'POST', '/v1/paper/reset')).status).toBe(200);
+    await s.stop();
+  });
+
   describe.skipIf(noDatabase)('two instances on one PostgreSQL', () => {
     let pg: ThrowawayDatabase;
     let pgKey: string;

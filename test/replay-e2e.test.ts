@@ -110,3 +110,20 @@ describe('serve --replay at 60x', () => {
     expect(polls).toBeGreaterThan(3);
   });
 });
+
+describe('serve --replay from outside the stored data', () => {
+  it('warns when FROM is after the newest snapshot or before the oldest market, and not inside the data', async () => {
+    const db = path.join(dir, 'replay.db');
+    const after = Date.now() + 86_400_000;
+    const before = Date.UTC(2020, 0, 1);
+    for (const [from, words] of [
+      [after, `--replay ${new Date(after).toISOString()} is after the newest stored snapshot \\(\\S+\\): nothing is left to replay`],
+      [before, `--replay ${new Date(before).toISOString()} is before the oldest stored market \\(\\S+\\): nothing shows until the clock reaches it`],
+    ] as const) {
+      const s = await startServe(db, { args: ['--replay', String(from)] });
+      await s.stop();
+      expect(s.output()).toMatch(new RegExp(`msnap serve: warning: ${words}\n`));
+    }
+    expect(served.output()).not.toMatch(/warning/);
+  }, 60_000);
+});

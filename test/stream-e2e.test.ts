@@ -128,6 +128,13 @@ describe('GET /v1/stream over a replay', () => {
     expect(await a.next('error', (f) => f.code === 'invalid_coin')).toMatchObject({ type: 'error' });
     a.ws.send('{"type":"subscribe","market_types":["2m"]}');
     await a.next('error', (f) => f.code === 'invalid_market_type');
+    // An empty list would subscribe to nothing: refused, and the subscription stays as it was.
+    a.ws.send('{"type":"subscribe","coins":[]}');
+    expect(await a.next('error', (f) => f.code === 'invalid_coin' && /"coins" is empty/.test(String(f.message)))).toMatchObject({
+      message: '"coins" is empty: it would subscribe to nothing; name at least one (e.g. ["BTC"]) or omit it for all. The subscription is unchanged.',
+    });
+    a.ws.send('{"type":"subscribe","market_types":[]}');
+    await a.next('error', (f) => f.code === 'invalid_market_type' && /"market_types" is empty/.test(String(f.message)));
     a.ws.send('{"type":"hello"}');
     await a.next('error', (f) => f.code === 'unknown_type');
     a.ws.send('[1,2]');

@@ -122,7 +122,7 @@ describe('msnap watch (polling)', () => {
   it('Ctrl-C with -o FILE.json: the file is written whole (a closed array), no temp file left', async () => {
     const s = await replay();
     const file = path.join(dir, 'watch.json');
-    // Polling: a polling watch never ends by itself (it cannot see the replay's end), so Ctrl-C is what ends it.
+    // Polling with --follow: the replay runs on well past three markets, so Ctrl-C is what ends it.
     const proc = spawnMsnap(['watch', 'BTC', '5m', '--poll', '--follow', '-o', file, ...conn(s)], { all: false });
     let err = '';
     proc.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
@@ -161,6 +161,43 @@ describe('msnap watch (polling)', () => {
     expect(r.stdout).toBe(csv.stdout);
     expect(r.stderr.split('\n')[0]).toBe(`msnap: watching ${id} (polling), ends ${new Date(Number(id.split('-').at(-1)) * 1000 + FIVE_MIN).toISOString()}`);
     expect(r.stderr).not.toMatch(/stream/);
+  }, 60_000);
+});
+
+describe('msnap watch: a wait that cannot end by itself is said', () => {
+  it('--follow on a static server: a note that the data is static, then the wait (Ctrl-C: exit 0)', async () => {
+    const s = await startServe(db);
+    servers.push(s);
+    // A market yet to open: the watch waits for it, and nothing will ever come on a static store.
+    const start = Math.floor(Date.now() / FIVE_MIN) * FIVE_MIN + 2 * FIVE_MIN;
+    const proc = spawnMsnap(['watch', `btc-updown-5m-${start / 1000}`, '--follow', '--ndjson', ...conn(s)], { all: false });
+    let err = '';
+    proc.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
+    await until(() => /static/.test(err) || proc.exitCode !== null, 'the static note', 30_000);
+    proc.kill('SIGINT');
+    const r = await proc;
+    expect(r.exitCode, err).toBe(0);
+    expect(err).toContain(
+      `msnap: note: no BTC 5m market after ${new Date(start).toISOString()} yet, and this msnap serve's data is static (no --live or --replay): ` +
+        'one comes only if a recorder writes to its store; waiting (Ctrl-C ends the watch)',
+    );
+  }, 60_000);
+
+  it('a polled market after the replay has ended: its rows so far, then a note and exit 0', async () => {
+    const market = Math.floor(Date.now() / FIVE_MIN) * FIVE_MIN - 9 * FIVE_MIN;
+    // The replay stops 40 s into the market, a tenth of a second after it starts.
+    const s = await startServe(db, { args: ['--replay', String(market + 10_000), '--until', String(market + 40_000), '--speed', '300'] });
+    servers.push(s);
+    for (const args of [['BTC', '5m', '--poll'], [`btc-updown-5m-${market / 1000}`, '--poll', '--follow']]) {
+      const r = await msnap(['watch', ...args, '--ndjson', ...conn(s)], { timeout: 30_000 });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stderr).toContain('msnap: note: the replay has ended: no more snapshots will come');
+      const page40 = await page(s, `btc-updown-5m-${market / 1000}`);
+      // Everything up to where the clock stopped (40 s of the 8-a-second grid), nothing after.
+      expect(page40.length).toBeGreaterThanOrEqual(40 * 8);
+      expect((JSON.parse(page40.at(-1)!) as Row).time).toBeLessThanOrEqual(market + 40_000);
+      expect(r.stdout.split('\n')).toEqual(page40);
+    }
   }, 60_000);
 });
 

@@ -127,6 +127,21 @@ describe('watch loop (polling) against serve --replay', () => {
     expect(requests).toBeLessThanOrEqual(Math.ceil(seconds * 2) + 3);
   }, 60_000);
 
+  it('waiting for a market the replay stops before: ends with a note once the replay has ended', async () => {
+    // The replay stops 4 s into the boundary market, 6 s of wall time after it starts (the server's start takes some of them).
+    const s = await startServe(db, { args: ['--replay', String(boundary - 2_000), '--until', String(boundary + 4_000), '--speed', '1'] });
+    servers.push(s);
+    const c = client(s);
+    const { asked, sleep } = recordingSleep(0.25);
+    const notes: string[] = [];
+    const id = `btc-updown-5m-${(boundary + FIVE_MIN) / 1000}`;
+    const got = await collect(watchSnapshots(c, { marketId: id }, { follow: true, includeOrderbook: false, mode: 'poll', sleep, signal: new AbortController().signal, note: (n) => notes.push(n) }));
+    expect(got).toEqual([]);
+    expect(notes).toEqual([`${id} has not opened yet: waiting for it`, 'the replay has ended: no more snapshots will come']);
+    // It waited (the replay was still running at the first look), then ended by itself.
+    expect(asked.length).toBeGreaterThan(0);
+  }, 60_000);
+
   it('--follow: market after market, each complete, until stopped', async () => {
     const s = await replay(600);
     const c = client(s);

@@ -1,7 +1,7 @@
 // `msnap/backtest`: the backtest engine as a library, the same functions the CLI is built on.
 export { runBacktest, type BacktestHooks } from './engine.js';
 export { loadStrategy, parseSet } from './load-strategy.js';
-export { seriesFromSnapshots, apiMarketSource, type SnapshotRange } from './snapshot-series.js';
+export { seriesFromSnapshots, apiMarketSource, type ClientOrCore, type SnapshotRange } from './snapshot-series.js';
 export { openLocalSource, type OpenedSource } from './local-source.js';
 export { sliceSeries } from './series-range.js';
 export { renderHtmlReport } from './html-report.js';

@@ -31,12 +31,19 @@ async function readMarket(client: MsnapApi, market: Market, range: SnapshotRange
   return b;
 }
 
+/** A client core, or what wraps one (the library's `createClient()` and `openStore()` readers hold theirs as `core`). */
+export type ClientOrCore = MsnapApi | { readonly core: MsnapApi };
+
+const coreOf = (client: ClientOrCore): MsnapApi => ('core' in client ? client.core : client);
+
 /**
- * Use for any MsnapApi (the paced HTTP client, or a local store opened with --db): the given
- * markets (oldest first) one at a time, each read whole with its orderbooks, then let go.
+ * Use for any MsnapApi (the paced HTTP client, or a local store opened with --db), or the
+ * library's reader around one: the given markets (oldest first) one at a time, each read whole
+ * with its orderbooks, then let go.
  */
-export async function* apiMarketSource(client: MsnapApi, markets: readonly Market[], range: SnapshotRange = {}): MarketSource {
-  for (const market of markets) yield (await readMarket(client, market, range)).finish();
+export async function* apiMarketSource(client: ClientOrCore, markets: readonly Market[], range: SnapshotRange = {}): MarketSource {
+  const core = coreOf(client);
+  for (const market of markets) yield (await readMarket(core, market, range)).finish();
 }
 
 /** Use where the same markets serve many runs (a sweep over the service): all of them read once, as cloneable columns. */

@@ -2,7 +2,7 @@
 // (auth, pacing, retries, error mapping), in the API version (dialect) chosen for the run, with the
 // market listing and the snapshot pager on top. Commands never call `request` themselves.
 import type { Market, Snapshot } from '../domain/market.js';
-import { AuthError, HttpError, MsnapError } from '../errors.js';
+import { AuthError, HttpError, MsnapError, NotFoundError } from '../errors.js';
 import { chooseAuto, v1Gone } from './dialect-choice.js';
 import type { ApiChoice, ApiName, Dialect, DialectLimits } from './dialects/dialect.js';
 import { v1 } from './dialects/v1.js';
@@ -26,6 +26,7 @@ import type {
   MarketsPage,
   MarketsQuery,
   MsnapApi,
+  ServiceClock,
   SnapshotsPage,
   SnapshotsQuery,
   SnapshotsStreamQuery,
@@ -262,7 +263,27 @@ export class MsnapClient implements MsnapApi {
   /** A service client: its dialect, its pace, paper trading and the live stream (both only msnap serve answers); no local text fast path. */
   capabilities(): ApiCapabilities {
     this.paper ??= new PaperClient(this.transport);
-    return { service: { dialect: () => this.api(), paceEstimateMs: (requests) => this.paceEstimateMs(requests) }, paper: this.paper, stream: this.transport };
+    return {
+      service: { dialect: () => this.api(), paceEstimateMs: (requests) => this.paceEstimateMs(requests) },
+      paper: this.paper,
+      stream: this.transport,
+      clock: () => this.clock(),
+    };
+  }
+
+  /** msnap serve's data clock; undefined where the service has none (the hosted one) or answers otherwise. */
+  private async clock(): Promise<ServiceClock | undefined> {
+    try {
+      const { body } = await this.transport.get('/v1/clock', {});
+      const o = this.transport.object(body, '/v1/clock');
+      const mode = o['mode'];
+      if (typeof o['now'] !== 'number' || (mode !== 'static' && mode !== 'live' && mode !== 'replay')) return undefined;
+      return { now: o['now'], mode, until: typeof o['until'] === 'number' ? o['until'] : null };
+    } catch (err) {
+      // Only what the answer said is taken as "unknown"; a dead service or a refused key is the run's error.
+      if (err instanceof HttpError || err instanceof NotFoundError) return undefined;
+      throw err;
+    }
   }
 
   /** The least time `requests` more requests take at the key's limits (undefined before they are known). */

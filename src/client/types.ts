@@ -131,6 +131,15 @@ export interface AtOptions {
  * What a source offers beyond the reads every MsnapApi has, declared in one place so commands ask
  * for a fast path or a service fact instead of probing for optional methods.
  */
+/** GET /v1/clock (msnap serve's own): the instant its data is shown at, and how that clock runs. */
+export interface ServiceClock {
+  now: number;
+  /** `static` (a store served as is), `live` (--live) or `replay` (--replay). */
+  mode: 'static' | 'live' | 'replay';
+  /** Where a replay stops; null when the clock never stops. */
+  until: number | null;
+}
+
 export interface ApiCapabilities {
   /** Present when the source talks to a service (not a local store). */
   readonly service?: {
@@ -149,6 +158,8 @@ export interface ApiCapabilities {
   readonly snapshotText?: (id: string, q: SnapshotsStreamQuery, layout: RowLayout) => AsyncIterable<TextPage>;
   /** Present for a service client: the live stream (`/v1/stream`); where the service has none, opening answers `absent`. */
   readonly stream?: StreamCapable;
+  /** Present for a service client: msnap serve's data clock (undefined where the service has none, as the hosted one). */
+  readonly clock?: () => Promise<ServiceClock | undefined>;
 }
 
 export interface MsnapApi {

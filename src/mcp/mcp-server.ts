@@ -3,13 +3,13 @@
 // a tool error worded as the CLI words it (never a protocol error, never a key).
 import type { Readable, Writable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { describeError } from '../errors.js';
 import type { MsnapReader } from '../lib/reader.js';
 import { VERSION } from '../version.js';
-import { at, backtest, BACKTEST_MAX_MARKETS, describeMarket, listMarkets, quality, snapshotsSummary, TOOL_LIMITS } from './tools.js';
+import { LineTransport } from './line-transport.js';
+import { at, backtest, BACKTEST_MAX_MARKETS, BACKTEST_MAX_SNAPSHOTS, describeMarket, listMarkets, quality, snapshotsSummary, TOOL_LIMITS } from './tools.js';
 
 /** The most text one answer holds; the tools' own limits keep them well under it. */
 export const MAX_ANSWER_CHARS = 200_000;
@@ -20,6 +20,8 @@ export interface McpDeps {
   now: () => number;
   /** Removes the configured key from any text (the client's messages already omit it: a second guard). */
   redact: (text: string) => string;
+  /** The SQLite file of `--db`: the backtest tool reads its markets straight from its blocks, as the CLI's backtest does. */
+  storeFile?: string;
 }
 
 const marketId = z.string().min(1).max(200).describe('a market id, e.g. btc-updown-5m-1763769600');
@@ -97,7 +99,7 @@ export async function serveMcp(deps: McpDeps, stdin: Readable, stdout: Writable)
     'backtest',
     {
       description:
-        `Test a rule strategy as \`msnap backtest\` does (fills walk the orderbook, latency, taker fees, settlement) on one market or the latest markets of a coin and type (at most ${BACKTEST_MAX_MARKETS}). ` +
+        `Test a rule strategy as \`msnap backtest\` does (fills walk the orderbook, latency, taker fees, settlement) on one market or the latest markets of a coin and type (at most ${BACKTEST_MAX_MARKETS} markets and ${BACKTEST_MAX_SNAPSHOTS.toLocaleString('en-US')} snapshots a call: narrow from/to for more). ` +
         'The rule is the JSON of a rule file: { name, side: "up"|"down", size, entry: [{ field, op, value }], exit?, max_entries?, max_price?, min_price? }. ' +
         'Answers the summary (pnl, return, fills, win rate, drawdown, Sharpe, Brier) with the first 50 market lines and trades.',
       inputSchema: {
@@ -113,10 +115,11 @@ export async function serveMcp(deps: McpDeps, stdin: Readable, stdout: Writable)
         fee_rate: z.number().optional().describe('one taker fee rate for every market (default: each market fee schedule; 0: no fees)'),
       },
     },
-    (args) => answer((r) => backtest(r, args)),
+    (args, extra) =>
+      answer((r) => backtest(r, args, { now: deps.now, signal: extra.signal, ...(deps.storeFile !== undefined ? { storeFile: deps.storeFile } : {}) })),
   );
 
-  const transport = new StdioServerTransport(stdin, stdout);
+  const transport = new LineTransport(stdin, stdout);
   const closed = new Promise<void>((resolve) => {
     stdin.once('end', resolve);
     stdin.once('close', resolve);

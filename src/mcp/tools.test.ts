@@ -11,13 +11,15 @@ import { openStore } from '../lib/store.js';
 import { backtest, BACKTEST_MAX_MARKETS, listMarkets, snapshotsSummary, TOOL_LIMITS } from './tools.js';
 
 const NOW = Date.UTC(2025, 10, 22, 12, 2, 30);
+const data = { now: () => NOW };
 const dir = mkdtempSync(path.join(tmpdir(), 'msnap-mcp-tools-'));
 let reader: MsnapReader;
+let db: string;
 let id: string;
 let rows: number;
 
 beforeAll(async () => {
-  const db = path.join(dir, 'tools.db');
+  db = path.join(dir, 'tools.db');
   await seedStore(db, { now: () => NOW, full: { '5m': 2 } });
   reader = await openStore(db, { now: () => NOW });
   const [m] = await reader.select({ coin: 'BTC', type: '5m', last: 1, to: NOW - 300_000 });
@@ -62,11 +64,37 @@ describe('list_markets and backtest limits', () => {
 
   it('backtest takes a market id or a coin and type, and at most 50 markets', async () => {
     const rule = { name: 'r', side: 'up', size: 1, entry: [{ field: 'price_up', op: '<', value: 0.6 }] };
-    await expect(backtest(reader, { rule, market_id: id, coin: 'BTC', type: '5m' })).rejects.toThrow(/not both/);
-    await expect(backtest(reader, { rule })).rejects.toThrow(/give market_id, or coin and type/);
-    await expect(backtest(reader, { rule, coin: 'BTC', type: '5m', last: BACKTEST_MAX_MARKETS + 1 })).rejects.toBeInstanceOf(UsageError);
-    await expect(backtest(reader, { rule: { ...rule, onSnapshot: 'x' }, market_id: id })).rejects.toThrow(/unknown field 'onSnapshot'/);
-    const r = await backtest(reader, { rule, market_id: id });
+    await expect(backtest(reader, { rule, market_id: id, coin: 'BTC', type: '5m' }, data)).rejects.toThrow(/not both/);
+    await expect(backtest(reader, { rule }, data)).rejects.toThrow(/give market_id, or coin and type/);
+    await expect(backtest(reader, { rule, coin: 'BTC', type: '5m', last: BACKTEST_MAX_MARKETS + 1 }, data)).rejects.toBeInstanceOf(UsageError);
+    await expect(backtest(reader, { rule: { ...rule, onSnapshot: 'x' }, market_id: id }, data)).rejects.toThrow(/unknown field 'onSnapshot'/);
+    const r = await backtest(reader, { rule, market_id: id }, data);
     expect(r.data.snapshots).toBe(rows);
+  });
+
+  const rule = { name: 'r', side: 'up', size: 1, entry: [{ field: 'price_up', op: '<', value: 0.6 }] };
+
+  it('backtest over the store file (as the CLI\'s --db) answers as through the reader', async () => {
+    const args = { rule, coin: 'BTC', type: '5m', last: 2, from: NOW - 3_600_000 };
+    const local = await backtest(reader, args, { ...data, storeFile: db });
+    expect(local.data.markets).toBeGreaterThan(0);
+    expect(local).toEqual(await backtest(reader, args, data));
+  });
+
+  it('backtest refuses a call over its snapshot cap: whole markets before reading, a range as it reads', async () => {
+    await expect(backtest(reader, { rule, market_id: id }, { ...data, maxSnapshots: rows - 1 })).rejects.toThrow(
+      `the call reads ${rows.toLocaleString('en-US')} snapshots; at most ${(rows - 1).toLocaleString('en-US')} per call`,
+    );
+    const m = await reader.market(id);
+    const half = { rule, market_id: id, from: m.start_time + (m.end_time - m.start_time) / 2 };
+    const read = (await backtest(reader, half, data)).data.snapshots;
+    await expect(backtest(reader, half, { ...data, storeFile: db, maxSnapshots: read - 1 })).rejects.toThrow(/reads over .* snapshots/);
+    expect((await backtest(reader, half, { ...data, maxSnapshots: read })).data.snapshots).toBe(read);
+  });
+
+  it('backtest stops at the next market once the call is cancelled', async () => {
+    const stop = new AbortController();
+    stop.abort();
+    await expect(backtest(reader, { rule, market_id: id }, { ...data, signal: stop.signal })).rejects.toThrow('backtest cancelled by the client');
   });
 });

@@ -5,9 +5,11 @@ import { coinArg, marketTypeArg, statusArg } from '../domain/arguments.js';
 import { scanMarket } from '../client/markets/market-quality.js';
 import type { QualityReport } from '../analysis/quality.js';
 import type { AtResult } from '../client/types.js';
-import { UsageError } from '../errors.js';
+import { MsnapError, UsageError } from '../errors.js';
 import type { MsnapReader, Time } from '../lib/reader.js';
 import type { RuleStrategy } from '../backtest/strategy.js';
+import type { OpenedSource } from '../backtest/local-source.js';
+import type { MarketSource } from '../domain/market-series.js';
 
 /** The most any one answer holds: markets listed, snapshots sampled. */
 export const TOOL_LIMITS = { markets: 100, sample: 200 } as const;
@@ -126,8 +128,36 @@ export async function quality(
 
 /** The most markets one backtest call reads (each is read whole, with its orderbooks). */
 export const BACKTEST_MAX_MARKETS = 50;
+/** The most snapshots one backtest call reads: a 24hr market's grid with room to spare, so an assistant's call stays bounded in time and memory. */
+export const BACKTEST_MAX_SNAPSHOTS = 1_000_000;
 /** Trades and market lines an answer lists; the summary counts them all. */
 const BACKTEST_LISTED = 50;
+
+/** Where a backtest reads its markets: a local SQLite file straight from its blocks (as the CLI's --db), else through the reader. */
+export interface BacktestData {
+  /** The SQLite file `msnap mcp --db` was given (a PostgreSQL store is read through the reader). */
+  storeFile?: string;
+  now: () => number;
+  /** The call's cancellation (the client's notifications/cancelled): the run stops at the next market. */
+  signal?: AbortSignal;
+  /** The snapshot cap (default BACKTEST_MAX_SNAPSHOTS; tests lower it). */
+  maxSnapshots?: number;
+}
+
+const tooMany = (n: string, cap: number) =>
+  new UsageError(`the call reads ${n} snapshots; at most ${cap.toLocaleString('en-US')} per call (narrow from/to, or fewer markets)`);
+
+/** The source counted against the cap, and stopped when the call is cancelled (a turn of the event loop between markets lets the cancel arrive). */
+async function* bounded(source: MarketSource, cap: number, signal: AbortSignal | undefined): MarketSource {
+  let rows = 0;
+  for await (const s of source) {
+    rows += s.length;
+    if (rows > cap) throw tooMany(`over ${cap.toLocaleString('en-US')}`, cap);
+    await new Promise((resolve) => setImmediate(resolve));
+    if (signal?.aborted === true) throw new MsnapError('backtest cancelled by the client');
+    yield s;
+  }
+}
 
 /** backtest: a rule strategy (JSON, never code) on a market or a COIN TYPE selection, as `msnap backtest`. */
 export async function backtest(
@@ -144,6 +174,7 @@ export async function backtest(
     latency_ms?: number;
     fee_rate?: number;
   },
+  data: BacktestData,
 ) {
   const [{ runBacktest }, { loadStrategy }, { apiMarketSource }, { resolveParams }] = await Promise.all([
     import('../backtest/engine.js'),
@@ -172,7 +203,24 @@ export async function backtest(
       throw new UsageError(`the range holds ${markets.length} markets; at most ${BACKTEST_MAX_MARKETS} per call (narrow from/to or give last)`);
     }
   }
-  const result = await runBacktest(strategy, apiMarketSource(reader.core, markets, reader.epochRange(range)), params);
+  // Whole markets are counted before any is read; a range is counted as it is read.
+  const cap = data.maxSnapshots ?? BACKTEST_MAX_SNAPSHOTS;
+  const held = markets.reduce((n, m) => n + m.snapshot_count, 0);
+  if (args.from === undefined && args.to === undefined && held > cap) throw tooMany(held.toLocaleString('en-US'), cap);
+  const epochs = reader.epochRange(range);
+  let opened: OpenedSource;
+  if (data.storeFile !== undefined) {
+    const { openLocalSource } = await import('../backtest/local-source.js');
+    opened = await openLocalSource(data.storeFile, markets, epochs, data.now);
+  } else {
+    opened = { source: apiMarketSource(reader.core, markets, epochs), close: async () => {} };
+  }
+  let result;
+  try {
+    result = await runBacktest(strategy, bounded(opened.source, cap, data.signal), params);
+  } finally {
+    await opened.close();
+  }
   return {
     strategy: result.strategy,
     params: result.params,

@@ -40,12 +40,38 @@ export function parseReplayFlags(raw: RawReplayFlags, now: number): ReplayFlags 
   return { from, until, speed };
 }
 
-/** Use in startService: the replay's clock, started now; TO defaults to the newest snapshot of `store`. */
-export async function startReplayClock(flags: ReplayFlags, store: Store, wall: () => number): Promise<ServerClock> {
+/**
+ * Use in startService: the replay's clock, started now; TO defaults to the newest snapshot of
+ * `store`. A FROM outside the stored data (after its newest snapshot, before its oldest market)
+ * is a `warn`ing: the replay would show nothing new, or nothing for a while.
+ */
+export async function startReplayClock(flags: ReplayFlags, store: Store, wall: () => number, warn: (message: string) => void = () => {}): Promise<ServerClock> {
   // Loaded when a replay starts: the flag parser above runs at every CLI start.
   const { replayClock } = await import('../replay/server-clock.js');
-  const until = flags.until ?? (await newestSnapshotTime(store, wall())) ?? flags.from;
+  const newest = await newestSnapshotTime(store, wall());
+  const iso = (t: number) => new Date(t).toISOString();
+  if (newest !== undefined && flags.from > newest) {
+    warn(`--replay ${iso(flags.from)} is after the newest stored snapshot (${iso(newest)}): nothing is left to replay`);
+  } else if (newest !== undefined) {
+    const oldest = await oldestMarketStart(store, wall());
+    if (oldest !== undefined && flags.from < oldest) warn(`--replay ${iso(flags.from)} is before the oldest stored market (${iso(oldest)}): nothing shows until the clock reaches it`);
+  }
+  const until = flags.until ?? newest ?? flags.from;
   return replayClock({ from: flags.from, until: Math.max(until, flags.from), speed: flags.speed, wall });
+}
+
+/** The start of the oldest stored market of any series (the listing is newest first: its last). */
+async function oldestMarketStart(store: Store, now: number): Promise<number | undefined> {
+  let oldest: number | undefined;
+  for (const coin of COINS) {
+    for (const marketType of MARKET_TYPES) {
+      const { total } = await store.listMarkets({ coin, marketType, limit: 1, offset: 0, window: null, now });
+      if (total === 0) continue;
+      const [m] = (await store.listMarkets({ coin, marketType, limit: 1, offset: total - 1, window: null, now })).markets;
+      if (m && (oldest === undefined || m.start_time < oldest)) oldest = m.start_time;
+    }
+  }
+  return oldest;
 }
 
 /** The newest snapshot's time: the last one of each series' newest market (markets of a series do not overlap). */

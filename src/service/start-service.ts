@@ -167,7 +167,7 @@ async function dataClock(options: ServiceOptions, store: OpenedStore, deps: Serv
     return { clock: wallClock(live ? 'live' : 'static', deps.now), view: store };
   }
   const { ReplayView } = await import('../replay/replay-view.js');
-  const clock = await startReplayClock(options.replay, store, deps.now);
+  const clock = await startReplayClock(options.replay, store, deps.now, (message) => deps.log(`msnap serve: warning: ${message}`));
   const { until, speed } = clock.read();
   deps.log(`msnap serve: replaying from ${new Date(options.replay.from).toISOString()} at ${speed}x until ${new Date(until!).toISOString()}`);
   return { clock, view: new ReplayView(store, clock.now) };
@@ -187,8 +187,8 @@ async function openLimiter(url: string, log: (line: string) => void): Promise<Sh
   });
 }
 
-/** The demo seed's size on disk as an SQLite file (15 days of 3 coins), for the note before it is made. */
-const DEMO_DB_MB = 270;
+/** The demo seed's size on disk as an SQLite file (15 days of 3 coins), for the note before it is made (test/readme-figures.test.ts measures it). */
+const DEMO_DB_MB = 220;
 
 /** Seeds an empty database and gives each demo account a key when it has none; returns the key lines to print. */
 async function prepareDemo(store: OpenedStore, deps: ServiceDeps, db: string): Promise<string[]> {

@@ -52,10 +52,14 @@ export function readClientFrame(text: string): ClientFrame {
   return { kind: 'subscribe', subscription: { coins, marketTypes: types, orderbook: o.orderbook === true } };
 }
 
-/** An omitted list is every value; otherwise each entry must parse (duplicates are dropped, order is the domain's). */
+/**
+ * An omitted list is every value; otherwise each entry must parse (duplicates are dropped, order
+ * is the domain's). An empty list would subscribe to nothing without a word: it is refused.
+ */
 function readList<T extends string>(raw: unknown, name: string, all: readonly T[], parse: (s: string) => T | undefined): readonly T[] | string {
   if (raw === undefined || raw === null) return all;
   if (!Array.isArray(raw)) return `"${name}" must be a list, e.g. ["${all[0]}"]; omit it for all.`;
+  if (raw.length === 0) return `"${name}" is empty: it would subscribe to nothing; name at least one (e.g. ["${all[0]}"]) or omit it for all. The subscription is unchanged.`;
   const picked = new Set<T>();
   for (const entry of raw as unknown[]) {
     const value = typeof entry === 'string' ? parse(entry) : undefined;

@@ -19,6 +19,7 @@ import { chooseMarkets } from '../../client/markets/market-selection.js';
 import { isPostgresUrl } from '../../store/db-path.js';
 import type { SnapshotsOptions } from './snapshots.js';
 import type { QueueFlags } from './backtest-queued.js';
+import { bookFieldsOf, noBookNote, watchBooks } from './backtest-book-check.js';
 
 /** The checked arguments and flags of `msnap backtest`. */
 export interface BacktestOptions extends Pick<SnapshotsOptions, 'target' | 'last' | 'from' | 'to'> {
@@ -142,12 +143,17 @@ async function runChecked(opts: BacktestOptions, deps: CliDeps, view: BacktestVi
   }
   let result;
   const opened = await sourceFor(opts.db, client, markets, range, deps.now);
+  // Only a rule on bid/ask has its markets looked through for a book.
+  const bookFields = bookFieldsOf(strategy);
+  const books = bookFields.length > 0 ? watchBooks(opened.source) : undefined;
   try {
-    result = await runBacktest(strategy, opened.source, params, { onProgress: progressHook(progress, markets.length, total, deps.now) });
+    result = await runBacktest(strategy, books?.source ?? opened.source, params, { onProgress: progressHook(progress, markets.length, total, deps.now) });
   } finally {
     progress.stop();
     await opened.close();
   }
+  const noBooks = books && noBookNote(bookFields, books.markets(), books.anyBook());
+  if (noBooks !== undefined) deps.note(noBooks);
   // A terminal gets the summary, the equity chart and the first trades; any other output the result itself.
   if (view.tableOnTerminal) view.write(renderBacktestText(result, view.width, view.color));
   else await exporter.record(isMakerResult(result) ? MAKER_RESULT_SCHEMA : RESULT_SCHEMA, result);

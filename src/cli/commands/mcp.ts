@@ -5,7 +5,8 @@ import type { Readable } from 'node:stream';
 import { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { runWithDeps } from '../deps.js';
-import { addLocalDbOption } from '../global-options.js';
+import { addLocalDbOption, readGlobals } from '../global-options.js';
+import { isPostgresUrl } from '../../store/db-path.js';
 
 /** The `mcp` command. */
 export function mcpCommand(ctx: CliContext): Command {
@@ -27,6 +28,7 @@ Register it with an MCP client, e.g. in its JSON configuration:
         // The SDK and the reader load only when this command runs (every command builds this one).
         const [{ serveMcp }, { MsnapReader }] = await Promise.all([import('../../mcp/mcp-server.js'), import('../../lib/reader.js')]);
         let reader: Promise<InstanceType<typeof MsnapReader>> | undefined;
+        const db = readGlobals(cmd).db;
         await serveMcp(
           {
             // Opened on the first tool call: a missing key is then that call's error, not a dead server.
@@ -36,6 +38,8 @@ Register it with an MCP client, e.g. in its JSON configuration:
             }),
             now: deps.now,
             redact: deps.redact,
+            // A PostgreSQL store is read through the reader, as the CLI's backtest reads it.
+            ...(db !== undefined && !isPostgresUrl(db) ? { storeFile: db } : {}),
           },
           ctx.stdin as Readable,
           ctx.stdout,

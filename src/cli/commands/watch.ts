@@ -132,7 +132,7 @@ export function watchCommand(ctx: CliContext): Command {
       `
 Writes each snapshot once, oldest first, from the start of the market: the market's rows so far,
 then new ones as they arrive. Ends with exit 0 when the market resolves (with --follow: never, the
-series goes on); Ctrl-C also ends it with exit 0 and the output complete (an -o file written, a
+series goes on) or a replay server's clock has reached its end (with a note); Ctrl-C also ends it with exit 0 and the output complete (an -o file written, a
 JSON array closed). A live table on a terminal (plain columns, a row per snapshot), NDJSON when
 piped; --csv, --ndjson, --json and -o FILE as for \`msnap snapshots\`.
 Where the server offers no stream (the hosted service, a static msnap serve) it polls within the

@@ -20,6 +20,8 @@ export interface Selection {
   windowEnd?: WindowEnd;
   /** The oldest market the listing reached (the window's oldest, when it ended there). */
   oldestListed?: Market;
+  /** Markets of the range (or before the latest `last`) passed over because they hold no snapshots. */
+  skipped: number;
 }
 
 /**
@@ -40,6 +42,7 @@ export async function selectMarkets(
   const picked: Market[] = [];
   let windowEnd: WindowEnd | undefined;
   let oldestListed: Market | undefined;
+  let skipped = 0;
   for await (const m of client.markets({
     coin,
     marketType,
@@ -49,14 +52,18 @@ export async function selectMarkets(
     ...(opts.to !== undefined ? { endTime: opts.to } : {}),
   })) {
     oldestListed = m;
-    if (m.snapshot_count <= 0) continue;
     if (startMin !== undefined && m.start_time < startMin) continue;
     if (opts.to !== undefined && m.start_time >= opts.to) continue;
+    if (m.snapshot_count <= 0) {
+      skipped += 1;
+      continue;
+    }
     picked.push(m);
     if (picked.length >= want) break;
   }
   return {
     markets: picked.reverse(),
+    skipped,
     ...(windowEnd ? { windowEnd } : {}),
     ...(oldestListed ? { oldestListed } : {}),
   };
@@ -105,6 +112,11 @@ export async function explainSelection(
     `only ${sel.markets.length} ${coin} ${marketType} market${sel.markets.length === 1 ? ' has' : 's have'} snapshots${within}; --last ${opts.last} asked for more`;
   const tooFew = short && sel.windowEnd !== undefined;
   if (short && !tooFew) note(fewer(''));
+  // A range takes every market in it that has snapshots: those without are said, as --last's shortfall is.
+  const ranged = opts.from !== undefined || opts.to !== undefined;
+  if (ranged && sel.skipped > 0 && sel.markets.length > 0) {
+    note(`${sel.skipped} ${coin} ${marketType} market${sel.skipped === 1 ? '' : 's'}${rangeText(opts)} ${sel.skipped === 1 ? 'has' : 'have'} no snapshots and ${sel.skipped === 1 ? 'is' : 'are'} left out`);
+  }
   const empty = sel.markets.length === 0 && (opts.from !== undefined || opts.to !== undefined);
   if (!cutShort && !tooFew && !empty) return;
   const w = await windowStartOf(client, coin, marketType);

@@ -25,7 +25,12 @@ export interface PollOptions {
   /** Resolves after ms, or at once when `signal` aborts. */
   sleep(ms: number, signal: AbortSignal): Promise<void>;
   signal: AbortSignal;
+  /** True once the service's data can no longer change (a replay past its end); absent: never asked. */
+  ended?: () => Promise<boolean>;
 }
+
+/** How a polled market's watch ended: it resolved, the replay ended before it did, or `signal` stopped it. */
+export type PollEnd = 'resolved' | 'ended' | 'stopped';
 
 /**
  * Use for one poll: the market's snapshots newer than the cursor (all of them the first time), a
@@ -41,25 +46,27 @@ export async function* newSnapshots(client: MsnapApi, id: string, cursor: Snapsh
 }
 
 /**
- * Use to watch `market` by polling until it resolves (or `signal` aborts), from where the cursor
- * stands. Yields new snapshots, oldest first.
+ * Use to watch `market` by polling until it resolves, the replay ends (`opts.ended`) or `signal`
+ * aborts, from where the cursor stands. Yields new snapshots, oldest first; returns how it ended.
  */
-export async function* pollMarket(client: MsnapApi, market: Market, cursor: SnapshotCursor, opts: PollOptions): AsyncGenerator<Snapshot[]> {
+export async function* pollMarket(client: MsnapApi, market: Market, cursor: SnapshotCursor, opts: PollOptions): AsyncGenerator<Snapshot[], PollEnd> {
   const id = market.market_id;
-  let resolved = market.status === 'resolved';
+  let last: PollEnd | undefined = market.status === 'resolved' ? 'resolved' : undefined;
   while (!opts.signal.aborted) {
     let any = false;
     for await (const rows of newSnapshots(client, id, cursor, opts.includeOrderbook)) {
       any = true;
       yield rows;
     }
-    if (resolved) return;
+    if (last) return last;
     // Nothing new: has it ended? (While rows keep coming it has not: no request is spent asking.)
     if (!any) {
-      resolved = (await client.market(id)).status === 'resolved';
-      // One more poll takes what became visible between the last one and the resolution.
-      if (resolved) continue;
+      if ((await client.market(id)).status === 'resolved') last = 'resolved';
+      else if ((await opts.ended?.()) === true) last = 'ended';
+      // One more poll takes what became visible between the last one and the end.
+      if (last) continue;
     }
     await opts.sleep(opts.intervalMs, opts.signal);
   }
+  return 'stopped';
 }

@@ -6,7 +6,7 @@ import { parseMarketId, type Market, type Snapshot } from '../../domain/market.j
 import { NotFoundError } from '../../errors.js';
 import { StreamFeed } from './stream-feed.js';
 import type { StreamOpening } from './stream-events.js';
-import type { MsnapApi } from '../types.js';
+import type { MsnapApi, ServiceClock } from '../types.js';
 import { SnapshotCursor } from './watch-cursor.js';
 import { newSnapshots, pollIntervalMs, pollMarket, type PollOptions } from './watch-poll.js';
 import { firstMarket, marketStartingFrom, newestMarket, targetSeries, type WatchTarget } from './watch-series.js';
@@ -36,7 +36,15 @@ export interface WatchOptions {
 export async function* watchSnapshots(client: MsnapApi, target: WatchTarget, opts: WatchOptions): AsyncGenerator<Snapshot[]> {
   const series = targetSeries(target);
   const intervalMs = opts.intervalMs ?? pollIntervalMs(await client.limits().catch(() => undefined));
-  const poll: PollOptions = { includeOrderbook: opts.includeOrderbook, intervalMs, sleep: opts.sleep, signal: opts.signal };
+  const clock = client.capabilities().clock;
+  const poll: PollOptions = {
+    includeOrderbook: opts.includeOrderbook,
+    intervalMs,
+    sleep: opts.sleep,
+    signal: opts.signal,
+    ...(clock ? { ended: async () => replayEnded(await clock()) } : {}),
+  };
+  const next = (end: number) => nextMarket(client, series, end, poll, opts.note);
   // An unknown market, or none active without --follow, fails before any stream is opened.
   const first = await firstMarket(client, target);
   if (!first && 'coin' in target && !opts.follow) {
@@ -46,8 +54,8 @@ export async function* watchSnapshots(client: MsnapApi, target: WatchTarget, opt
   const feed = opts.mode === 'poll' ? undefined : await openFeed(client, series, opts);
   let market = named;
   try {
-    if (!market && 'marketId' in target) market = await nextMarket(client, series, parseMarketId(target.marketId)!.startTime, poll);
-    else if (!market) market = await nextMarket(client, series, (await newestMarket(client, series))?.end_time ?? 0, poll);
+    if (!market && 'marketId' in target) market = await next(parseMarketId(target.marketId)!.startTime);
+    else if (!market) market = await next((await newestMarket(client, series))?.end_time ?? 0);
     if (market && 'marketId' in target && !named && market.market_id !== target.marketId) throw new NotFoundError(`market ${target.marketId} not found`);
     while (market && !opts.signal.aborted) {
       const cursor = new SnapshotCursor();
@@ -56,20 +64,20 @@ export async function* watchSnapshots(client: MsnapApi, target: WatchTarget, opt
       if (live) {
         yield* streamMarket(client, market, cursor, feed!, poll);
         if (feed!.state === 'end') {
-          opts.note('the replay has ended: no more snapshots will come');
+          opts.note(REPLAY_ENDED);
           return;
         }
         if (feed!.state === 'lost') {
           opts.note(`the stream closed (${feed!.lostBecause}); polling from here`);
           feed!.stream.close();
-          yield* pollMarket(client, market, cursor, poll);
+          if ((yield* pollMarket(client, market, cursor, poll)) === 'ended') return opts.note(REPLAY_ENDED);
         }
         feed!.drop(market.market_id);
-      } else {
-        yield* pollMarket(client, market, cursor, poll);
+      } else if ((yield* pollMarket(client, market, cursor, poll)) === 'ended') {
+        return opts.note(REPLAY_ENDED);
       }
       if (!opts.follow) return;
-      market = await nextMarket(client, series, market.end_time, poll);
+      market = await next(market.end_time);
     }
   } finally {
     feed?.stream.close();
@@ -100,11 +108,38 @@ async function openFeed(client: MsnapApi, series: ReturnType<typeof targetSeries
   return undefined;
 }
 
-// The market after `end` in the series, waiting for it to open (undefined: stopped first).
-async function nextMarket(client: MsnapApi, series: ReturnType<typeof targetSeries>, end: number, poll: PollOptions): Promise<Market | undefined> {
+const REPLAY_ENDED = 'the replay has ended: no more snapshots will come';
+
+/** True for a replay clock that has reached its end (nothing the service shows will change). */
+function replayEnded(clock: ServiceClock | undefined): boolean {
+  return clock?.mode === 'replay' && clock.until !== null && clock.now >= clock.until;
+}
+
+// The market after `end` in the series, waiting for it to open (undefined: stopped first, or the
+// replay ended). An empty look asks the service's clock (the first one, and each one while a
+// replay runs), so a wait that could only end by Ctrl-C is said: a replay past its end ends the
+// watch, a static store's wait is noted once.
+async function nextMarket(client: MsnapApi, series: ReturnType<typeof targetSeries>, end: number, poll: PollOptions, note: (message: string) => void): Promise<Market | undefined> {
+  let first = true;
+  let replaying = false;
   while (!poll.signal.aborted) {
     const next = await marketStartingFrom(client, series, end);
     if (next) return next;
+    if (first || replaying) {
+      const clock = await client.capabilities().clock?.();
+      if (replayEnded(clock)) {
+        note(REPLAY_ENDED);
+        return undefined;
+      }
+      if (first && clock?.mode === 'static') {
+        note(
+          `no ${series.coin} ${series.marketType} market after ${new Date(end).toISOString()} yet, and this msnap serve's data is static ` +
+            '(no --live or --replay): one comes only if a recorder writes to its store; waiting (Ctrl-C ends the watch)',
+        );
+      }
+      replaying = clock?.mode === 'replay';
+      first = false;
+    }
     await poll.sleep(poll.intervalMs, poll.signal);
   }
   return undefined;
