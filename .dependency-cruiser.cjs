@@ -90,9 +90,9 @@ module.exports = {
     {
       name: 'fill-model-is-neutral',
       severity: 'error',
-      comment: 'The fill, fee and rounding model the backtest and paper trading share depends on the domain alone.',
-      from: { path: '^src/backtest/(fills|rounding|order-fill|series-builder|result|fee-model|maker-fill)\\.ts$' },
-      to: { path: '^src/', pathNot: ['^src/domain/', '^src/backtest/(fills|rounding|order-fill|series-builder|result|fee-model|maker-fill)\\.ts$'] },
+      comment: 'The fill, fee and rounding model the backtest and paper trading share (src/backtest/model, and the columns snapshots are packed into) depends on the domain alone.',
+      from: { path: '^src/backtest/(model/|series/series-builder\\.ts$)' },
+      to: { path: '^src/', pathNot: ['^src/domain/', '^src/backtest/model/', '^src/backtest/series/series-builder\\.ts$'] },
     },
     {
       name: 'server-never-imports-dashboard',

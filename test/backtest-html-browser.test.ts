@@ -6,9 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBacktest } from '../src/backtest/engine.js';
+import { runBacktest } from '../src/backtest/engine/engine.js';
 import { renderHtmlReport } from '../src/backtest/html-report.js';
-import type { BacktestResult } from '../src/backtest/result.js';
+import type { BacktestResult } from '../src/backtest/model/result.js';
 import { book, seriesOf, snap, sourceOf, testMarket } from '../src/backtest/test-support/markets.js';
 
 const CHROMIUM = '/usr/bin/chromium';

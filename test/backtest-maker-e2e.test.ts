@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Market, Snapshot } from '../src/domain/market.js';
-import type { BacktestResult } from '../src/backtest/result.js';
+import type { BacktestResult } from '../src/backtest/model/result.js';
 import { referenceBacktest, type RefRule } from '../src/backtest/test-support/reference-backtest.js';
 import { lastDigit } from '../src/backtest/test-support/random-case.js';
 import { buildIfStale, msnap, ROOT, seed } from './support/msnap-process.js';

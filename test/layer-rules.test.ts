@@ -20,7 +20,7 @@ const TREE: Record<string, string> = {
   'src/service/start-service.ts': "import { openStore } from '../store/open-store';\nexport const startService = openStore;\n",
   'src/store/open-store.ts': "export const openStore = 1;\nexport const openLater = () => import('./sqlite/open');\n",
   'src/store/sqlite/open.ts': "import Database from 'better-sqlite3';\nexport const open = Database;\n",
-  'src/backtest/local-source.ts': "import { open } from '../store/sqlite/open';\nimport { openStore } from '../store/open-store';\nexport const s = [open, openStore];\n",
+  'src/backtest/series/local-source.ts': "import { open } from '../../store/sqlite/open';\nimport { openStore } from '../../store/open-store';\nexport const s = [open, openStore];\n",
   'src/backtest/driver.ts': "import Database from 'better-sqlite3';\nexport const d = Database;\n",
   'src/mcp/tools.test.ts': "import { x } from '../cli/arguments';\nexport const compared = x;\n",
 };
@@ -56,7 +56,7 @@ describe('the layer rules', () => {
 
   it('refuse a store backend or a driver in the backtest, and allow the port that loads one lazily', () => {
     const backend = violations.filter((v) => v.rule === 'backtest-never-imports-a-backend').map((v) => `${v.from} -> ${v.to}`);
-    expect(backend.sort()).toEqual(['src/backtest/driver.ts -> better-sqlite3', 'src/backtest/local-source.ts -> src/store/sqlite/open.ts']);
+    expect(backend.sort()).toEqual(['src/backtest/driver.ts -> better-sqlite3', 'src/backtest/series/local-source.ts -> src/store/sqlite/open.ts']);
   });
 
   it('find nothing else in the tree: the CLI over the service, the service over the store port', () => {

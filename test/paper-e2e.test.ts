@@ -8,7 +8,7 @@ import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Market, Snapshot } from '../src/domain/market.js';
-import { MARKET_FEES } from '../src/backtest/fee-model.js';
+import { MARKET_FEES } from '../src/backtest/model/fee-model.js';
 import { executeOrder, type PaperBook } from '../src/paper/paper-account.js';
 import { buildIfStale, createKey, msnap, seed, startServe, type Served } from './support/msnap-process.js';
 import { databaseAvailable, throwawayDatabase, type ThrowawayDatabase } from './support/throwaway-database.js';

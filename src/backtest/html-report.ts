@@ -1,6 +1,6 @@
 // `--html FILE`: one self-contained page (no script, no network): the summary, the equity curve
 // and a per-market PnL histogram as inline SVG, and the trades. The same result gives the same bytes.
-import type { BacktestResult, Trade } from './result.js';
+import type { BacktestResult, Trade } from './model/result.js';
 
 /** Trades the page lists; a run with more says so and points at --trades. */
 export const HTML_TRADES = 2000;

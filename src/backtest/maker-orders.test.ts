@@ -3,8 +3,8 @@
 // a run without maker orders writing version 2's output unchanged. The fill rules themselves are
 // held to the reference in reference-model.test.ts.
 import { describe, expect, it } from 'vitest';
-import { runBacktest } from './engine.js';
-import { checkRule, type ModuleStrategy, type RuleStrategy } from './strategy.js';
+import { runBacktest } from './engine/engine.js';
+import { checkRule, type ModuleStrategy, type RuleStrategy } from './strategy/strategy.js';
 import { book, seriesOf, snap, sourceOf, testMarket } from './test-support/markets.js';
 
 const m = testMarket(0, 'Up');

@@ -2,9 +2,9 @@
 // strategies"), over generated markets with books, gaps in the books, latency and both outcomes.
 import { describe, expect, it } from 'vitest';
 import type { Snapshot } from '../domain/market.js';
-import { runBacktest } from './engine.js';
-import type { BacktestParams } from './params.js';
-import type { ModuleStrategy, RuleCondition, RuleStrategy, StrategySnapshot } from './strategy.js';
+import { runBacktest } from './engine/engine.js';
+import type { BacktestParams } from './engine/params.js';
+import type { ModuleStrategy, RuleCondition, RuleStrategy, StrategySnapshot } from './strategy/strategy.js';
 import { book, seriesOf, snap, sourceOf, testMarket } from './test-support/markets.js';
 import { mulberry32 as prng } from '../random/prng.js';
 

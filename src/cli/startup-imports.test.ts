@@ -44,7 +44,7 @@ describe('CLI startup', () => {
 
   it('loads no backtest engine, replay clock, limiter, dashboard or MCP code until its command runs', () => {
     // Each of these once crept into every start (+34 ms for `msnap markets`, bench figure 10).
-    const late = /^(backtest\/(?!sweep-plan|params|strategy|load-strategy)|replay\/|ratelimit\/(?!redis-url)|dashboard\/(?!signup-default)|mcp\/|lib\/|store\/seed\/(?!seed-defaults)|random\/|realdata\/)/;
+    const late = /^(backtest\/(?!sweep\/sweep-plan|engine\/params|strategy\/strategy|strategy\/load-strategy)|replay\/|ratelimit\/(?!redis-url)|dashboard\/(?!signup-default)|mcp\/|lib\/|store\/seed\/(?!seed-defaults)|random\/|realdata\/)/;
     expect(relative.filter((f) => late.test(f))).toEqual([]);
   });
 

@@ -7,8 +7,8 @@ import type { QualityReport } from '../analysis/quality.js';
 import type { AtResult } from '../client/types.js';
 import { MsnapError, UsageError } from '../errors.js';
 import type { MsnapReader, Time } from '../lib/reader.js';
-import type { RuleStrategy } from '../backtest/strategy.js';
-import type { OpenedSource } from '../backtest/local-source.js';
+import type { RuleStrategy } from '../backtest/strategy/strategy.js';
+import type { OpenedSource } from '../backtest/series/local-source.js';
 import type { MarketSource } from '../domain/market-series.js';
 
 /** The most any one answer holds: markets listed, snapshots sampled. */
@@ -177,10 +177,10 @@ export async function backtest(
   data: BacktestData,
 ) {
   const [{ runBacktest }, { loadStrategy }, { apiMarketSource }, { resolveParams }] = await Promise.all([
-    import('../backtest/engine.js'),
-    import('../backtest/load-strategy.js'),
-    import('../backtest/snapshot-series.js'),
-    import('../backtest/params.js'),
+    import('../backtest/engine/engine.js'),
+    import('../backtest/strategy/load-strategy.js'),
+    import('../backtest/series/snapshot-series.js'),
+    import('../backtest/engine/params.js'),
   ]);
   // Checked before any data is read, as the command does.
   // JSON holds no functions, so this is always a rule (a module strategy is code: the CLI's alone).
@@ -210,7 +210,7 @@ export async function backtest(
   const epochs = reader.epochRange(range);
   let opened: OpenedSource;
   if (data.storeFile !== undefined) {
-    const { openLocalSource } = await import('../backtest/local-source.js');
+    const { openLocalSource } = await import('../backtest/series/local-source.js');
     opened = await openLocalSource(data.storeFile, markets, epochs, data.now);
   } else {
     opened = { source: apiMarketSource(reader.core, markets, epochs), close: async () => {} };

@@ -2,10 +2,10 @@
 // the spec's plain reference implementation) give on the same snapshot, sells realise against the
 // average price, resolved markets settle as the backtest settles them, and refusals say why.
 import { describe, expect, it } from 'vitest';
-import { runBacktest } from '../backtest/engine.js';
-import { flatFees, MARKET_FEES } from '../backtest/fee-model.js';
-import type { Trade } from '../backtest/result.js';
-import type { RuleStrategy } from '../backtest/strategy.js';
+import { runBacktest } from '../backtest/engine/engine.js';
+import { flatFees, MARKET_FEES } from '../backtest/model/fee-model.js';
+import type { Trade } from '../backtest/model/result.js';
+import type { RuleStrategy } from '../backtest/strategy/strategy.js';
 import { referenceBacktest } from '../backtest/test-support/reference-backtest.js';
 import { book, seriesOf, snap, sourceOf, testMarket } from '../backtest/test-support/markets.js';
 import type { Market, Snapshot } from '../domain/market.js';

@@ -4,11 +4,11 @@
 // account, runs these and stores what they changed, in one transaction.
 import type { Market, Snapshot } from '../domain/market.js';
 import type { OutcomeSide } from '../domain/market-series.js';
-import { addShares, fillOrder, payoutOf, settleLine, tradeLine, type OrderTicket } from '../backtest/order-fill.js';
-import type { FeeModel } from '../backtest/fee-model.js';
-import type { Trade } from '../backtest/result.js';
-import { round5, round6 } from '../backtest/rounding.js';
-import { SeriesBuilder } from '../backtest/series-builder.js';
+import { addShares, fillOrder, payoutOf, settleLine, tradeLine, type OrderTicket } from '../backtest/model/order-fill.js';
+import type { FeeModel } from '../backtest/model/fee-model.js';
+import type { Trade } from '../backtest/model/result.js';
+import { round5, round6 } from '../backtest/model/rounding.js';
+import { SeriesBuilder } from '../backtest/series/series-builder.js';
 import type { PaperMoney, PaperOrderLine, PaperPosition } from '../store/paper-ledger.js';
 
 /** An order as the API takes it (checked). */

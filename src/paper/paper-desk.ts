@@ -7,7 +7,7 @@ import type { Market, Snapshot } from '../domain/market.js';
 import { orderRecord, type PaperLedger, type PaperOrderRecord } from '../store/paper-ledger.js';
 import type { Store } from '../store/store.js';
 import { accountView, executeOrder, settleResolved, type AccountView, type OrderRequest, type PaperBook, type PaperStep } from './paper-account.js';
-import { flatFees, MARKET_FEES, type FeeModel } from '../backtest/fee-model.js';
+import { flatFees, MARKET_FEES, type FeeModel } from '../backtest/model/fee-model.js';
 import type { PaperSettings } from './paper-settings.js';
 
 // A position in a market read after the markets were fetched (a concurrent order opened it): the

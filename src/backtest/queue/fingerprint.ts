@@ -4,7 +4,7 @@
 // sides compute it without reading a snapshot.
 import { createHash } from 'node:crypto';
 import type { Market } from '../../domain/market.js';
-import type { SnapshotRange } from '../snapshot-series.js';
+import type { SnapshotRange } from '../series/snapshot-series.js';
 
 /** What a worker compares with the submitter's before it runs a job. */
 export interface MarketsFingerprint {

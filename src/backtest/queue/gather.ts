@@ -5,7 +5,7 @@
 // that finished while no submitter was listening).
 import { Queue, QueueEvents, type Job } from 'bullmq';
 import { MsnapError, UsageError } from '../../errors.js';
-import type { BacktestSummary } from '../result.js';
+import type { BacktestSummary } from '../model/result.js';
 import type { QueueConnection } from './queue-connection.js';
 import { sweepJobs, type QueuedSweep, type SweepItem, type SweepJobData, type SweepJobResult } from './sweep-job.js';
 

@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MsnapError } from '../../errors.js';
 import { parseRedisUrl } from '../../ratelimit/redis-url.js';
-import type { BacktestSummary } from '../result.js';
+import type { BacktestSummary } from '../model/result.js';
 import { marketsFingerprint } from './fingerprint.js';
 import { gatherQueuedSweep, type GatherProgress } from './gather.js';
 import { connectQueue, type QueueConnection } from './queue-connection.js';

@@ -4,10 +4,10 @@
 import type { Market } from '../../domain/market.js';
 import type { MarketSeries, MarketSource } from '../../domain/market-series.js';
 import { StoreMismatchError } from '../../errors.js';
-import { runBacktest } from '../engine.js';
-import { loadStrategy } from '../load-strategy.js';
-import type { OpenedSource } from '../local-source.js';
-import type { SnapshotRange } from '../snapshot-series.js';
+import { runBacktest } from '../engine/engine.js';
+import { loadStrategy } from '../strategy/load-strategy.js';
+import type { OpenedSource } from '../series/local-source.js';
+import type { SnapshotRange } from '../series/snapshot-series.js';
 import { fingerprintDifference, marketsFingerprint } from './fingerprint.js';
 import { isModuleFile, strategyFile } from './strategy-text.js';
 import type { SweepJobData, SweepJobResult } from './sweep-job.js';

@@ -2,9 +2,9 @@
 // sweep (the strategy as text, the markets, the parameters, the data's fingerprint) and the
 // combinations of one job, each with its index in the local sweep's order; and what comes back.
 import { createHash } from 'node:crypto';
-import type { BacktestParams } from '../params.js';
-import type { BacktestSummary } from '../result.js';
-import type { SnapshotRange } from '../snapshot-series.js';
+import type { BacktestParams } from '../engine/params.js';
+import type { BacktestSummary } from '../model/result.js';
+import type { SnapshotRange } from '../series/snapshot-series.js';
 import type { MarketsFingerprint } from './fingerprint.js';
 
 /** A strategy file carried as text, so a worker on another machine needs no shared files. */

@@ -3,9 +3,9 @@
 import { expect } from 'vitest';
 import type { FeeSchedule } from '../../domain/fee-schedule.js';
 import { marketId, MARKET_DURATION_MS, type Coin, type Market, type MarketType, type Snapshot } from '../../domain/market.js';
-import { loadStrategy } from '../load-strategy.js';
-import { runBacktest } from '../engine.js';
-import { seriesFromSnapshots } from '../snapshot-series.js';
+import { loadStrategy } from '../strategy/load-strategy.js';
+import { runBacktest } from '../engine/engine.js';
+import { seriesFromSnapshots } from '../series/snapshot-series.js';
 import { referenceBacktest, type RefParams, type RefRule } from './reference-backtest.js';
 
 export type Hand = { market: Market; snapshots: Snapshot[] };

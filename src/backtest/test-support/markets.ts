@@ -1,7 +1,7 @@
 // Hand-made markets for the engine's tests: a 5-minute market and snapshots with optional books.
 import type { Market, OrderbookSide, Snapshot } from '../../domain/market.js';
 import type { MarketSeries, MarketSource } from '../../domain/market-series.js';
-import { seriesFromSnapshots } from '../snapshot-series.js';
+import { seriesFromSnapshots } from '../series/snapshot-series.js';
 
 /** Start of the first test market. */
 export const T0 = 1_795_300_000_000;

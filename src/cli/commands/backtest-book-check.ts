@@ -1,7 +1,7 @@
 // Whether a rule that reads the book (`bid`, `ask`) met any book at all: over a store without
 // orderbooks such a condition is never true, so the run places no order, and the reason is said.
 import type { MarketSeries, MarketSource } from '../../domain/market-series.js';
-import type { RuleStrategy, Strategy } from '../../backtest/strategy.js';
+import type { RuleStrategy, Strategy } from '../../backtest/strategy/strategy.js';
 
 /** The book fields a rule condition names, in the order the rule names them (empty for a module strategy). */
 export function bookFieldsOf(strategy: Strategy): string[] {

@@ -2,8 +2,8 @@
 // queue (BullMQ) for `msnap worker` processes on any machine, and their summaries come back into
 // the local sweep's order, so the table is the local sweep's byte for byte (docs/sweep-queue.md).
 import type { Market } from '../../domain/market.js';
-import type { BacktestSummary } from '../../backtest/result.js';
-import type { SnapshotRange } from '../../backtest/snapshot-series.js';
+import type { BacktestSummary } from '../../backtest/model/result.js';
+import type { SnapshotRange } from '../../backtest/series/snapshot-series.js';
 import { connectQueue } from '../../backtest/queue/queue-connection.js';
 import { marketsFingerprint } from '../../backtest/queue/fingerprint.js';
 import { gatherQueuedSweep } from '../../backtest/queue/gather.js';
@@ -11,7 +11,7 @@ import { readStrategyText } from '../../backtest/queue/strategy-text.js';
 import { sweepId, type QueuedSweep } from '../../backtest/queue/sweep-job.js';
 import type { CliDeps } from '../deps.js';
 import type { Progress } from '../output/terminal/progress.js';
-import type { BacktestParams } from '../../backtest/params.js';
+import type { BacktestParams } from '../../backtest/engine/params.js';
 import type { RedisTarget } from '../../ratelimit/redis-url.js';
 
 /** The --queue flags of `msnap backtest`. */

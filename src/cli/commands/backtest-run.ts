@@ -2,14 +2,14 @@
 // any data, choose the markets as `msnap snapshots` does, run, and write the result.
 import type { Coin, Market, MarketType } from '../../domain/market.js';
 import type { MsnapApi } from '../../client/types.js';
-import { runBacktest, type BacktestHooks } from '../../backtest/engine.js';
-import { loadStrategy } from '../../backtest/load-strategy.js';
-import { consoleToStderr } from '../../backtest/strategy-console.js';
-import { resolveParams, type BacktestParams } from '../../backtest/params.js';
-import type { BacktestSummary } from '../../backtest/result.js';
-import { apiMarketSource, readPackedMarkets, type SnapshotRange } from '../../backtest/snapshot-series.js';
-import type { OpenedSource } from '../../backtest/local-source.js';
-import { combinations, type SweepAxis } from '../../backtest/sweep-plan.js';
+import { runBacktest, type BacktestHooks } from '../../backtest/engine/engine.js';
+import { loadStrategy } from '../../backtest/strategy/load-strategy.js';
+import { consoleToStderr } from '../../backtest/strategy/strategy-console.js';
+import { resolveParams, type BacktestParams } from '../../backtest/engine/params.js';
+import type { BacktestSummary } from '../../backtest/model/result.js';
+import { apiMarketSource, readPackedMarkets, type SnapshotRange } from '../../backtest/series/snapshot-series.js';
+import type { OpenedSource } from '../../backtest/series/local-source.js';
+import { combinations, type SweepAxis } from '../../backtest/sweep/sweep-plan.js';
 import type { CliDeps } from '../deps.js';
 import { isMakerResult, MAKER_RESULT_SCHEMA, MAKER_TRADE_SCHEMA, RESULT_SCHEMA, sweepSchema, TRADE_SCHEMA, type SweepRow } from '../output/schemas/backtest-schemas.js';
 import { renderBacktestText } from '../output/terminal/backtest-text.js';
@@ -72,7 +72,7 @@ const sqliteFile = (db: string | undefined): string | undefined => (db !== undef
 export async function sourceFor(db: string | undefined, client: MsnapApi, markets: readonly Market[], range: SnapshotRange, now: () => number): Promise<OpenedSource> {
   const file = sqliteFile(db);
   if (file !== undefined) {
-    const { openLocalSource } = await import('../../backtest/local-source.js');
+    const { openLocalSource } = await import('../../backtest/series/local-source.js');
     return openLocalSource(file, markets, range, now);
   }
   return { source: apiMarketSource(client, markets, range), close: async () => {} };
@@ -193,7 +193,7 @@ async function runSweep(
   const onDone = (done: number): void => {
     if (deps.now() - started >= QUIET_FIRST_MS) progress.update({ rows: done, total: sets.length, rowsUnit: 'runs' });
   };
-  const { runOnWorkers } = await import('../../backtest/sweep-pool.js');
+  const { runOnWorkers } = await import('../../backtest/sweep/sweep-pool.js');
   // Over the service the markets are read once (paced) and handed to every worker.
   const file = sqliteFile(opts.db);
   const data = file !== undefined ? { db: file, markets, range } : { packed: await readPackedMarkets(client, markets, range) };

@@ -2,8 +2,8 @@
 // the markets `msnap snapshots` would select (docs/backtest-model.md), from a local store or the service.
 import { Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import type { BacktestParams } from '../../backtest/params.js';
-import { checkRunCount, DEFAULT_MAX_RUNS, parseSweeps } from '../../backtest/sweep-plan.js';
+import type { BacktestParams } from '../../backtest/engine/params.js';
+import { checkRunCount, DEFAULT_MAX_RUNS, parseSweeps } from '../../backtest/sweep/sweep-plan.js';
 import { addLocalDbOption, readGlobals } from '../global-options.js';
 import type { CliContext } from '../context.js';
 import { runWithDeps } from '../deps.js';

@@ -4,8 +4,8 @@
 // requests get the v1 error body in the contract's check order, never a 500.
 import { afterAll, describe, expect, it } from 'vitest';
 import { availableBackends, usePostgres } from '../../../test/support/each-backend.js';
-import { runBacktest } from '../../backtest/engine.js';
-import { seriesFromSnapshots } from '../../backtest/snapshot-series.js';
+import { runBacktest } from '../../backtest/engine/engine.js';
+import { seriesFromSnapshots } from '../../backtest/series/snapshot-series.js';
 import type { Market, Snapshot } from '../../domain/market.js';
 import { ReplayView } from '../../replay/replay-view.js';
 import type { ServerClock } from '../../replay/server-clock.js';

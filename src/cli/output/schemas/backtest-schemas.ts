@@ -1,6 +1,6 @@
 // How `msnap backtest` results print: the whole result object for JSON and NDJSON, one flat
 // summary row for CSV, Parquet and the terminal; trades as a list; sweep rows with their values.
-import type { BacktestResult, BacktestSummary, Trade } from '../../../backtest/result.js';
+import type { BacktestResult, BacktestSummary, Trade } from '../../../backtest/model/result.js';
 import { isoCell, type CellValue, type Column, type ParquetType, type RecordSchema } from './schema.js';
 
 type SummaryKey = keyof BacktestSummary;

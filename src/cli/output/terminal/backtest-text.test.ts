@@ -1,7 +1,7 @@
 // The terminal view of a backtest: aligned summary pairs that never run together, the equity
 // chart, the first trades.
 import { describe, expect, it } from 'vitest';
-import { runBacktest } from '../../../backtest/engine.js';
+import { runBacktest } from '../../../backtest/engine/engine.js';
 import { book, seriesOf, snap, sourceOf, testMarket } from '../../../backtest/test-support/markets.js';
 import { renderBacktestText, TERMINAL_TRADES } from './backtest-text.js';
 import { sweepSchema } from '../schemas/backtest-schemas.js';

@@ -1,7 +1,7 @@
 // What a backtest shows on a terminal: the summary as aligned pairs, the equity curve (one point
 // per traded market) and the first trades. Pure: the result in, text out.
 import asciichart from 'asciichart';
-import type { BacktestResult } from '../../../backtest/result.js';
+import type { BacktestResult } from '../../../backtest/model/result.js';
 import { labelWidthFor, plotColumns } from './chart.js';
 import { isMakerResult, MAKER_TRADE_SCHEMA, TRADE_SCHEMA } from '../schemas/backtest-schemas.js';
 import { renderTable } from './table.js';
