@@ -17,6 +17,8 @@ export const EXIT = {
   output: 10,
   /** `msnap worker`: its store's markets differ from a queued sweep's (the job is put back for other workers). */
   storeMismatch: 11,
+  /** `msnap paper buy|sell`: the order was rejected or expired unfilled (it is printed first, its reason on stderr). */
+  orderRefused: 12,
   /** 128 + the signal's number, as a shell reports a process the signal ended. */
   interrupted: 130,
   terminated: 143,
@@ -36,6 +38,7 @@ export const EXIT_MEANINGS: Readonly<Record<keyof typeof EXIT, { label: string; 
   qualityProblems: { label: 'quality problems (--strict)', meaning: '`msnap quality --strict` found a problem (the report is written first)' },
   output: { label: 'cannot write the output (disk full)', meaning: 'the output could not be written midway (a full disk on stdout, -o FILE or a pull store); an -o file is left as it was' },
   storeMismatch: { label: 'store differs', meaning: "`msnap worker`: its store's markets differ from a queued sweep's (the fingerprint); the job is put back for the other workers" },
+  orderRefused: { label: 'paper order refused', meaning: '`msnap paper buy|sell`: the order was rejected (e.g. market_closed, no_liquidity) or expired unfilled; the order is written first, its reason on stderr' },
   interrupted: { label: 'interrupted (Ctrl-C)', meaning: 'interrupted (Ctrl-C, SIGINT); an -o file in progress is removed' },
   terminated: { label: 'terminated (SIGTERM)', meaning: 'terminated (SIGTERM); an -o file in progress is removed' },
 };
@@ -105,6 +108,11 @@ export class OutputError extends MsnapError {
 /** Thrown by `msnap worker` when its store's markets differ from those a queued sweep was submitted with. */
 export class StoreMismatchError extends MsnapError {
   override readonly exitCode = EXIT.storeMismatch;
+}
+
+/** Thrown by `msnap paper buy|sell` after writing an order the server rejected or that expired unfilled. */
+export class OrderRefusedError extends MsnapError {
+  override readonly exitCode = EXIT.orderRefused;
 }
 
 /** Thrown for any other HTTP failure (400 from the service, 5xx after retries); keeps status, body and URL. */

@@ -3,7 +3,7 @@
 // orders; reset. The hosted service has no paper trading: it answers with a one-line error.
 import { Command, Option } from 'commander';
 import type { PaperApi, PaperOrder } from '../../client/paper-types.js';
-import { NotFoundError, UsageError } from '../../errors.js';
+import { NotFoundError, OrderRefusedError, UsageError } from '../../errors.js';
 import { countArg } from '../../domain/arguments.js';
 import type { CliContext } from '../context.js';
 import { runWithDeps, type CliDeps } from '../deps.js';
@@ -17,7 +17,10 @@ async function paperOf(deps: CliDeps): Promise<{ paper: PaperApi; client: Awaite
   return { paper, client };
 }
 
-/** Places one order; a rejected order is printed like any other, with its reason on stderr. */
+/** Statuses of an order that traded nothing and never will (exit code 12 once the order is written). */
+const REFUSED: ReadonlySet<string> = new Set(['rejected', 'expired']);
+
+/** Places one order; a rejected order is written like any other (the caller then exits 12 with its reason). */
 export async function runPaperOrder(args: PaperOrderArgs, deps: CliDeps): Promise<PaperOrder> {
   const { paper, client } = await paperOf(deps);
   let marketId: string;
@@ -38,7 +41,6 @@ export async function runPaperOrder(args: PaperOrderArgs, deps: CliDeps): Promis
     ...(args.limit !== undefined ? { [priceField]: args.limit } : {}),
   });
   await (await deps.exporter()).record(PAPER_ORDER_SCHEMA, order);
-  if (order.status === 'rejected') deps.note(`order ${order.id} rejected: ${order.reason ?? 'no reason given'}`);
   return order;
 }
 
@@ -52,13 +54,21 @@ function orderCommand(ctx: CliContext, action: 'buy' | 'sell'): Command {
     .addHelpText(
       'after',
       `
+An order the server rejects (market_closed, no_snapshot, no_position, insufficient_cash, no_fill)
+is written like any other, then its reason on stderr and exit code 12.
+
 Examples:
   $ msnap paper ${action} BTC 5m up 10${action === 'buy' ? ' --max-price 0.6' : ''}
   $ msnap paper ${action} btc-updown-5m-1763769600 down 2.5 --json`,
     )
     .action(async (words: string[], flags: { maxPrice?: string; minPrice?: string }, cmd: Command) => {
       const args = parsePaperOrder(action, words, action === 'buy' ? flags.maxPrice : flags.minPrice);
-      await runWithDeps(ctx, cmd, (deps) => runPaperOrder(args, deps).then(() => undefined));
+      let order: PaperOrder | undefined;
+      await runWithDeps(ctx, cmd, async (deps) => {
+        order = await runPaperOrder(args, deps);
+      });
+      // After the order is written (and an -o file committed): the exit code tells scripts and bots.
+      if (order !== undefined && REFUSED.has(order.status)) throw new OrderRefusedError(`order ${order.id} ${order.status}: ${order.reason ?? 'no reason given'}`);
     });
 }
 
