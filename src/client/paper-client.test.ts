@@ -11,7 +11,7 @@ const paper = () => mock.client({ maxRetries: 3 }).capabilities().paper!;
 const ORDER = { market_id: 'btc-updown-5m-1763769600', side: 'up', action: 'buy', shares: 10, max_price: 0.6 } as const;
 const FILLED = {
   id: 7, status: 'filled', market_id: ORDER.market_id, side: 'up', action: 'buy', shares_requested: 10, shares: 10,
-  vwap: 0.55, fee: 0.17, filled_at: T0, depth: true, levels: 2, cash_after: 994.33, fee_shares: 0,
+  vwap: 0.55, fee: 0.17, filled_at: T0, depth: true, levels: 2, cash_after: 994.33, fee_shares: 0, type: 'market' as const, price: null, rebate: 0, expires_at: null,
 };
 
 describe('PaperClient', () => {
@@ -50,7 +50,7 @@ describe('PaperClient', () => {
   });
 
   it('reads the account, its orders and reset, and refuses a body that is not one', async () => {
-    const account = { cash: 994.33, positions: [{ market_id: ORDER.market_id, side: 'up', shares: 10, avg_price: 0.55 }], realized_pnl: 0, fees: 0.17 };
+    const account = { cash: 994.33, positions: [{ market_id: ORDER.market_id, side: 'up', shares: 10, avg_price: 0.55 }], realized_pnl: 0, fees: 0.17, reserved_cash: 0, rebates: 0 };
     mock.agent.get(BASE).intercept({ path: '/v1/paper/account', method: 'GET' }).reply(200, account, { headers: JSON_HEADERS });
     expect(await paper().account()).toEqual(account);
     mock.agent.get(BASE).intercept({ path: '/v1/paper/orders?limit=5&offset=0', method: 'GET' }).reply(200, { orders: [FILLED], total: 1, limit: 5, offset: 0 }, { headers: JSON_HEADERS });

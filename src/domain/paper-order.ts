@@ -9,6 +9,9 @@ import type { OutcomeSide } from './market-series.js';
  */
 export type PaperOrderStatus = 'filled' | 'partial' | 'rejected' | 'open' | 'cancelled' | 'expired';
 
+/** The longest time to live of a paper limit order (31 days: longer than any market it can rest on). */
+export const MAX_PAPER_TTL_MS = 31 * 24 * 3600 * 1000;
+
 /** `market`: fill-and-kill at once; `limit`: a resting (maker, post-only) order at `price`. */
 export type PaperOrderType = 'market' | 'limit';
 

@@ -1,6 +1,7 @@
 // The body of POST /v1/paper/orders, checked field by field: every bad field is named in one 400
 // (the v1 error body), unknown fields included, so a typo such as "max_prize" never passes silently.
 // "type":"market" (the default) executes at once; "type":"limit" posts a resting maker order.
+import { MAX_PAPER_TTL_MS } from '../../domain/paper-order.js';
 import type { OrderRequest } from '../../paper/paper-account.js';
 import type { LimitRequest } from '../../paper/paper-maker.js';
 import type { ParamFailure } from '../error-kind.js';
@@ -9,8 +10,6 @@ import { HttpException, quote } from '../http-error.js';
 const FIELDS = ['market_id', 'side', 'action', 'shares', 'max_price', 'min_price', 'type', 'price', 'ttl_ms', 'post_only'];
 /** The most shares one order may ask for (msnap decision: far above any book, far below float trouble). */
 export const MAX_ORDER_SHARES = 1_000_000_000;
-/** The longest time to live of a limit order: 31 days, longer than any market it can rest on. */
-export const MAX_TTL_MS = 31 * 24 * 3600 * 1000;
 
 /** A checked order body: a market order, or a limit order to post. */
 export type OrderBody = { type: 'market'; order: OrderRequest } | { type: 'limit'; order: LimitRequest };
@@ -64,8 +63,8 @@ export function orderRequest(value: unknown): OrderBody {
     const p = body.price;
     if (p !== undefined && !(typeof p === 'number' && p > 0 && p < 1)) fail('price', `Field price must be a number > 0 and < 1; got ${shown(p)}.`);
     const ttl = body.ttl_ms;
-    if (ttl !== undefined && !(typeof ttl === 'number' && Number.isInteger(ttl) && ttl > 0 && ttl <= MAX_TTL_MS)) {
-      fail('ttl_ms', `Field ttl_ms must be a whole number of milliseconds > 0 and <= ${MAX_TTL_MS}; got ${shown(ttl)}.`);
+    if (ttl !== undefined && !(typeof ttl === 'number' && Number.isInteger(ttl) && ttl > 0 && ttl <= MAX_PAPER_TTL_MS)) {
+      fail('ttl_ms', `Field ttl_ms must be a whole number of milliseconds > 0 and <= ${MAX_PAPER_TTL_MS}; got ${shown(ttl)}.`);
     }
     if (body.post_only !== undefined && body.post_only !== true) fail('post_only', 'Field post_only must be true: paper limit orders are post-only (a crossing order is rejected, "crosses").');
   } else {
