@@ -10,7 +10,6 @@ import type { Trade } from '../backtest/result.js';
 import { round5, round6 } from '../backtest/rounding.js';
 import { SeriesBuilder } from '../backtest/series-builder.js';
 import type { PaperMoney, PaperOrderLine, PaperPosition, RestingOrder } from '../store/paper-ledger.js';
-import { reservedShares } from './paper-maker.js';
 
 /** An order as the API takes it (checked). */
 export interface OrderRequest {
@@ -135,6 +134,13 @@ export function settleResolved(book: PaperBook, marketOf: (id: string) => Market
     step.touched.push(p);
   }
   return step;
+}
+
+/** The shares a key has promised to resting sells of `side` of `marketId`: a market order cannot sell them. */
+export function reservedShares(resting: readonly RestingOrder[], marketId: string, side: OutcomeSide): number {
+  let n = 0;
+  for (const r of resting) if (r.action === 'sell' && r.marketId === marketId && r.side === side) n += r.remaining;
+  return n;
 }
 
 /** The book's position in `side` of `marketId`, added (empty) when it holds none. */

@@ -12,7 +12,7 @@ import { takerFee, type FeeSchedule } from '../backtest/fee-model.js';
 import { makerGoLive, makerOrder, makerStep, type MakerFillModel, type MakerOrderState } from '../backtest/maker-fill.js';
 import { round5, round6 } from '../backtest/rounding.js';
 import type { PaperOrderLine, PaperPosition, RestingOrder } from '../store/paper-ledger.js';
-import type { PaperBook, RejectReason } from './paper-account.js';
+import { reservedShares, type PaperBook, type RejectReason } from './paper-account.js';
 
 /** A limit order as the API takes it (checked): post-only, resting at `price` until filled, cancelled or expired. */
 export interface LimitRequest {
@@ -36,13 +36,6 @@ export interface Posted {
 
 /** Why a resting order closes without filling all of it. */
 export type CloseReason = 'cancelled' | 'expired' | 'market_end';
-
-/** The shares a key has promised to resting sells of `side` of `marketId`: a market order cannot sell them. */
-export function reservedShares(resting: readonly RestingOrder[], marketId: string, side: OutcomeSide): number {
-  let n = 0;
-  for (const r of resting) if (r.action === 'sell' && r.marketId === marketId && r.side === side) n += r.remaining;
-  return n;
-}
 
 /** The cash a buy of `shares` at `price` holds while it rests: its cost and, where makers pay fees in USDC, a taker's fee. */
 export function reserveFor(schedule: FeeSchedule, shares: number, price: number): number {
