@@ -162,6 +162,11 @@ export async function setPostgresUrl(url: string | undefined): Promise<void> {
   pgUrl = url;
 }
 
+/** The PostgreSQL server set by setPostgresUrl (a test opening a second store on a schema, as a second instance would). */
+export function postgresUrl(): string | undefined {
+  return pgUrl;
+}
+
 /** Use in the file's afterAll: deletes the temp directory (templates and copies). */
 export function removeBackendFiles(): void {
   if (dir) rmSync(dir, { recursive: true, force: true });
