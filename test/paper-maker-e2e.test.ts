@@ -1,0 +1,196 @@
+// Paper maker (resting limit) orders end to end: the built CLI and `msnap serve --replay` as real
+// processes over a seeded store with orderbooks. An order posted on a replay rests across
+// restarts, fills when the replayed book crosses it, and its fill is the backtest maker model's
+// (makerGoLive, makerStep) on the same stored snapshots, under `cross` and `queue`; `paper post`
+// of a crossing order exits 12, `paper cancel` frees its cash; on PostgreSQL two instances
+// stepping the same order store its fill once.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MARKET_FEES, takerFee } from '../src/backtest/fee-model.js';
+import { makerGoLive, makerOrder, makerStep, type MakerFillModel } from '../src/backtest/maker-fill.js';
+import { round5 } from '../src/backtest/rounding.js';
+import { seriesFromSnapshots } from '../src/backtest/snapshot-series.js';
+import type { Market, Snapshot } from '../src/domain/market.js';
+import type { MarketSeries } from '../src/domain/market-series.js';
+import { buildIfStale, createKey, msnap, seed, startServe, type Served } from './support/msnap-process.js';
+import { call } from './support/paper-calls.js';
+import { databaseAvailable, throwawayDatabase, type ThrowawayDatabase } from './support/throwaway-database.js';
+
+const noDatabase = !(await databaseAvailable());
+if (noDatabase) console.warn('skipping the PostgreSQL part of "paper maker e2e": no server at 127.0.0.1:5432 and no PostgreSQL binaries');
+
+/** The fills of the backtest's maker model: live on snapshot `live`, stepped on each later one with time <= `through`. */
+function modelFills(series: MarketSeries, model: MakerFillModel, price: number, shares: number, live: number, through: number) {
+  const order = makerOrder('buy', price, shares);
+  expect(makerGoLive(order, series.book(live, 'up'), model)).toBe('live');
+  const fills: { time: number; shares: number }[] = [];
+  for (let i = live + 1; i < series.length && series.time[i]! <= through; i++) {
+    const n = makerStep(order, series.book(i, 'up'), model);
+    if (n > 0) fills.push({ time: series.time[i]!, shares: n });
+  }
+  return fills;
+}
+
+const bestAsk = (series: MarketSeries, i: number) => {
+  const b = series.book(i, 'up');
+  return b && b.asks.length ? b.asks.prices[0]! : Infinity;
+};
+
+describe('paper maker orders through msnap serve --replay', { timeout: 300_000 }, () => {
+  let dir: string;
+  let db: string;
+  let key: string;
+  let market: Market;
+  let series: MarketSeries;
+  /** The snapshot an order posted a minute into the market goes live on, a buy price the book reaches later, and where. */
+  let live: number;
+  let price: number;
+  let crossAt: number;
+  const running: Served[] = [];
+  const serve = async (store: string, args: string[]) => {
+    const s = await startServe(store, { args });
+    running.push(s);
+    return s;
+  };
+  const standing = (t: number) => ['--replay', String(t), '--speed', '0.001'];
+
+  beforeAll(async () => {
+    await buildIfStale();
+    dir = mkdtempSync(path.join(tmpdir(), 'msnap-paper-maker-'));
+    db = path.join(dir, 'seeded.db');
+    await seed(db, ['--days', '1', '--full', '5m=2,15m=0,1hr=0,4hr=0,24hr=0', '--orderbook-days', '1']);
+    key = await createKey(db, 'bot', 'enterprise', ['--rpm', '100000', '--burst', '10000']);
+    const s = await serve(db, ['--no-live']);
+    market = (await call(s.url, key, 'GET', '/v1/markets?coin=btc&market_type=5m&status=resolved&limit=1')).json.markets[0];
+    const snapshots: Snapshot[] = [];
+    for (;;) {
+      const page = (await call(s.url, key, 'GET', `/v1/markets/${market.market_id}/snapshots?include_orderbook=true&limit=1000&offset=${snapshots.length}`)).json;
+      snapshots.push(...(page.snapshots as Snapshot[]));
+      if (page.snapshots.length < 1000) break;
+    }
+    await s.stop();
+    series = seriesFromSnapshots(market, snapshots);
+    live = snapshots.findIndex((x) => x.time === market.start_time + 60_000);
+    expect(live).toBeGreaterThan(0);
+    // The first snapshot at least 5 s (40 snapshots) on whose best ask is below every ask since `live`:
+    // a buy at that ask rests there, untouched, then fills on it.
+    let lowest = bestAsk(series, live);
+    let j = -1;
+    for (let i = live + 1; i < snapshots.length && j < 0; i++) {
+      if (i >= live + 40 && bestAsk(series, i) < lowest) j = i;
+      lowest = Math.min(lowest, bestAsk(series, i));
+    }
+    expect(j).toBeGreaterThan(live);
+    price = bestAsk(series, j);
+    crossAt = series.time[j]!;
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.all(running.map((s) => s.stop().catch(() => undefined)));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('rests across restarts and fills when the replayed book crosses it, as the backtest maker model fills it', async () => {
+    const a = await serve(db, [...standing(market.start_time + 60_050), '--paper-cash', '500']);
+    const env = { MSNAP_BASE_URL: a.url, MSNAP_API_KEY: key };
+    const posted = await msnap(['paper', 'post', market.market_id, 'up', 'buy', '10', '--price', String(price), '--json'], { env, cwd: dir });
+    expect(posted.exitCode, String(posted.stderr)).toBe(0);
+    const order = JSON.parse(String(posted.stdout));
+    expect(order).toMatchObject({ status: 'open', type: 'limit', price, shares: 0, filled_at: market.start_time + 60_000 });
+    const idle = JSON.parse(String((await msnap(['paper', 'post', market.market_id, 'up', 'buy', '5', '--price', '0.01', '--ttl', '1d', '--json'], { env, cwd: dir })).stdout));
+    expect(idle.status).toBe('open');
+    // Post-only: a buy at the best ask would fill at once; it is written, then exit 12.
+    const crossing = await msnap(['paper', 'post', market.market_id, 'up', 'buy', '1', '--price', String(bestAsk(series, live)), '--json'], { env, cwd: dir });
+    expect(JSON.parse(String(crossing.stdout))).toMatchObject({ status: 'rejected', reason: 'crosses' });
+    expect(String(crossing.stderr)).toMatch(/order \d+ rejected: crosses/);
+    expect(crossing.exitCode).toBe(12);
+    const open = await msnap(['paper', 'orders', '--open', '--json'], { env, cwd: dir });
+    expect(JSON.parse(String(open.stdout)).map((o: { id: number }) => o.id)).toEqual([idle.id, order.id]);
+    await a.stop();
+
+    // Under queue: a second order at the deepest bid recorded joins behind the size there.
+    const q = await serve(db, [...standing(market.start_time + 60_050), '--paper-cash', '500', '--paper-maker-fill', 'queue']);
+    const bids = series.book(live, 'up')!.bids;
+    const bid = bids.prices[bids.length - 1]!;
+    const queued = (await call(q.url, key, 'POST', '/v1/paper/orders', { type: 'limit', market_id: market.market_id, side: 'up', action: 'buy', shares: 10, price: bid })).json.order;
+    expect(queued.status).toBe('open');
+    await q.stop();
+
+    // A replay from before the cross, running: the order fills there, as the model says.
+    const b = await serve(db, ['--replay', String(crossAt - 2000), '--speed', '4']);
+    const cancelled = await msnap(['paper', 'cancel', String(idle.id), '--json'], { env: { MSNAP_BASE_URL: b.url, MSNAP_API_KEY: key }, cwd: dir });
+    expect(cancelled.exitCode, String(cancelled.stderr)).toBe(0);
+    expect(JSON.parse(String(cancelled.stdout))).toMatchObject({ id: idle.id, status: 'cancelled', shares: 0 });
+    const expected = modelFills(series, 'cross', price, 10, live, crossAt);
+    expect(expected).toEqual([{ time: crossAt, shares: 10 }]);
+    let filled: any;
+    const deadline = Date.now() + 30_000;
+    while ((filled = (await call(b.url, key, 'GET', `/v1/paper/orders/${order.id}`)).json.order).status === 'open') {
+      if (Date.now() > deadline) throw new Error('the order did not fill');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // Makers of this era pay no fee and earn 0.2 of a taker's fee.
+    const schedule = MARKET_FEES.scheduleFor(market);
+    expect(filled).toMatchObject({ status: 'filled', shares: 10, vwap: price, fee: 0, filled_at: crossAt, levels: 1, rebate: round5(schedule.rebate_rate * takerFee(schedule, 10, price)) });
+    await b.stop();
+
+    // Near the market's end: the queue order holds what the model filled over every snapshot since.
+    const end = market.end_time - 1000;
+    const c = await serve(db, standing(end));
+    const last = (await call(c.url, key, 'GET', `/v1/paper/orders/${queued.id}`)).json.order;
+    const qFills = modelFills(series, 'queue', bid, 10, live, end);
+    const qShares = qFills.reduce((n, f) => n + f.shares, 0);
+    expect(last.shares).toBeCloseTo(qShares, 6);
+    expect(last.status).toBe(qShares >= 10 ? 'filled' : 'open');
+    if (qFills.length) expect(last).toMatchObject({ vwap: bid, filled_at: qFills.at(-1)!.time, levels: qFills.length });
+    const account = (await call(c.url, key, 'GET', '/v1/paper/account')).json;
+    expect(account.rebates).toBeCloseTo(filled.rebate + last.rebate, 5);
+    expect(account.cash + account.reserved_cash).toBeCloseTo(500 - 10 * price - qShares * bid + account.rebates, 6);
+    expect(account.reserved_cash).toBeCloseTo((10 - qShares) * bid, 6);
+    expect((await call(c.url, key, 'POST', '/v1/paper/reset')).status).toBe(200);
+    await c.stop();
+  });
+
+  describe.skipIf(noDatabase)('two instances on one PostgreSQL', () => {
+    let pg: ThrowawayDatabase;
+    let pgKey: string;
+
+    beforeAll(async () => {
+      pg = await throwawayDatabase();
+      const imported = await msnap(['serve', 'import', db, '--db', pg.url], { cwd: dir, timeout: 120_000 });
+      expect(imported.exitCode, String(imported.stderr)).toBe(0);
+      const made = await msnap(['serve', 'keys', 'create', '--db', pg.url, '--account', 'pgbot', '--plan', 'enterprise', '--rpm', '100000', '--burst', '10000'], { cwd: dir });
+      expect(made.exitCode, String(made.stderr)).toBe(0);
+      pgKey = String(made.stdout).trim();
+    }, 180_000);
+
+    afterAll(async () => {
+      await pg?.destroy();
+    });
+
+    it('store a resting order\'s fill once when both step it at once', async () => {
+      const a = await serve(pg.url, [...standing(market.start_time + 60_050), '--paper-cash', '100']);
+      const order = (await call(a.url, pgKey, 'POST', '/v1/paper/orders', { type: 'limit', market_id: market.market_id, side: 'up', action: 'buy', shares: 10, price })).json.order;
+      expect(order.status).toBe('open');
+      await a.stop();
+      const [x, y] = await Promise.all([serve(pg.url, standing(crossAt + 50)), serve(pg.url, standing(crossAt + 50))]);
+      const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => call(i % 2 ? x!.url : y!.url, pgKey, 'GET', '/v1/paper/account')));
+      expect(answers.map((r) => r.status)).toEqual(answers.map(() => 200));
+      const account = (await call(x!.url, pgKey, 'GET', '/v1/paper/account')).json;
+      expect(account.positions).toEqual([{ market_id: market.market_id, side: 'up', shares: 10, avg_price: price }]);
+      expect(account.cash).toBeCloseTo(100 - 10 * price + account.rebates, 6);
+      const sql = postgres(pg.url, { max: 1, onnotice: () => undefined });
+      try {
+        const rows = await sql<{ status: string; shares: number; levels: number }[]>`SELECT status, shares, levels FROM msnap.paper_orders`;
+        expect(rows).toEqual([{ status: 'filled', shares: 10, levels: 1 }]);
+        const [resting] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM msnap.paper_resting`;
+        expect(resting!.n).toBe(0);
+      } finally {
+        await sql.end({ timeout: 1 });
+      }
+    });
+  });
+});
