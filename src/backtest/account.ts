@@ -12,6 +12,16 @@ export class Account {
   sharesBought = 0;
   fillsWithoutDepth = 0;
   unsettledMarkets = 0;
+  /** Cash held for resting maker buys (of every market): taker buys and new posts see `cash − reservedCash`. */
+  reservedCash = 0;
+  /** The run was given a maker fill model (--maker-fill): it reports maker fields even without a post. */
+  makerFillGiven = false;
+  /** The last maker order id handed out (ids are unique across the run). */
+  lastOrderId = 0;
+  makerOrders = 0;
+  makerFills = 0;
+  makerCrossed = 0;
+  makerCancelled = 0;
   /** Value of the positions of markets without a winner, at their last quotes. */
   unsettledValue = 0;
   /** (side price at decision − outcome)² of each filled entry in a settled market. */
@@ -23,5 +33,10 @@ export class Account {
 
   constructor(readonly startCash: number) {
     this.cash = startCash;
+  }
+
+  /** Cash not held for resting buys. */
+  get freeCash(): number {
+    return this.cash - this.reservedCash;
   }
 }

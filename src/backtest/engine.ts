@@ -10,7 +10,7 @@ import { ModuleDecider } from './module-decider.js';
 import { effectiveFeeRate, feeModelOf, resolveParams, type BacktestParams } from './params.js';
 import type { BacktestProgress, BacktestResult } from './result.js';
 import { RuleDecider } from './rule-decider.js';
-import { summarize } from './statistics.js';
+import { makerRun, summarize } from './statistics.js';
 import { checkRule, isModuleStrategy, type Strategy } from './strategy.js';
 
 /** What a caller may watch during a run. */
@@ -52,6 +52,7 @@ export async function runBacktest(
   const { name, decider } = prepareStrategy(strategy);
   const fees = feeModelOf(p);
   const acct = new Account(p.cash);
+  acct.makerFillGiven = p.maker_fill !== undefined;
   const data = { markets: 0, snapshots: 0, from: null as number | null, to: null as number | null };
   const clock = new MarketClock();
   const it = source[Symbol.asyncIterator]();
@@ -79,13 +80,17 @@ export async function runBacktest(
     if (due === Infinity) break;
     clock.step(next.done ? Infinity : next.value.market.start_time);
   }
+  const reported = { cash: p.cash, latency_ms: p.latency_ms, fee_rate: effectiveFeeRate(p), no_book: p.no_book };
+  // A run without maker orders writes version 2's output unchanged; one with them names the fill
+  // model and gives every market and trade line its rebates (and trades their kind).
+  const maker = makerRun(acct);
   return {
     strategy: name,
-    params: { cash: p.cash, latency_ms: p.latency_ms, fee_rate: effectiveFeeRate(p), no_book: p.no_book },
+    params: maker ? { ...reported, maker_fill: p.maker_fill ?? 'cross' } : reported,
     data,
     summary: summarize(acct),
-    markets: acct.markets,
-    trades: acct.trades,
+    markets: maker ? acct.markets.map((m) => ({ ...m, rebates: m.rebates ?? 0 })) : acct.markets,
+    trades: maker ? acct.trades.map((t) => ({ ...t, kind: t.kind ?? 'taker', rebate: t.rebate ?? 0 })) : acct.trades,
     equity: acct.equity,
   };
 }

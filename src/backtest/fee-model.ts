@@ -56,3 +56,26 @@ export function takerFee(s: FeeSchedule, shares: number, price: number): number 
   const raw = shares * s.rate * Math.pow(price * (1 - price), s.exponent);
   return raw < 0.00001 - FLOOR_SLACK ? 0 : round5(raw);
 }
+
+/** What a maker fill of `shares` at `price` pays and earns (docs/backtest-model.md "Maker orders"). */
+export interface MakerFee {
+  /** USDC (or, paid in shares, the USDC value of `feeShares`); 0 where the schedule is taker only. */
+  fee: number;
+  /** Shares a maker buy gives up where buys pay in shares and makers pay; else 0. */
+  feeShares: number;
+  /** USDC earned back: rebate_rate × the USDC fee a taker would have paid on the same fill, to 5 decimals. */
+  rebate: number;
+}
+
+/**
+ * Use per maker fill: nothing to pay where the schedule is taker only, else the taker formula
+ * (msnap decision: no public schedule names another maker fee); the rebate is earned either way.
+ */
+export function makerFee(s: FeeSchedule, action: 'buy' | 'sell', shares: number, price: number): MakerFee {
+  const f = takerFee(s, shares, price);
+  const inShares = action === 'buy' && s.buy_fee_in === 'shares';
+  const usdc = inShares ? round5(f * price) : f;
+  const rebate = s.rebate_rate > 0 ? round5(s.rebate_rate * usdc) : 0;
+  if (s.taker_only) return { fee: 0, feeShares: 0, rebate };
+  return { fee: usdc, feeShares: inShares ? f : 0, rebate };
+}

@@ -68,7 +68,8 @@ function histogramSvg(r: BacktestResult): string {
 }
 
 function tradeRow(t: Trade): string {
-  const cells = [t.market_id, t.side, t.action, iso(t.decided_at), iso(t.filled_at), t.shares_requested, t.shares, t.vwap, t.fee, t.cash_after, t.depth, t.levels];
+  const cells: unknown[] = [t.market_id, t.side, t.action, iso(t.decided_at), iso(t.filled_at), t.shares_requested, t.shares, t.vwap, t.fee, t.cash_after, t.depth, t.levels, t.fee_shares];
+  if (t.kind !== undefined) cells.push(t.kind, t.rebate);
   return `<tr>${cells.map((c) => `<td>${fmt(c)}</td>`).join('')}</tr>`;
 }
 
@@ -84,7 +85,9 @@ export function renderHtmlReport(r: BacktestResult): string {
     .join('');
   const shown = r.trades.slice(0, HTML_TRADES);
   const more = r.trades.length > shown.length ? `<p>First ${shown.length} of ${r.trades.length} trades; all of them: <code>--trades FILE</code>.</p>` : '';
-  const head = ['market_id', 'side', 'action', 'decided_at', 'filled_at', 'shares_requested', 'shares', 'vwap', 'fee', 'cash_after', 'depth', 'levels'];
+  const head = ['market_id', 'side', 'action', 'decided_at', 'filled_at', 'shares_requested', 'shares', 'vwap', 'fee', 'cash_after', 'depth', 'levels', 'fee_shares'];
+  // A run with maker orders shows each trade's kind and rebate (the summary shows its rebates).
+  if (r.params.maker_fill !== undefined) head.push('kind', 'rebate');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>msnap backtest: ${esc(r.strategy)}</title><style>${STYLE}</style></head>
 <body><h1>Backtest: ${esc(r.strategy)}</h1>

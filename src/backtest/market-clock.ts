@@ -56,12 +56,15 @@ export class MarketClock {
     for (; i < n; i++) {
       const t = time[i]!;
       if (t >= nextStart || (bound && !beforeAt(series, t, false, bound))) break;
+      // Resting orders first (time to live, fills, posts going live), then the taker order due.
+      if (run.hasOrders) run.restingStep(i);
       if (run.pending) {
         if (t < run.dueAt) continue;
         run.execute(i);
       }
       decider.decide(i);
       if (run.pending && t >= run.dueAt) run.execute(i);
+      if (run.hasOrders) run.goLive(i);
       if (decider.idle()) {
         i = n;
         break;

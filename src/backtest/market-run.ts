@@ -1,15 +1,38 @@
-// One market's simulation (docs/backtest-model.md "Orders and fills", "Settlement"): positions, the pending
-// order, execution against the book at the execution snapshot, and settlement after the last one.
+// One market's simulation (docs/backtest-model.md "Orders and fills", "Maker orders", "Settlement"):
+// positions, the pending order, execution against the book at the execution snapshot, the resting
+// maker orders with what they reserve, and settlement after the last snapshot.
 import type { MarketSeries, OutcomeSide } from '../domain/market-series.js';
 import type { Account } from './account.js';
-import type { FeeSchedule } from './fee-model.js';
-import { addShares, fillOrder, payoutOf, settleLine, tradeLine } from './order-fill.js';
+import { makerFee, takerFee, type FeeSchedule } from './fee-model.js';
+import { makerGoLive, makerOrder, makerStep, type MakerOrderState } from './maker-fill.js';
+import { addShares, fillOrder, payoutOf, settleLine, tradeLine, type Fill } from './order-fill.js';
 import type { BacktestParams } from './params.js';
 import type { MarketLine } from './result.js';
 import { round5, round6 } from './rounding.js';
 
 /** No order is pending. */
 const NONE = Number.POSITIVE_INFINITY;
+// Reserved cash left this close to 0 by binary arithmetic is 0; a post may use this much past the free cash.
+const CASH_EPSILON = 1e-9;
+
+/** A maker order of one market, from its decision until it fills, is cancelled or the market ends. */
+export interface RestingOrder extends MakerOrderState {
+  readonly id: number;
+  readonly side: OutcomeSide;
+  /** Shares asked for (a sell's, capped at the free position when it went live). */
+  requested: number;
+  readonly decidedAt: number;
+  /** It goes live on the first snapshot at or after this time. */
+  readonly dueAt: number;
+  /** Cancelled on the first snapshot at or after this time (Infinity: no time to live). */
+  readonly expiresAt: number;
+  live: boolean;
+  /** Held while it rests: cash for a buy, shares for a sell. */
+  reserved: number;
+  /** The side's quote at the decision (an entry's Brier term). */
+  readonly decisionPrice: number;
+  filled: boolean;
+}
 
 /** Use per market: the engine's loop drives it, a strategy's decider places orders on it. */
 export class MarketRun {
@@ -30,6 +53,13 @@ export class MarketRun {
   private traded = false;
   /** What this market's fills and settlement did to the cash (its pnl, other markets apart). */
   private flow = 0;
+  /** Maker orders decided and not yet done (pending, then live), oldest first. */
+  readonly orders: RestingOrder[] = [];
+  /** Shares of each side held for resting sells. */
+  private reservedUp = 0;
+  private reservedDown = 0;
+  /** Rebates earned by this market's maker fills, paid at its end. */
+  private rebates = 0;
   private readonly brierPrices: number[] = [];
   private readonly brierSides: OutcomeSide[] = [];
 
@@ -71,11 +101,14 @@ export class MarketRun {
     const s = this.series;
     const acct = this.account;
     const ticket = { action: this.action, side: this.side, shares: this.shares, limit: this.limit };
-    const fill = fillOrder(s, e, ticket, acct.cash, this.position(this.side), this.fees, this.params.no_book);
-    if (!fill) {
+    const reserved = acct.reservedCash;
+    const taken = fillOrder(s, e, ticket, acct.freeCash, this.freePosition(this.side), this.fees, this.params.no_book);
+    if (!taken) {
       acct.rejected += 1;
       return;
     }
+    // Cash held for resting buys was never offered to the fill: it is still there after it.
+    const fill = reserved === 0 ? taken : { ...taken, cashAfter: acct.cash + (taken.cashAfter - (acct.cash - reserved)) };
     acct.fills += 1;
     if (!fill.depth) acct.fillsWithoutDepth += 1;
     this.feesPaid += fill.fee;
@@ -106,6 +139,17 @@ export class MarketRun {
       acct.expired += 1;
       this.dueAt = NONE;
     }
+    // Resting orders are cancelled at the last snapshot; a post that never went live expired.
+    for (const o of this.orders) {
+      if (o.live) acct.makerCancelled += 1;
+      else acct.expired += 1;
+      this.release(o);
+    }
+    this.orders.length = 0;
+    if (this.rebates > 0) {
+      acct.cash += this.rebates;
+      this.flow += this.rebates;
+    }
     const m = this.series.market;
     let unsettled = 0;
     if (m.winner !== null) {
@@ -130,10 +174,173 @@ export class MarketRun {
       entries: this.entriesFilled,
       fees: round5(this.feesPaid),
       pnl: round6(this.flow + unsettled),
+      ...(this.rebates > 0 ? { rebates: round5(this.rebates) } : {}),
     };
     acct.markets.push(line);
     acct.equity.push({ time: m.end_time, equity: round6(acct.cash + acct.unsettledValue + openValue) });
     return line;
+  }
+
+  /** True while a maker order of this market is pending or live. */
+  get hasOrders(): boolean {
+    return this.orders.length > 0;
+  }
+
+  /** Shares of `side` not held for resting sells. */
+  freePosition(side: OutcomeSide): number {
+    return addShares(this.position(side), -(side === 'up' ? this.reservedUp : this.reservedDown));
+  }
+
+  /** Decide a maker order on snapshot i: `shares` at limit `price`, cancelled after `ttlMs` (from the decision) when given. Returns its id. */
+  post(i: number, action: 'buy' | 'sell', side: OutcomeSide, shares: number, price: number, ttlMs?: number): number {
+    const s = this.series;
+    const acct = this.account;
+    acct.orders += 1;
+    acct.makerOrders += 1;
+    if (action === 'buy') this.buysDecided += 1;
+    const t = s.time[i]!;
+    const id = ++acct.lastOrderId;
+    this.orders.push({
+      // Prices are decimals: a bid plus an offset (0.41 + 0.01) is 0.42, not a binary hair off it.
+      ...makerOrder(action, round6(price), shares),
+      id,
+      side,
+      requested: shares,
+      decidedAt: t,
+      dueAt: t + this.params.latency_ms,
+      expiresAt: ttlMs === undefined ? Infinity : t + ttlMs,
+      live: false,
+      reserved: 0,
+      decisionPrice: side === 'up' ? s.priceUp[i]! : s.priceDown[i]!,
+      filled: false,
+    });
+    return id;
+  }
+
+  /** Cancel maker order `id` of this market (pending or live); false when it is not (or no longer) there. */
+  cancel(id: number): boolean {
+    const k = this.orders.findIndex((o) => o.id === id);
+    if (k < 0) return false;
+    const o = this.orders[k]!;
+    this.orders.splice(k, 1);
+    this.release(o);
+    this.account.makerCancelled += 1;
+    return true;
+  }
+
+  /**
+   * On snapshot i before anything else of it: orders past their time to live are cancelled, live
+   * orders fill by the fill model (oldest first), and posts due go live.
+   */
+  restingStep(i: number): void {
+    const t = this.series.time[i]!;
+    for (const o of [...this.orders]) if (t >= o.expiresAt) this.cancel(o.id);
+    const model = this.params.maker_fill ?? 'cross';
+    for (const o of [...this.orders]) {
+      if (!o.live) continue;
+      const q = makerStep(o, this.series.book(i, o.side), model);
+      if (q > 0) this.makerFilled(o, q, i);
+    }
+    this.goLive(i);
+  }
+
+  /** Posts due at snapshot i go live: post-only (`crosses` is rejected), then what they hold is reserved (too little free is rejected). */
+  goLive(i: number): void {
+    const t = this.series.time[i]!;
+    const acct = this.account;
+    for (const o of [...this.orders]) {
+      if (o.live || t < o.dueAt) continue;
+      const book = this.series.book(i, o.side);
+      if (makerGoLive(o, book, this.params.maker_fill ?? 'cross') === 'crosses') {
+        acct.rejected += 1;
+        acct.makerCrossed += 1;
+        this.drop(o);
+        continue;
+      }
+      if (o.action === 'buy') {
+        const need = o.price * o.remaining + (this.fees.taker_only || this.fees.buy_fee_in === 'shares' ? 0 : takerFee(this.fees, o.remaining, o.price));
+        if (need > acct.freeCash + CASH_EPSILON) {
+          acct.rejected += 1;
+          this.drop(o);
+          continue;
+        }
+        acct.reservedCash += need;
+        o.reserved = need;
+      } else {
+        const free = this.freePosition(o.side);
+        if (!(free > 0)) {
+          acct.rejected += 1;
+          this.drop(o);
+          continue;
+        }
+        o.remaining = Math.min(o.remaining, free);
+        o.requested = o.remaining;
+        o.reserved = o.remaining;
+        this.holdShares(o.side, o.remaining);
+      }
+      o.live = true;
+    }
+  }
+
+  /** A resting order filled `q` shares at its price on snapshot i. */
+  private makerFilled(o: RestingOrder, q: number, i: number): void {
+    const acct = this.account;
+    const f = makerFee(this.fees, o.action, q, o.price);
+    const notional = o.price * q;
+    const cashFee = f.feeShares > 0 ? 0 : f.fee;
+    const delta = o.action === 'buy' ? -(notional + cashFee) : notional - cashFee;
+    if (o.action === 'buy') {
+      const release = Math.min(o.reserved, notional + cashFee);
+      o.reserved -= release;
+      this.unreserveCash(release);
+      acct.sharesBought += q;
+      if (!o.filled) {
+        this.entriesFilled += 1;
+        this.brierPrices.push(o.decisionPrice);
+        this.brierSides.push(o.side);
+      }
+      this.addPosition(o.side, addShares(q, -f.feeShares));
+    } else {
+      o.reserved = addShares(o.reserved, -q);
+      this.holdShares(o.side, -q);
+      this.addPosition(o.side, -q);
+    }
+    o.filled = true;
+    acct.cash += delta;
+    this.flow += delta;
+    this.feesPaid += f.fee;
+    this.rebates += f.rebate;
+    this.traded = true;
+    acct.fills += 1;
+    acct.makerFills += 1;
+    const fill: Fill = { shares: q, notional, fee: f.fee, feeShares: f.feeShares, received: q, levels: 1, depth: true, cashAfter: acct.cash };
+    const ticket = { action: o.action, side: o.side, shares: o.requested, limit: o.price };
+    acct.trades.push({ ...tradeLine(this.series.market.market_id, ticket, o.decidedAt, this.series.time[i]!, fill), kind: 'maker', rebate: f.rebate });
+    if (!(o.remaining > 0)) this.drop(o);
+  }
+
+  /** An order leaves the book: what it held is free again. */
+  private drop(o: RestingOrder): void {
+    const k = this.orders.indexOf(o);
+    if (k >= 0) this.orders.splice(k, 1);
+    this.release(o);
+  }
+
+  private release(o: RestingOrder): void {
+    if (!o.live) return;
+    if (o.action === 'buy') this.unreserveCash(o.reserved);
+    else this.holdShares(o.side, -o.reserved);
+    o.reserved = 0;
+  }
+
+  private unreserveCash(amount: number): void {
+    const left = this.account.reservedCash - amount;
+    this.account.reservedCash = Math.abs(left) < CASH_EPSILON ? 0 : left;
+  }
+
+  private holdShares(side: OutcomeSide, delta: number): void {
+    if (side === 'up') this.reservedUp = addShares(this.reservedUp, delta);
+    else this.reservedDown = addShares(this.reservedDown, delta);
   }
 
   private settle(side: OutcomeSide, payout: number): void {

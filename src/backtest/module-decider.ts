@@ -70,6 +70,15 @@ function checkOrder(what: string, side: unknown, shares: unknown, limit: unknown
   }
 }
 
+function checkPost(side: unknown, action: unknown, shares: unknown, price: unknown, ttlMs: unknown): void {
+  if (action !== 'buy' && action !== 'sell') throw new UsageError(`strategy: post: action must be 'buy' or 'sell', got ${JSON.stringify(action)}`);
+  checkOrder('post', side, shares, undefined);
+  if (!(typeof price === 'number' && price > 0 && price < 1)) throw new UsageError(`strategy: post: price must be a number in (0, 1), got ${JSON.stringify(price)}`);
+  if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && (ttlMs as number) > 0)) {
+    throw new UsageError(`strategy: post: ttlMs must be a whole number of milliseconds > 0, got ${JSON.stringify(ttlMs)}`);
+  }
+}
+
 /** Use for a module strategy; `params` are its --set values over its own defaults. */
 export class ModuleDecider implements Decider {
   private run!: MarketRun;
@@ -92,9 +101,24 @@ export class ModuleDecider implements Decider {
         checkOrder('sell', side, shares, opts?.minPrice);
         return self.place('sell', side, shares, opts?.minPrice ?? 0);
       },
+      post(side, action, shares, price, opts) {
+        checkPost(side, action, shares, price, opts?.ttlMs);
+        if (self.at < 0) throw new UsageError('strategy: post() is only allowed inside onSnapshot (orders are decided on a snapshot)');
+        return self.run.post(self.at, action, side, shares, price, opts?.ttlMs);
+      },
+      cancel: (id) => self.run.cancel(id),
+      get orders() {
+        return self.run.orders.map((o) => ({
+          id: o.id, side: o.side, action: o.action, price: o.price, shares: o.remaining, live: o.live,
+          decided_at: o.decidedAt, expires_at: o.expiresAt === Infinity ? null : o.expiresAt,
+        }));
+      },
       position: (side) => self.run.position(side),
       get cash() {
         return self.run.account.cash;
+      },
+      get reserved() {
+        return self.run.account.reservedCash;
       },
       get pending() {
         return self.run.pending;

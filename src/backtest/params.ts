@@ -1,6 +1,7 @@
 // The run's parameters (docs/backtest-model.md's bracketed flags), their defaults and their checks.
 import { UsageError } from '../errors.js';
 import { flatFees, MARKET_FEES, NO_FEES, type FeeModel } from './fee-model.js';
+import { MAKER_FILL_MODELS, type MakerFillModel } from './maker-fill.js';
 
 /** What a run is told besides the strategy: starting cash, latency, fees and the no-book rule. */
 export interface BacktestParams {
@@ -14,6 +15,8 @@ export interface BacktestParams {
   fees: 'taker' | 'none';
   /** An order on a snapshot without the side's book: 'quote' fills at the quoted probability, 'reject' refuses it. */
   no_book: 'quote' | 'reject';
+  /** How resting (maker) orders fill (--maker-fill): 'cross' (undefined: the default) or 'queue'. */
+  maker_fill: MakerFillModel | undefined;
 }
 
 /** The model's defaults. */
@@ -23,6 +26,7 @@ export const DEFAULT_PARAMS: Readonly<BacktestParams> = Object.freeze({
   fee_rate: undefined,
   fees: 'taker',
   no_book: 'quote',
+  maker_fill: undefined,
 });
 
 /** Use before any data is read: the defaults with `given` over them, each checked (UsageError). */
@@ -38,6 +42,9 @@ export function resolveParams(given: Partial<BacktestParams> = {}): BacktestPara
   if (p.fee_rate !== undefined && !(typeof p.fee_rate === 'number' && p.fee_rate >= 0 && p.fee_rate < 1)) throw new UsageError(`fee_rate must be a number in [0, 1), got ${String(p.fee_rate)}`);
   if (p.fees !== 'taker' && p.fees !== 'none') throw new UsageError(`fees must be 'taker' or 'none', got '${String(p.fees)}'`);
   if (p.no_book !== 'quote' && p.no_book !== 'reject') throw new UsageError(`no_book must be 'quote' or 'reject', got '${String(p.no_book)}'`);
+  if (p.maker_fill !== undefined && !MAKER_FILL_MODELS.includes(p.maker_fill)) {
+    throw new UsageError(`maker_fill must be ${MAKER_FILL_MODELS.map((m) => `'${m}'`).join(' or ')}, got '${String(p.maker_fill)}'`);
+  }
   return p;
 }
 

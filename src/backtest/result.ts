@@ -1,4 +1,5 @@
 // The shape of a run's result: docs/backtest-model.md's Output section, keys in its order.
+import type { MakerFillModel } from './maker-fill.js';
 
 /** One line of the trade list: a buy, a sell or a settlement. */
 export interface Trade {
@@ -16,6 +17,10 @@ export interface Trade {
   levels: number;
   /** Shares a buy gave up as its fee where the market's buys pay in shares (`fee` is their USDC value); else 0. */
   fee_shares: number;
+  /** Runs with maker orders only: 'maker' for a resting order's fill, else 'taker' (settlements too). */
+  kind?: 'taker' | 'maker';
+  /** Runs with maker orders only: the rebate a maker fill earned (USDC, paid at the market's end); else 0. */
+  rebate?: number;
 }
 
 /** One traded market. */
@@ -26,6 +31,8 @@ export interface MarketLine {
   entries: number;
   fees: number;
   pnl: number;
+  /** Runs with maker orders only: the rebates its maker fills earned (in `pnl` too). */
+  rebates?: number;
 }
 
 /** The run's statistics. */
@@ -50,12 +57,23 @@ export interface BacktestSummary {
   brier: number | null;
   fills_without_depth: number;
   unsettled_markets: number;
+  /** Runs with maker orders only (from here on): rebates earned, apart from `fees`. */
+  rebates?: number;
+  /** Maker orders posted (counted in `orders` too). */
+  maker_orders?: number;
+  /** Fills of resting orders (counted in `fills` too). */
+  maker_fills?: number;
+  /** Posts rejected because they would have crossed the book (counted in `rejected_orders` too). */
+  maker_crossed?: number;
+  /** Maker orders cancelled: by the strategy, by their time to live, or at the market's last snapshot. */
+  maker_cancelled?: number;
 }
 
 /** What `msnap backtest --format json` writes: one object, the same bytes for the same inputs. */
 export interface BacktestResult {
   strategy: string;
-  params: { cash: number; latency_ms: number; fee_rate: number | null; no_book: 'quote' | 'reject' };
+  /** `maker_fill` only in runs with maker orders (a run without any writes version 2's output unchanged). */
+  params: { cash: number; latency_ms: number; fee_rate: number | null; no_book: 'quote' | 'reject'; maker_fill?: MakerFillModel };
   data: { markets: number; snapshots: number; from: number | null; to: number | null };
   summary: BacktestSummary;
   markets: MarketLine[];

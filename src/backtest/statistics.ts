@@ -33,7 +33,19 @@ export function summarize(acct: Account): BacktestSummary {
     brier: acct.brierCount > 0 ? round6(acct.brierSum / acct.brierCount) : null,
     fills_without_depth: acct.fillsWithoutDepth,
     unsettled_markets: acct.unsettledMarkets,
+    ...(makerRun(acct) && {
+      rebates: round5(acct.markets.reduce((sum, m) => sum + (m.rebates ?? 0), 0)),
+      maker_orders: acct.makerOrders,
+      maker_fills: acct.makerFills,
+      maker_crossed: acct.makerCrossed,
+      maker_cancelled: acct.makerCancelled,
+    }),
   };
+}
+
+/** Use to tell whether a run reports maker fields: it posted a maker order, or was given a fill model. */
+export function makerRun(acct: Account): boolean {
+  return acct.makerOrders > 0 || acct.makerFillGiven;
 }
 
 function mean(xs: readonly number[]): number {

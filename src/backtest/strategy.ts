@@ -22,6 +22,16 @@ export interface RuleCondition {
   value: number;
 }
 
+/** Fields a maker order's price is measured from (docs/backtest-model.md "Maker orders"). */
+export const MAKER_PRICE_FIELDS = ['bid', 'ask', 'side_price'] as const;
+
+/** A rule's entry or exit as a maker order: at `price` field + `offset`, cancelled `ttl_ms` after the decision when given. */
+export interface RuleMaker {
+  price: (typeof MAKER_PRICE_FIELDS)[number];
+  offset?: number;
+  ttl_ms?: number;
+}
+
 /** A rule strategy as its JSON file holds it (optional keys take the model's defaults). */
 export interface RuleStrategy {
   name?: string;
@@ -32,11 +42,17 @@ export interface RuleStrategy {
   max_entries?: number;
   max_price?: number;
   min_price?: number;
+  /** The entry is a maker buy at this price (else a taker buy). */
+  entry_maker?: RuleMaker;
+  /** The exit is a maker sell at this price (else a taker sell). */
+  exit_maker?: RuleMaker;
 }
 
 /** A rule strategy checked, with every default filled in. */
-export interface CheckedRule extends Required<Omit<RuleStrategy, 'exit'>> {
+export interface CheckedRule extends Required<Omit<RuleStrategy, 'exit' | 'entry_maker' | 'exit_maker'>> {
   exit: RuleCondition[] | undefined;
+  entry_maker: Required<Omit<RuleMaker, 'ttl_ms'>> & { ttl_ms: number | undefined } | undefined;
+  exit_maker: Required<Omit<RuleMaker, 'ttl_ms'>> & { ttl_ms: number | undefined } | undefined;
 }
 
 /** A snapshot as a module's onSnapshot sees it (orderbooks in the contract's shape, when present). */
@@ -59,12 +75,37 @@ export interface StrategyContext {
   buy(side: OutcomeSide, shares: number, opts?: { maxPrice?: number }): boolean;
   /** Decide a sell; the engine never sells more than the position holds. */
   sell(side: OutcomeSide, shares: number, opts?: { minPrice?: number }): boolean;
+  /**
+   * Post a maker (resting limit) order: `shares` of `side` at limit `price`, post-only, cancelled
+   * `ttlMs` after the decision when given. Returns its id (unique in the run).
+   */
+  post(side: OutcomeSide, action: 'buy' | 'sell', shares: number, price: number, opts?: { ttlMs?: number }): number;
+  /** Cancel a maker order of the current market, pending or live; false when it is no longer there. */
+  cancel(id: number): boolean;
+  /** The current market's maker orders not yet done, oldest first (a copy). */
+  readonly orders: readonly MakerOrderView[];
   /** Shares of `side` held in the current market. */
   position(side: OutcomeSide): number;
+  /** Cash, including what resting buys hold (`reserved`). */
   readonly cash: number;
+  /** Cash held for resting maker buys (of every market). */
+  readonly reserved: number;
   readonly pending: boolean;
   readonly market: Market;
   readonly params: Record<string, unknown>;
+}
+
+/** A maker order as `ctx.orders` shows it: `live` once it rests on the book (after the latency), `shares` what still rests. */
+export interface MakerOrderView {
+  id: number;
+  side: OutcomeSide;
+  action: 'buy' | 'sell';
+  price: number;
+  shares: number;
+  live: boolean;
+  decided_at: number;
+  /** When its time to live ends; null without one. */
+  expires_at: number | null;
 }
 
 /** A market's result as `markets[]` reports it; undefined for a market without a fill. */
@@ -88,7 +129,8 @@ export function isModuleStrategy(s: Strategy): s is ModuleStrategy {
   return typeof (s as ModuleStrategy).onSnapshot === 'function';
 }
 
-const RULE_KEYS = ['name', 'side', 'size', 'entry', 'exit', 'max_entries', 'max_price', 'min_price'];
+const RULE_KEYS = ['name', 'side', 'size', 'entry', 'exit', 'max_entries', 'max_price', 'min_price', 'entry_maker', 'exit_maker'];
+const MAKER_KEYS = ['price', 'offset', 'ttl_ms'];
 const CONDITION_KEYS = ['field', 'op', 'value'];
 
 /** Use before any data is read: the rule checked (UsageError naming the bad part) with defaults filled in. */
@@ -114,7 +156,28 @@ export function checkRule(raw: unknown, fallbackName = 'strategy'): CheckedRule 
     max_entries: maxEntries as number,
     max_price: probability(raw.max_price ?? 1, 'max_price'),
     min_price: probability(raw.min_price ?? 0, 'min_price'),
+    entry_maker: maker(raw.entry_maker, 'entry_maker'),
+    exit_maker: maker(raw.exit_maker, 'exit_maker'),
   };
+}
+
+function maker(raw: unknown, where: string): CheckedRule['entry_maker'] {
+  if (raw === undefined) return undefined;
+  const shape = `{ "price": ${MAKER_PRICE_FIELDS.map((f) => `"${f}"`).join(' | ')}, "offset": number, "ttl_ms": ms }`;
+  if (!isObject(raw)) throw new UsageError(`strategy: ${where} must be an object ${shape}`);
+  for (const key of Object.keys(raw)) {
+    if (!MAKER_KEYS.includes(key)) throw new UsageError(`strategy: ${where}: unknown key '${key}'; use: ${MAKER_KEYS.join(', ')}`);
+  }
+  if (!(MAKER_PRICE_FIELDS as readonly unknown[]).includes(raw.price)) {
+    throw new UsageError(`strategy: ${where}.price must be one of ${MAKER_PRICE_FIELDS.join(', ')}, got ${JSON.stringify(raw.price)}`);
+  }
+  const offset = raw.offset ?? 0;
+  if (typeof offset !== 'number' || !(offset > -1 && offset < 1)) throw new UsageError(`strategy: ${where}.offset must be a number in (-1, 1), got ${JSON.stringify(offset)}`);
+  const ttl = raw.ttl_ms;
+  if (ttl !== undefined && !(Number.isSafeInteger(ttl) && (ttl as number) > 0)) {
+    throw new UsageError(`strategy: ${where}.ttl_ms must be a whole number of milliseconds > 0, got ${JSON.stringify(ttl)}`);
+  }
+  return { price: raw.price as RuleMaker['price'], offset, ttl_ms: ttl as number | undefined };
 }
 
 function conditions(raw: unknown, where: string, required: boolean): RuleCondition[] | undefined {

@@ -6,9 +6,9 @@
 export interface FeeSchedule {
   rate: number;
   exponent: number;
-  /** Makers pay nothing (maker orders are not modelled yet). */
+  /** Makers pay nothing (else a maker fill pays the taker formula). */
   taker_only: boolean;
-  /** Share of a taker's fee a maker earns back (maker orders are not modelled yet). */
+  /** Share of a taker's fee a maker earns back on the same fill (paid at the market's end). */
   rebate_rate: number;
   /** The unit a buy's fee is paid in; a sell's is always USDC. */
   buy_fee_in: 'usdc' | 'shares';

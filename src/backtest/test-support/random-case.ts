@@ -1,8 +1,10 @@
 // Random cases for the engine-against-reference checks: markets with random quotes and books, a
 // random rule and parameters, from a seed; and the matcher that allows one unit of the 6th decimal.
 import { expect } from 'vitest';
-import type { Market, Snapshot } from '../../domain/market.js';
+import type { FeeSchedule } from '../../domain/fee-schedule.js';
+import type { Market, OrderbookLevel, OrderbookSide, Snapshot } from '../../domain/market.js';
 import { mulberry32 as prng } from '../../random/prng.js';
+import { moved } from './engine-vs-reference.js';
 import { handMarket, type HandSnapshot } from './hand-market.js';
 import type { RefParams, RefRule } from './reference-backtest.js';
 
@@ -78,4 +80,52 @@ export function randomCase(seed: number): { rule: RefRule; markets: Hand[]; para
     no_book: pick(['quote', 'reject'] as const),
   };
   return { rule, markets, params };
+}
+
+/**
+ * Use for one random case with maker orders: randomCase(seed)'s markets and rule, with a maker
+ * entry and/or exit, a fill model, and now and then a stored fee schedule where makers pay.
+ */
+export function randomMakerCase(seed: number): { rule: RefRule; markets: Hand[]; params: Partial<RefParams> } {
+  const c = randomCase(seed);
+  const { rnd, pick } = randomPicks(seed * 7919 + 1);
+  const maker = () => ({
+    price: pick(['bid', 'bid', 'ask', 'side_price'] as const),
+    offset: pick([-0.02, -0.01, 0, 0, 0.01]),
+    ...(rnd() < 0.5 && { ttl_ms: pick([125, 500, 2000]) }),
+  });
+  const which = pick(['entry', 'exit', 'both', 'both'] as const);
+  const rule: RefRule = {
+    ...c.rule,
+    ...(which !== 'exit' && { entry_maker: maker() }),
+    ...(which !== 'entry' && { exit_maker: maker() }),
+  };
+  const schedules: (FeeSchedule | undefined)[] = [
+    undefined,
+    undefined,
+    { rate: 0.25, exponent: 2, taker_only: false, rebate_rate: 0, buy_fee_in: 'shares' },
+    { rate: 0.07, exponent: 1, taker_only: false, rebate_rate: 0.1, buy_fee_in: 'usdc' },
+  ];
+  // Queues move only where a level lives on: most snapshots keep the previous book with each
+  // level's size grown (joins behind) or cut (to nothing now and then, the level gone).
+  const drained = (side: OrderbookSide): OrderbookSide => {
+    const cut = (ls: OrderbookLevel[]) =>
+      ls.map((l) => ({ price: l.price, size: Math.round(l.size * pick([3, 1.5, 1, 0.8, 0.5, 0.2, 0]) * 100) / 100 })).filter((l) => l.size > 0);
+    return { bids: cut(side.bids), asks: cut(side.asks) };
+  };
+  const markets = c.markets.map((h) => {
+    const fees = pick(schedules);
+    const snapshots = h.snapshots.map((x) => ({ ...x }));
+    for (let k = 1; k < snapshots.length; k++) {
+      const prev = snapshots[k - 1]!;
+      if (rnd() < 0.2 || !prev.orderbook_up || !prev.orderbook_down) continue;
+      snapshots[k] = { ...snapshots[k]!, orderbook_up: drained(prev.orderbook_up), orderbook_down: drained(prev.orderbook_down) };
+    }
+    return { market: fees ? { ...h.market, fee_schedule: fees } : h.market, snapshots };
+  });
+  // Half the cases put the markets a few seconds apart: they run side by side on one clock, and
+  // what one market's resting buys hold is missing from the others' cash.
+  const gap = pick([0, 5_000, 20_000]);
+  const placed = gap === 0 ? markets : markets.map((h, k) => moved(h, T0 + 300_000 + k * gap, '5m'));
+  return { rule, markets: placed, params: { ...c.params, maker_fill: pick(['cross', 'queue', undefined] as const) } };
 }

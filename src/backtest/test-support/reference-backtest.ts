@@ -5,9 +5,16 @@
 import type { Market, Snapshot } from '../../domain/market.js';
 import { refScheduleOf } from './reference-fees.js';
 import { bookOf, fieldValue, holds, r5, r6, round, walk, type Fill, type RefCondition } from './reference-fills.js';
+import { refBuyReserve, refCrosses, refJoin, refMakerFee, refMakerFill, type RefMakerOrder } from './reference-maker.js';
 
 export type { RefCondition } from './reference-fills.js';
 
+/** A rule's entry or exit as a maker order: at a field (bid, ask, side_price) plus an offset, with a time to live. */
+export interface RefMaker {
+  price: 'bid' | 'ask' | 'side_price';
+  offset?: number;
+  ttl_ms?: number;
+}
 
 export interface RefRule {
   name: string;
@@ -18,6 +25,8 @@ export interface RefRule {
   max_entries?: number;
   max_price?: number;
   min_price?: number;
+  entry_maker?: RefMaker;
+  exit_maker?: RefMaker;
 }
 
 export interface RefParams {
@@ -27,6 +36,8 @@ export interface RefParams {
   fee_rate?: number | undefined;
   fees: 'taker' | 'none';
   no_book: 'quote' | 'reject';
+  /** How resting orders fill; undefined: 'cross', and a run without posts reports no maker fields. */
+  maker_fill?: 'cross' | 'queue' | undefined;
 }
 
 export interface RefMarket {
@@ -41,8 +52,12 @@ export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: R
   const minPrice = rule.min_price ?? 0;
   const ordered = [...markets].sort((a, b) => a.market.start_time - b.market.start_time);
   let cash = params.cash;
+  // Cash held by resting buys of every market: taker buys and new posts see only cash − reserved.
+  let reserved = 0;
   let unsettledValue = 0;
+  const model = params.maker_fill ?? 'cross';
   const counts = { orders: 0, fills: 0, rejected: 0, expired: 0, sharesBought: 0, fees: 0, noDepth: 0, unsettled: 0 };
+  const makerCounts = { posted: 0, fills: 0, crossed: 0, cancelled: 0 };
   const trades: Record<string, unknown>[] = [];
   const marketRows: Record<string, unknown>[] = [];
   const equity: { time: number; equity: number }[] = [];
@@ -66,6 +81,100 @@ export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: R
     let traded = false;
     let pending: { action: 'buy' | 'sell'; shares: number; decidedAt: number; due: number; sidePrice: number } | undefined;
     const marketBrier: number[] = [];
+    // A rule has at most one maker order at a time (it decides nothing while one is there).
+    type Resting = RefMakerOrder & { requested: number; decidedAt: number; due: number; expires: number; live: boolean; hold: number; sidePrice: number; filledOnce: boolean };
+    let maker: Resting | undefined;
+    let rebates = 0;
+
+    const letGo = (o: Resting) => {
+      if (!o.live) return;
+      if (o.buy) reserved -= o.hold;
+      o.hold = 0;
+    };
+
+    const goLive = (s: Snapshot) => {
+      const o = maker!;
+      const book = bookOf(s, rule.side);
+      if (book && refCrosses(o, book)) {
+        counts.rejected++;
+        makerCounts.crossed++;
+        maker = undefined;
+        return;
+      }
+      if (o.buy) {
+        const need = refBuyReserve(rate, o.left, o.price);
+        if (need > cash - reserved + 1e-9) {
+          counts.rejected++;
+          maker = undefined;
+          return;
+        }
+        reserved += need;
+        o.hold = need;
+      } else {
+        o.left = Math.min(o.left, position[rule.side]);
+        if (!(o.left > 0)) {
+          counts.rejected++;
+          maker = undefined;
+          return;
+        }
+        o.requested = o.left;
+        o.hold = o.left;
+      }
+      o.live = true;
+      refJoin(o, book);
+    };
+
+    const makerFilled = (q: number, s: Snapshot) => {
+      const o = maker!;
+      const f = refMakerFee(rate, o.buy, q, o.price);
+      if (o.buy) {
+        const pay = o.price * q + (f.feeShares > 0 ? 0 : f.fee);
+        const freed = Math.min(o.hold, pay);
+        o.hold -= freed;
+        reserved -= freed;
+        cash -= pay;
+        flow -= pay;
+        position[rule.side] = round(position[rule.side] + q - f.feeShares, 8);
+        counts.sharesBought += q;
+        if (!o.filledOnce) {
+          entriesFilled++;
+          marketBrier.push(o.sidePrice);
+        }
+      } else {
+        cash += o.price * q - f.fee;
+        flow += o.price * q - f.fee;
+        position[rule.side] = round(position[rule.side] - q, 8);
+        o.hold -= q;
+      }
+      o.filledOnce = true;
+      traded = true;
+      counts.fills++;
+      makerCounts.fills++;
+      counts.fees += f.fee;
+      marketFees += f.fee;
+      rebates += f.rebate;
+      trades.push({
+        market_id: m.market_id,
+        side: rule.side,
+        action: o.buy ? 'buy' : 'sell',
+        decided_at: o.decidedAt,
+        filled_at: s.time,
+        shares_requested: r6(o.requested),
+        shares: r6(q),
+        vwap: r6(o.price),
+        fee: f.fee,
+        cash_after: r6(cash),
+        depth: true,
+        levels: 1,
+        fee_shares: f.feeShares,
+        kind: 'maker',
+        rebate: f.rebate,
+      });
+      if (o.left === 0) {
+        letGo(o);
+        maker = undefined;
+      }
+    };
 
     const execute = (e: Snapshot) => {
       const o = pending!;
@@ -78,12 +187,12 @@ export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: R
         const lv = buy
           ? [...book.asks].sort((a, b) => a.price - b.price)
           : [...book.bids].sort((a, b) => b.price - a.price);
-        fill = walk(lv, requested, buy, buy ? maxPrice : minPrice, cash, rate);
+        fill = walk(lv, requested, buy, buy ? maxPrice : minPrice, cash - reserved, rate);
       } else if (params.no_book === 'reject') {
         fill = { shares: 0, cost: 0, fee: 0, feeShares: 0, levels: 0, depth: false };
       } else {
         const q = rule.side === 'up' ? e.price_up : e.price_down;
-        fill = walk([{ price: q, size: requested }], requested, buy, buy ? maxPrice : minPrice, cash, rate);
+        fill = walk([{ price: q, size: requested }], requested, buy, buy ? maxPrice : minPrice, cash - reserved, rate);
         fill.depth = false;
       }
       if (fill.shares <= 0) {
@@ -125,8 +234,19 @@ export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: R
     };
 
     const onSnapshot = (s: Snapshot) => {
+      // The maker order first: its time to live, its fill on this snapshot, a post going live.
+      if (maker && s.time >= maker.expires) {
+        letGo(maker);
+        makerCounts.cancelled++;
+        maker = undefined;
+      }
+      if (maker && maker.live) {
+        const q = refMakerFill(maker, bookOf(s, rule.side), model);
+        if (q > 0) makerFilled(q, s);
+      }
+      if (maker && !maker.live && s.time >= maker.due) goLive(s);
       if (pending && s.time >= pending.due) execute(s);
-      if (pending) return;
+      if (pending || maker) return;
       const first = snaps[0]!;
       const sidePrice = rule.side === 'up' ? s.price_up : s.price_down;
       let decision: 'buy' | 'sell' | undefined;
@@ -136,7 +256,6 @@ export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: R
         rule.entry.every((c) => holds(c, fieldValue(c.field, s, m, first, rule.side)))
       ) {
         decision = 'buy';
-        entriesDecided++;
       } else if (
         position[rule.side] > 0 &&
         (rule.exit ?? []).some((c) => holds(c, fieldValue(c.field, s, m, first, rule.side)))
@@ -144,6 +263,29 @@ export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: R
         decision = 'sell';
       }
       if (!decision) return;
+      const how = decision === 'buy' ? rule.entry_maker : rule.exit_maker;
+      if (how) {
+        // A maker order at the field plus the offset; none when the field has no value, or the
+        // price leaves (0, 1) or passes the rule's limit.
+        const base = fieldValue(how.price, s, m, first, rule.side);
+        if (base === undefined) return;
+        const price = r6(base + (how.offset ?? 0));
+        if (!(price > 0 && price < 1)) return;
+        if (decision === 'buy' ? price > maxPrice : price < minPrice) return;
+        counts.orders++;
+        makerCounts.posted++;
+        if (decision === 'buy') entriesDecided++;
+        const shares = decision === 'buy' ? rule.size : position[rule.side];
+        maker = {
+          buy: decision === 'buy', price, left: shares, ahead: undefined, seen: undefined,
+          requested: shares, decidedAt: s.time, due: s.time + params.latency_ms,
+          expires: how.ttl_ms === undefined ? Infinity : s.time + how.ttl_ms,
+          live: false, hold: 0, sidePrice, filledOnce: false,
+        };
+        if (params.latency_ms === 0) goLive(s);
+        return;
+      }
+      if (decision === 'buy') entriesDecided++;
       counts.orders++;
       pending = {
         action: decision,
@@ -168,6 +310,16 @@ export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: R
     const settle = () => {
     open.delete(m.market_id);
     if (pending) counts.expired++;
+    // A resting order is cancelled at the market's last snapshot; a post never live expired.
+    if (maker) {
+      if (maker.live) makerCounts.cancelled++;
+      else counts.expired++;
+      letGo(maker);
+      maker = undefined;
+    }
+    // Rebates are paid at the market's end, before its settlement.
+    cash += rebates;
+    flow += rebates;
     let value = 0;
     if (m.winner) {
       for (const side of ['up', 'down'] as const) {
@@ -213,6 +365,7 @@ export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: R
         entries: entriesFilled,
         fees: r5(marketFees),
         pnl: r6(pnl),
+        rebates: r5(rebates),
       });
       // Markets still running count their positions at their latest quote.
       let running = 0;
@@ -237,6 +390,11 @@ export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: R
   const sd = n > 1 ? Math.sqrt(pnls.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1)) : 0;
   const wins = pnls.filter((p) => p > 0).length;
   const losses = pnls.filter((p) => p < 0).length;
+  // Maker fields only in a run that posted, or was given a fill model.
+  const withMaker = makerCounts.posted > 0 || params.maker_fill !== undefined;
+  const rebateSum = r5(marketRows.reduce((a, row) => a + (row.rebates as number), 0));
+  if (!withMaker) for (const row of marketRows) delete row.rebates;
+  const tradeRows = trades.map((t) => (withMaker ? { ...t, kind: t.kind ?? 'taker', rebate: t.rebate ?? 0 } : t));
   return {
     summary: {
       start_cash: params.cash,
@@ -259,10 +417,17 @@ export function referenceBacktest(rule: RefRule, markets: RefMarket[], params: R
       brier: brierTerms.length ? r6(brierTerms.reduce((a, b) => a + b, 0) / brierTerms.length) : null,
       fills_without_depth: counts.noDepth,
       unsettled_markets: counts.unsettled,
+      ...(withMaker && {
+        rebates: rebateSum,
+        maker_orders: makerCounts.posted,
+        maker_fills: makerCounts.fills,
+        maker_crossed: makerCounts.crossed,
+        maker_cancelled: makerCounts.cancelled,
+      }),
     },
     data: { markets: ordered.length, snapshots: snapshotsSeen },
     markets: marketRows,
-    trades,
+    trades: tradeRows,
     equity,
   };
 }

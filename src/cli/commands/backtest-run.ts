@@ -11,7 +11,7 @@ import { apiMarketSource, readPackedMarkets, type SnapshotRange } from '../../ba
 import type { OpenedSource } from '../../backtest/local-source.js';
 import { combinations, type SweepAxis } from '../../backtest/sweep-plan.js';
 import type { CliDeps } from '../deps.js';
-import { RESULT_SCHEMA, sweepSchema, TRADE_SCHEMA, type SweepRow } from '../output/backtest-schemas.js';
+import { isMakerResult, MAKER_RESULT_SCHEMA, MAKER_TRADE_SCHEMA, RESULT_SCHEMA, sweepSchema, TRADE_SCHEMA, type SweepRow } from '../output/backtest-schemas.js';
 import { renderBacktestText } from '../output/backtest-text.js';
 import type { Progress } from '../output/progress.js';
 import { writeListFile, writeTextFile } from '../output/file-output.js';
@@ -126,7 +126,7 @@ export async function runBacktestCommand(opts: BacktestOptions, deps: CliDeps, v
     const paths = opts.sweeps.map((a) => a.path);
     const numeric = new Set(opts.sweeps.filter((a) => a.values.every((v) => typeof v === 'number')).map((a) => a.path));
     const rows: SweepRow[] = combos.map((c, k) => ({ values: c.values, summary: summaries[k]! }));
-    await exporter.list(sweepSchema(paths, numeric), rows);
+    await exporter.list(sweepSchema(paths, numeric, summaries.some((x) => x.rebates !== undefined)), rows);
     deps.finished(`${rows.length} sweep rows over ${markets.length} market${markets.length === 1 ? '' : 's'}`);
     return;
   }
@@ -140,8 +140,8 @@ export async function runBacktestCommand(opts: BacktestOptions, deps: CliDeps, v
   }
   // A terminal gets the summary, the equity chart and the first trades; any other output the result itself.
   if (view.tableOnTerminal) view.write(renderBacktestText(result, view.width, view.color));
-  else await exporter.record(RESULT_SCHEMA, result);
-  if (opts.trades !== undefined) await writeListFile(opts.trades, TRADE_SCHEMA, result.trades);
+  else await exporter.record(isMakerResult(result) ? MAKER_RESULT_SCHEMA : RESULT_SCHEMA, result);
+  if (opts.trades !== undefined) await writeListFile(opts.trades, isMakerResult(result) ? MAKER_TRADE_SCHEMA : TRADE_SCHEMA, result.trades);
   if (opts.html !== undefined) {
     const { renderHtmlReport } = await import('../../backtest/html-report.js');
     await writeTextFile(opts.html, renderHtmlReport(result));

@@ -28,6 +28,7 @@ interface RawFlags {
   fees?: string;
   /** Commander reads `--no-book X` as a negated flag: X here, `true` when absent. */
   book?: string | boolean;
+  makerFill?: string;
   set?: string[];
   sweep?: string[];
   trades?: string;
@@ -57,6 +58,10 @@ function paramFlags(flags: RawFlags): Partial<BacktestParams> {
   if (typeof flags.book === 'string') {
     if (flags.book !== 'reject' && flags.book !== 'quote') throw new UsageError(`--no-book takes 'reject' (or 'quote', the default), got '${flags.book}'`);
     p.no_book = flags.book;
+  }
+  if (flags.makerFill !== undefined) {
+    if (flags.makerFill !== 'cross' && flags.makerFill !== 'queue') throw new UsageError(`--maker-fill takes 'cross' (the default) or 'queue', got '${flags.makerFill}'`);
+    p.maker_fill = flags.makerFill;
   }
   return p;
 }
@@ -126,6 +131,7 @@ export function backtestCommand(ctx: CliContext): Command {
     .option('--fee-rate <rate>', "one taker fee rate for every market: shares × rate × p × (1 − p) in USDC (default: each market's fee schedule, else its era's)")
     .option('--fees <none>', "'none': no fees")
     .option('--no-book <reject>', "'reject': refuse orders on snapshots without the side's orderbook (default: fill at the quote, flagged)")
+    .option('--maker-fill <model>', "how resting (maker) orders fill: 'cross' (default: when the book trades through the price) or 'queue' (behind the size at the price)")
     .option('--set <path=value>', 'override a strategy field (rule) or param (module), repeatable: --set size=5 --set entry.0.value=0.25', collect)
     .option('--sweep <path=v1,v2,...>', 'run every combination of these values (repeatable), one summary row each, on all cores', collect)
     .option('--trades <file>', 'write every trade to FILE (.csv, .ndjson, .json, .parquet)')
@@ -142,6 +148,7 @@ The model (fills, fees, settlement, statistics) is docs/backtest.md. A rule file
     "entry": [{ "field": "price_up", "op": "<", "value": 0.3 }],
     "exit": [{ "field": "price_up", "op": ">", "value": 0.6 }] }
 Fields: price, price_up, price_down, side_price, elapsed_ms, remaining_ms, change, bid, ask.
+A maker (resting, post-only) entry or exit: "entry_maker": { "price": "bid", "offset": 0, "ttl_ms": 30000 }.
 Output: a summary table, an equity chart and the first trades on a terminal; --format json (or -o
 FILE.json) the whole result; csv, ndjson and parquet one summary row (with --sweep: one per combination).
 ${TIME_HELP}
@@ -152,7 +159,8 @@ Examples:
   $ msnap backtest cheap-up.json BTC 5m --last 288 --db msnap.db --set size=5 --set entry.0.value=0.25
   $ msnap backtest cheap-up.json BTC 5m --last 288 --db msnap.db --sweep entry.0.value=0.2,0.25,0.3 --sweep size=5,10 --csv
   $ msnap backtest cheap-up.json BTC 5m --last 288 --db msnap.db --sweep size=5,10,20 --queue redis://10.0.0.5 --csv
-  $ msnap backtest my-strategy.mjs btc-updown-5m-1763769600 --no-book reject`,
+  $ msnap backtest my-strategy.mjs btc-updown-5m-1763769600 --no-book reject
+  $ msnap backtest examples/maker-quotes.js BTC,ETH 5m --last 288 --db msnap.db --maker-fill queue`,
     )
     .action(async (strategy: string, first: string, second: string | undefined, flags: RawFlags, cmd: Command) => {
       const globals = readGlobals(cmd);

@@ -29,6 +29,20 @@ const SUMMARY_COLUMNS: [SummaryKey, ParquetType, boolean][] = [
   ['unsettled_markets', 'int64', false],
 ];
 
+/** The summary's maker keys, after the others, in runs with maker orders only. */
+const MAKER_SUMMARY_COLUMNS: [SummaryKey, ParquetType, boolean][] = [
+  ['rebates', 'double', false],
+  ['maker_orders', 'int64', false],
+  ['maker_fills', 'int64', false],
+  ['maker_crossed', 'int64', false],
+  ['maker_cancelled', 'int64', false],
+];
+
+/** Use to pick the schemas of a result: true when it reports maker fields (it posted, or was given --maker-fill). */
+export function isMakerResult(r: Pick<BacktestResult, 'params'>): boolean {
+  return r.params.maker_fill !== undefined;
+}
+
 function column<T>(name: string, value: (row: T) => CellValue, parquet: ParquetType, nullable = false, table?: (row: T) => string, dropOrder?: number): Column<T> {
   return { name, value, parquet, ...(nullable ? { nullable: true as const } : {}), ...(table ? { table } : {}), ...(dropOrder !== undefined ? { dropOrder } : {}) };
 }
@@ -39,26 +53,34 @@ function clock(ms: number): string {
 }
 
 /** The summary columns of any row that holds a result's summary. */
-function summaryColumns<T>(summary: (row: T) => BacktestSummary): Column<T>[] {
-  return SUMMARY_COLUMNS.map(([key, type, nullable]) => column<T>(key, (r) => summary(r)[key], type, nullable));
+function summaryColumns<T>(summary: (row: T) => BacktestSummary, maker = false): Column<T>[] {
+  const keys = maker ? [...SUMMARY_COLUMNS, ...MAKER_SUMMARY_COLUMNS] : SUMMARY_COLUMNS;
+  return keys.map(([key, type, nullable]) => column<T>(key, (r) => summary(r)[key] as CellValue, type, nullable));
+}
+
+function resultSchema(maker: boolean): RecordSchema<BacktestResult> {
+  return {
+    columns: [
+      column('strategy', (r) => r.strategy, 'string'),
+      column('cash', (r) => r.params.cash, 'double'),
+      column('latency_ms', (r) => r.params.latency_ms, 'int64'),
+      column('fee_rate', (r) => r.params.fee_rate, 'double', true),
+      column('no_book', (r) => r.params.no_book, 'string'),
+      ...(maker ? [column<BacktestResult>('maker_fill', (r) => r.params.maker_fill, 'string')] : []),
+      column('markets', (r) => r.data.markets, 'int64'),
+      column('snapshots', (r) => r.data.snapshots, 'int64'),
+      column('from', (r) => r.data.from, 'timestamp', true, (r) => isoCell(r.data.from)),
+      column('to', (r) => r.data.to, 'timestamp', true, (r) => isoCell(r.data.to)),
+      ...summaryColumns<BacktestResult>((r) => r.summary, maker),
+    ],
+    json: (r) => r,
+  };
 }
 
 /** A single run: JSON/NDJSON get the whole result; CSV, Parquet and the terminal one summary row. */
-export const RESULT_SCHEMA: RecordSchema<BacktestResult> = {
-  columns: [
-    column('strategy', (r) => r.strategy, 'string'),
-    column('cash', (r) => r.params.cash, 'double'),
-    column('latency_ms', (r) => r.params.latency_ms, 'int64'),
-    column('fee_rate', (r) => r.params.fee_rate, 'double', true),
-    column('no_book', (r) => r.params.no_book, 'string'),
-    column('markets', (r) => r.data.markets, 'int64'),
-    column('snapshots', (r) => r.data.snapshots, 'int64'),
-    column('from', (r) => r.data.from, 'timestamp', true, (r) => isoCell(r.data.from)),
-    column('to', (r) => r.data.to, 'timestamp', true, (r) => isoCell(r.data.to)),
-    ...summaryColumns<BacktestResult>((r) => r.summary),
-  ],
-  json: (r) => r,
-};
+export const RESULT_SCHEMA: RecordSchema<BacktestResult> = resultSchema(false);
+/** RESULT_SCHEMA with the maker fields, for a result that reports them (isMakerResult). */
+export const MAKER_RESULT_SCHEMA: RecordSchema<BacktestResult> = resultSchema(true);
 
 /** `--trades FILE` and the terminal's first trades. */
 export const TRADE_SCHEMA: RecordSchema<Trade> = {
@@ -79,6 +101,15 @@ export const TRADE_SCHEMA: RecordSchema<Trade> = {
   ],
 };
 
+/** TRADE_SCHEMA with each line's kind and rebate, for a result with maker fields. */
+export const MAKER_TRADE_SCHEMA: RecordSchema<Trade> = {
+  columns: [
+    ...TRADE_SCHEMA.columns,
+    column('kind', (t) => t.kind ?? 'taker', 'dictionary'),
+    column('rebate', (t) => t.rebate ?? 0, 'double', false, undefined, 6),
+  ],
+};
+
 /** One combination of a sweep: the swept values by path, and its run's summary. */
 export interface SweepRow {
   values: Record<string, unknown>;
@@ -86,11 +117,11 @@ export interface SweepRow {
 }
 
 /** Sweep rows: a column per swept path (in --sweep order), then the summary. */
-export function sweepSchema(paths: readonly string[], numeric: ReadonlySet<string>): RecordSchema<SweepRow> {
+export function sweepSchema(paths: readonly string[], numeric: ReadonlySet<string>, maker = false): RecordSchema<SweepRow> {
   return {
     columns: [
       ...paths.map((p) => column<SweepRow>(p, (r) => r.values[p] as CellValue, numeric.has(p) ? 'double' : 'string')),
-      ...summaryColumns<SweepRow>((r) => r.summary),
+      ...summaryColumns<SweepRow>((r) => r.summary, maker),
     ],
   };
 }

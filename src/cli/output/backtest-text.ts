@@ -3,7 +3,7 @@
 import asciichart from 'asciichart';
 import type { BacktestResult } from '../../backtest/result.js';
 import { labelWidthFor, plotColumns } from './chart.js';
-import { TRADE_SCHEMA } from './backtest-schemas.js';
+import { isMakerResult, MAKER_TRADE_SCHEMA, TRADE_SCHEMA } from './backtest-schemas.js';
 import { renderTable } from './table.js';
 
 /** Trades a terminal shows; the rest go to --trades FILE or --format json. */
@@ -33,7 +33,7 @@ function summaryText(r: BacktestResult, width: number): string {
   const p = r.params;
   return [
     `${r.strategy}: ${d.markets} market${d.markets === 1 ? '' : 's'}, ${d.snapshots.toLocaleString('en-US')} snapshots, ${iso(d.from)} to ${iso(d.to)} UTC`,
-    `cash ${p.cash}, latency ${p.latency_ms} ms, fee rate ${p.fee_rate ?? 'per market'}, no book: ${p.no_book}`,
+    `cash ${p.cash}, latency ${p.latency_ms} ms, fee rate ${p.fee_rate ?? 'per market'}, no book: ${p.no_book}${p.maker_fill !== undefined ? `, maker fill: ${p.maker_fill}` : ''}`,
     '',
     ...lines,
     '',
@@ -69,7 +69,7 @@ export function renderBacktestText(r: BacktestResult, width: number, color: bool
   if (r.trades.length > 0) {
     const shown = r.trades.slice(0, TERMINAL_TRADES);
     parts.push(`first ${shown.length} of ${r.trades.length} trades (all of them: --trades FILE or --format json)`);
-    parts.push(renderTable(TRADE_SCHEMA, shown, { color, width }).trimEnd());
+    parts.push(renderTable(isMakerResult(r) ? MAKER_TRADE_SCHEMA : TRADE_SCHEMA, shown, { color, width }).trimEnd());
   }
   return `${parts.join('\n')}\n`;
 }
