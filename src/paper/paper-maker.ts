@@ -8,7 +8,7 @@
 import type { Market } from '../domain/market.js';
 import type { MarketSeries, OutcomeSide } from '../domain/market-series.js';
 import { addShares } from '../backtest/order-fill.js';
-import { takerFee, type FeeSchedule } from '../backtest/fee-model.js';
+import { makerFee, takerFee, type FeeSchedule } from '../backtest/fee-model.js';
 import { makerGoLive, makerOrder, makerStep, type MakerFillModel, type MakerOrderState } from '../backtest/maker-fill.js';
 import { round5, round6 } from '../backtest/rounding.js';
 import type { PaperOrderLine, PaperPosition, RestingOrder } from '../store/paper-ledger.js';
@@ -25,8 +25,8 @@ export interface LimitRequest {
   ttl_ms?: number;
 }
 
-/** Why a limit order was not posted: a market order's reasons, `crosses` (post-only) or `insufficient_shares`. */
-export type PostRejectReason = RejectReason | 'crosses' | 'insufficient_shares';
+/** Why a limit order was not posted: a market order's reasons, or `crosses` (post-only). */
+export type PostRejectReason = RejectReason | 'crosses';
 
 /** What posting did: its order line, and its resting state unless it was rejected (the desk gives it its id). */
 export interface Posted {
@@ -48,7 +48,8 @@ export function reserveFor(schedule: FeeSchedule, shares: number, price: number)
  * Use to post `req` at data time `at` on `market` (as the clock shows it), going live on
  * `series`' only snapshot (the newest visible; undefined when there is none). Post-only: an order
  * the book would fill at once is rejected (`crosses`). A buy takes its cash out of the account's
- * cash while it rests; a sell may promise only shares held and not promised to another sell.
+ * cash while it rests; a sell rests for at most the shares held and not promised to another sell
+ * (the engine's cap).
  */
 export function postLimit(book: PaperBook, req: LimitRequest, market: Market, series: MarketSeries | undefined, schedule: FeeSchedule, model: MakerFillModel, at: number): Posted {
   const line: PaperOrderLine = {
@@ -77,26 +78,28 @@ export function postLimit(book: PaperBook, req: LimitRequest, market: Market, se
   const state = makerOrder(req.action, req.price, req.shares);
   if (makerGoLive(state, series.book(0, req.side), model) === 'crosses') return reject('crosses');
   let reserved = 0;
+  let shares = req.shares;
   if (req.action === 'buy') {
     reserved = reserveFor(schedule, req.shares, req.price);
     if (reserved > book.money.cash + 1e-9) return reject('insufficient_cash');
     book.money.cash -= reserved;
   } else {
     const held = book.positions.find((p) => p.marketId === req.market_id && p.side === req.side)?.shares ?? 0;
-    const free = held - reservedShares(book.resting, req.market_id, req.side);
-    if (!(free > 1e-9)) return reject('no_position');
-    if (req.shares > free + 1e-9) return reject('insufficient_shares');
+    const free = addShares(held, -reservedShares(book.resting, req.market_id, req.side));
+    if (!(free > 0)) return reject('no_position');
+    // As the engine does: a sell rests for at most the shares held and not promised to another sell.
+    shares = Math.min(req.shares, free);
   }
   const time = series.time[0]!;
   return {
-    line: { ...line, status: 'open', filled_at: time, cash_after: round6(book.money.cash) },
+    line: { ...line, status: 'open', shares_requested: round6(shares), filled_at: time, cash_after: round6(book.money.cash) },
     resting: {
       marketId: req.market_id,
       side: req.side,
       action: req.action,
       model,
       price: req.price,
-      remaining: req.shares,
+      remaining: shares,
       ahead: state.ahead,
       lastSize: state.lastSize,
       reserved,
@@ -169,14 +172,10 @@ export function closeResting(book: PaperBook, r: RestingOrder, line: PaperOrderL
 function bookFill(book: PaperBook, r: RestingOrder, line: PaperOrderLine, c: number, t: number, schedule: FeeSchedule): PaperPosition {
   const P = r.price;
   const buy = r.action === 'buy';
-  const inShares = buy && schedule.buy_fee_in === 'shares';
-  // What a taker would have paid on the same fill, in the schedule's unit; a maker pays it only
-  // where the schedule is not taker-only, and earns rebate_rate × its USDC value.
-  const taker = takerFee(schedule, c, P);
-  const takerUsdc = inShares ? round5(taker * P) : taker;
-  const feeShares = schedule.taker_only || !inShares ? 0 : taker;
-  const feeUsdc = schedule.taker_only ? 0 : takerUsdc;
-  const rebate = round5(schedule.rebate_rate * takerUsdc);
+  // The engine's own maker fee: none where the schedule is taker only, else a taker's on the same
+  // fill; the rebate (rebate_rate × a taker's USDC fee) either way.
+  const f = makerFee(schedule, r.action, c, P);
+  const inShares = f.feeShares > 0;
   const notional = c * P;
   const money = book.money;
   let position = book.positions.find((p) => p.marketId === r.marketId && p.side === r.side);
@@ -186,25 +185,25 @@ function bookFill(book: PaperBook, r: RestingOrder, line: PaperOrderLine, c: num
   }
   if (buy) {
     const left = reserveFor(schedule, r.remaining - c, P);
-    money.cash += r.reserved - left - notional - (inShares ? 0 : feeUsdc);
+    money.cash += r.reserved - left - notional - (inShares ? 0 : f.fee);
     r.reserved = left;
-    position.shares = addShares(position.shares, c - feeShares);
+    position.shares = addShares(position.shares, c - f.feeShares);
     position.cost += notional;
   } else {
     const closedCost = (position.cost / position.shares) * c;
-    money.cash += notional - feeUsdc;
+    money.cash += notional - f.fee;
     money.realizedPnl += notional - closedCost;
     position.shares = addShares(position.shares, -c);
     position.cost = position.shares > 0 ? position.cost - closedCost : 0;
   }
-  money.cash += rebate;
-  money.fees += feeUsdc;
-  money.rebates += rebate;
+  money.cash += f.rebate;
+  money.fees += f.fee;
+  money.rebates += f.rebate;
   line.shares = round6(line.shares + c);
   line.vwap = P;
-  line.fee = round5(line.fee + feeUsdc);
-  line.fee_shares = round5(line.fee_shares + feeShares);
-  line.rebate = round5(line.rebate + rebate);
+  line.fee = round5(line.fee + f.fee);
+  line.fee_shares = round5(line.fee_shares + f.feeShares);
+  line.rebate = round5(line.rebate + f.rebate);
   line.filled_at = t;
   line.depth = true;
   line.levels += 1;

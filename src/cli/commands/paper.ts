@@ -95,8 +95,9 @@ fill at once (a buy at or above the best ask, a sell at or below the best bid) i
 (crosses). A buy holds its cash apart while it rests, a sell its shares. It fills at its price by
 serve --paper-maker-fill (cross: when the book trades through it; queue: also as the size ahead of
 it at its level is taken), until filled, cancelled (msnap paper cancel), expired (--ttl) or the
-market's end. A rejected order (crosses, market_closed, no_snapshot, insufficient_cash,
-no_position, insufficient_shares) is written like any other, then its reason on stderr and exit code 12.
+market's end. A sell rests for at most the shares held and not promised to another sell. A
+rejected order (crosses, market_closed, no_snapshot, insufficient_cash, no_position) is written
+like any other, then its reason on stderr and exit code 12.
 
 Examples:
   $ msnap paper post BTC 5m up buy 10 --price 0.45
