@@ -1,7 +1,7 @@
 // Paper maker (resting limit) orders end to end: the built CLI and `msnap serve --replay` as real
 // processes over a seeded store with orderbooks. An order posted on a replay rests across
-// restarts, fills when the replayed book crosses it, and its fill is the backtest maker model's
-// (makerGoLive, makerStep) on the same stored snapshots, under `cross` and `queue`; `paper post`
+// restarts, fills when the replayed book crosses it, and its fill is the backtest engine's for
+// the same order (a module posting it) on the same stored snapshots, under `cross` and `queue`; `paper post`
 // of a crossing order exits 12, `paper cancel` frees its cash; on PostgreSQL two instances
 // stepping the same order store its fill once.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,30 +9,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MARKET_FEES, takerFee } from '../src/backtest/fee-model.js';
-import { makerGoLive, makerOrder, makerStep, type MakerFillModel } from '../src/backtest/maker-fill.js';
-import { round5 } from '../src/backtest/rounding.js';
+import { MARKET_FEES, makerFee } from '../src/backtest/fee-model.js';
 import { seriesFromSnapshots } from '../src/backtest/snapshot-series.js';
 import type { Market, Snapshot } from '../src/domain/market.js';
 import type { MarketSeries } from '../src/domain/market-series.js';
+import { engineMakerFills } from '../src/paper/test-support/engine-maker.js';
 import { buildIfStale, createKey, msnap, seed, startServe, type Served } from './support/msnap-process.js';
 import { call } from './support/paper-calls.js';
 import { databaseAvailable, throwawayDatabase, type ThrowawayDatabase } from './support/throwaway-database.js';
 
 const noDatabase = !(await databaseAvailable());
 if (noDatabase) console.warn('skipping the PostgreSQL part of "paper maker e2e": no server at 127.0.0.1:5432 and no PostgreSQL binaries');
-
-/** The fills of the backtest's maker model: live on snapshot `live`, stepped on each later one with time <= `through`. */
-function modelFills(series: MarketSeries, model: MakerFillModel, price: number, shares: number, live: number, through: number) {
-  const order = makerOrder('buy', price, shares);
-  expect(makerGoLive(order, series.book(live, 'up'), model)).toBe('live');
-  const fills: { time: number; shares: number }[] = [];
-  for (let i = live + 1; i < series.length && series.time[i]! <= through; i++) {
-    const n = makerStep(order, series.book(i, 'up'), model);
-    if (n > 0) fills.push({ time: series.time[i]!, shares: n });
-  }
-  return fills;
-}
 
 const bestAsk = (series: MarketSeries, i: number) => {
   const b = series.book(i, 'up');
@@ -93,7 +80,7 @@ describe('paper maker orders through msnap serve --replay', { timeout: 300_000 }
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('rests across restarts and fills when the replayed book crosses it, as the backtest maker model fills it', async () => {
+  it('rests across restarts and fills when the replayed book crosses it, as the backtest engine fills the same order', async () => {
     const a = await serve(db, [...standing(market.start_time + 60_050), '--paper-cash', '500']);
     const env = { MSNAP_BASE_URL: a.url, MSNAP_API_KEY: key };
     const posted = await msnap(['paper', 'post', market.market_id, 'up', 'buy', '10', '--price', String(price), '--json'], { env, cwd: dir });
@@ -124,28 +111,30 @@ describe('paper maker orders through msnap serve --replay', { timeout: 300_000 }
     const cancelled = await msnap(['paper', 'cancel', String(idle.id), '--json'], { env: { MSNAP_BASE_URL: b.url, MSNAP_API_KEY: key }, cwd: dir });
     expect(cancelled.exitCode, String(cancelled.stderr)).toBe(0);
     expect(JSON.parse(String(cancelled.stdout))).toMatchObject({ id: idle.id, status: 'cancelled', shares: 0 });
-    const expected = modelFills(series, 'cross', price, 10, live, crossAt);
-    expect(expected).toEqual([{ time: crossAt, shares: 10 }]);
+    // The backtest engine, a module posting the same order on the same snapshot, over the same snapshots.
+    const expected = await engineMakerFills(series, { side: 'up', action: 'buy', shares: 10, price, liveAt: series.time[live]! }, 'cross', 500);
+    expect(expected.fills).toEqual([{ time: crossAt, shares: 10 }]);
     let filled: any;
     const deadline = Date.now() + 30_000;
     while ((filled = (await call(b.url, key, 'GET', `/v1/paper/orders/${order.id}`)).json.order).status === 'open') {
       if (Date.now() > deadline) throw new Error('the order did not fill');
       await new Promise((r) => setTimeout(r, 100));
     }
+    expect(filled).toMatchObject({ status: 'filled', shares: 10, vwap: price, filled_at: crossAt, levels: 1, fee: expected.fee, rebate: expected.rebate });
     // Makers of this era pay no fee and earn 0.2 of a taker's fee.
-    const schedule = MARKET_FEES.scheduleFor(market);
-    expect(filled).toMatchObject({ status: 'filled', shares: 10, vwap: price, fee: 0, filled_at: crossAt, levels: 1, rebate: round5(schedule.rebate_rate * takerFee(schedule, 10, price)) });
+    expect(makerFee(MARKET_FEES.scheduleFor(market), 'buy', 10, price)).toEqual({ fee: 0, feeShares: 0, rebate: expected.rebate });
+    expect(expected.rebate).toBeGreaterThan(0);
     await b.stop();
 
     // Near the market's end: the queue order holds what the model filled over every snapshot since.
     const end = market.end_time - 1000;
     const c = await serve(db, standing(end));
     const last = (await call(c.url, key, 'GET', `/v1/paper/orders/${queued.id}`)).json.order;
-    const qFills = modelFills(series, 'queue', bid, 10, live, end);
-    const qShares = qFills.reduce((n, f) => n + f.shares, 0);
-    expect(last.shares).toBeCloseTo(qShares, 6);
+    const engineQ = await engineMakerFills(series, { side: 'up', action: 'buy', shares: 10, price: bid, liveAt: series.time[live]! }, 'queue', 500, end);
+    const qShares = engineQ.shares;
+    expect(last).toMatchObject({ shares: engineQ.shares, fee: engineQ.fee, rebate: engineQ.rebate, levels: engineQ.levels });
     expect(last.status).toBe(qShares >= 10 ? 'filled' : 'open');
-    if (qFills.length) expect(last).toMatchObject({ vwap: bid, filled_at: qFills.at(-1)!.time, levels: qFills.length });
+    if (engineQ.levels) expect(last).toMatchObject({ vwap: bid, filled_at: engineQ.filled_at });
     const account = (await call(c.url, key, 'GET', '/v1/paper/account')).json;
     expect(account.rebates).toBeCloseTo(filled.rebate + last.rebate, 5);
     expect(account.cash + account.reserved_cash).toBeCloseTo(500 - 10 * price - qShares * bid + account.rebates, 6);

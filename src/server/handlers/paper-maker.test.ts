@@ -1,17 +1,18 @@
 // Resting limit orders through the app's core over a real SQLite file and a real PostgreSQL, on a
 // hand-made 5m market with moving books and a data clock the test moves (a replay): an order
-// posted on the newest snapshot fills when the book crosses it, exactly as the backtest's maker
-// model (makerGoLive, makerStep) fills it on the same stored snapshots; it is listed while open,
+// posted on the newest snapshot fills when the book crosses it, exactly as the backtest engine
+// fills the same order (a module posting it) on the same stored snapshots; it is listed while open,
 // cancelled, closed at the market's end before its position settles, refused when malformed; and
 // on PostgreSQL two instances stepping the same order at once store its fill once.
 import { afterAll, describe, expect, it } from 'vitest';
 import { availableBackends, usePostgres } from '../../../test/support/each-backend.js';
 import { eraSchedule, takerFee } from '../../backtest/fee-model.js';
 import { round5 } from '../../backtest/rounding.js';
-import { makerGoLive, makerOrder, makerStep, type MakerFillModel } from '../../backtest/maker-fill.js';
+import type { MakerFillModel } from '../../backtest/maker-fill.js';
 import { seriesFromSnapshots } from '../../backtest/snapshot-series.js';
 import { book, type Levels } from '../../backtest/test-support/markets.js';
 import type { Market, Snapshot } from '../../domain/market.js';
+import { engineMakerFills, type EngineFills } from '../../paper/test-support/engine-maker.js';
 import { ReplayView } from '../../replay/replay-view.js';
 import type { ServerClock } from '../../replay/server-clock.js';
 import type { MirrorStore } from '../../store/mirror-store.js';
@@ -79,20 +80,10 @@ function appOver(store: Store, data: { t: number }, model: MakerFillModel) {
 const json = (r: AppResponse) => JSON.parse(r.body) as Record<string, any>;
 const limit = (price: number, extra: Record<string, unknown> = {}) => ({ type: 'limit', market_id: M.market_id, side: 'up', action: 'buy', shares: 10, price, ...extra });
 
-/** The backtest model's fills on the stored snapshots the API shows: live on the newest at `postedAt`, stepped on each later one up to `now`. */
-async function modelFills(get: (url: string) => Promise<AppResponse>, model: MakerFillModel, price: number, postedAt: number, now: number) {
+/** The stored snapshots the API shows at the clock, books included, as the backtest reads them. */
+async function storedSeries(get: (url: string) => Promise<AppResponse>) {
   const page = json(await get(`/v1/markets/${M.market_id}/snapshots?include_orderbook=true&limit=1000`));
-  const series = seriesFromSnapshots(M, page.snapshots as Snapshot[]);
-  const order = makerOrder('buy', price, 10);
-  const fills: { time: number; shares: number }[] = [];
-  let live = -1;
-  for (let i = 0; i < series.length && series.time[i]! <= now; i++) if (series.time[i]! <= postedAt) live = i;
-  expect(makerGoLive(order, series.book(live, 'up'), model)).toBe('live');
-  for (let i = live + 1; i < series.length && series.time[i]! <= now; i++) {
-    const shares = makerStep(order, series.book(i, 'up'), model);
-    if (shares > 0) fills.push({ time: series.time[i]!, shares });
-  }
-  return fills;
+  return seriesFromSnapshots(M, page.snapshots as Snapshot[]);
 }
 
 const backends = availableBackends('paper maker orders on every SQL backend (paper-maker.test.ts)').filter((b) => b !== 'memory');
@@ -102,7 +93,7 @@ describe.each(backends)('paper limit orders over %s', (backend: Backend) => {
   afterAll(removeBackendFiles);
 
   for (const model of ['cross', 'queue'] as const) {
-    it(`${model}: fills when the replayed book reaches it, as the backtest's maker model fills it on the same snapshots`, async () => {
+    it(`${model}: fills when the replayed book reaches it, as the backtest engine fills it on the same snapshots`, async () => {
       const { data, post, get } = await makerApp(backend, model);
       data.t = S + 2500;
       const r = await post('/v1/paper/orders', limit(0.45));
@@ -111,18 +102,20 @@ describe.each(backends)('paper limit orders over %s', (backend: Backend) => {
       expect(posted).toMatchObject({ status: 'open', type: 'limit', price: 0.45, shares: 0, vwap: null, filled_at: S + 2000, created_at: S + 2500, cash_after: 95.5 });
       expect(json(await get('/v1/paper/orders?status=open')).orders.map((o: any) => o.id)).toEqual([posted.id]);
       expect(json(await get('/v1/paper/account'))).toMatchObject({ cash: 95.5, reserved_cash: 4.5, positions: [] });
-      let fills: { time: number; shares: number }[] = [];
+      // The backtest engine, a module posting the same order on the snapshot it went live on, over
+      // the snapshots the API shows at the clock.
+      let engine: EngineFills | undefined;
       for (const t of [S + 3500, S + 4500, S + 5500, S + 6500]) {
         data.t = t;
         const order = json(await get(`/v1/paper/orders/${posted.id}`)).order;
-        fills = await modelFills(get, model, 0.45, S + 2500, t);
-        const filled = fills.reduce((n, f) => n + f.shares, 0);
-        expect(order.shares, `${model} at +${t - S}`).toBeCloseTo(filled, 9);
-        expect(order.status).toBe(filled >= 10 ? 'filled' : 'open');
-        if (fills.length) expect(order).toMatchObject({ vwap: 0.45, filled_at: fills.at(-1)!.time, levels: fills.length });
+        engine = await engineMakerFills(await storedSeries(get), { side: 'up', action: 'buy', shares: 10, price: 0.45, liveAt: S + 2000 }, model, 100);
+        expect(order.shares, `${model} at +${t - S}`).toBe(engine.shares);
+        expect(order.status).toBe(engine.shares >= 10 ? 'filled' : 'open');
+        expect(order).toMatchObject({ fee: engine.fee, fee_shares: engine.fee_shares, rebate: engine.rebate, levels: engine.levels });
+        if (engine.levels) expect(order).toMatchObject({ vwap: 0.45, filled_at: engine.filled_at });
       }
       // cross: all 10 at second 5 (the ask reaches 0.45); queue: 3 at second 4 (a fall of 15 against 12 ahead), 7 at second 5.
-      expect(fills).toEqual(model === 'cross' ? [{ time: S + 5000, shares: 10 }] : [{ time: S + 4000, shares: 3 }, { time: S + 5000, shares: 7 }]);
+      expect(engine!.fills).toEqual(model === 'cross' ? [{ time: S + 5000, shares: 10 }] : [{ time: S + 4000, shares: 3 }, { time: S + 5000, shares: 7 }]);
       const done = json(await get(`/v1/paper/orders/${posted.id}`)).order;
       expect(done).toMatchObject({ status: 'filled', shares: 10, filled_at: S + 5000 });
       expect(json(await get('/v1/paper/orders?status=open')).orders).toEqual([]);
@@ -130,7 +123,7 @@ describe.each(backends)('paper limit orders over %s', (backend: Backend) => {
       const account = json(await get('/v1/paper/account'));
       expect(account).toMatchObject({ cash: 95.5, reserved_cash: 0, fees: done.fee, rebates: 0 });
       expect(account.positions).toEqual([{ market_id: M.market_id, side: 'up', shares: 10 - done.fee_shares, avg_price: expect.closeTo(0.45 / (1 - done.fee_shares / 10), 6) }]);
-      expect(done.fee_shares).toBe(round5(fills.reduce((sum, f) => sum + takerFee(eraSchedule(M), f.shares, 0.45), 0)));
+      expect(done.fee_shares).toBe(round5(engine!.fills.reduce((sum, f) => sum + takerFee(eraSchedule(M), f.shares, 0.45), 0)));
     });
   }
 
