@@ -91,8 +91,8 @@ module.exports = {
       name: 'fill-model-is-neutral',
       severity: 'error',
       comment: 'The fill, fee and rounding model the backtest and paper trading share depends on the domain alone.',
-      from: { path: '^src/backtest/(fills|rounding|order-fill|series-builder|result|fee-model)\\.ts$' },
-      to: { path: '^src/', pathNot: ['^src/domain/', '^src/backtest/(fills|rounding|order-fill|series-builder|result|fee-model)\\.ts$'] },
+      from: { path: '^src/backtest/(fills|rounding|order-fill|series-builder|result|fee-model|maker-fill)\\.ts$' },
+      to: { path: '^src/', pathNot: ['^src/domain/', '^src/backtest/(fills|rounding|order-fill|series-builder|result|fee-model|maker-fill)\\.ts$'] },
     },
     {
       name: 'server-never-imports-dashboard',

@@ -15,5 +15,8 @@ export type {
   StrategyContext,
   StrategySnapshot,
   MarketResult,
+  MakerOrderView,
+  RuleMaker,
 } from './strategy.js';
+export { makerGoLive, makerStep, makerOrder, type MakerFillModel, type MakerOrderState } from './maker-fill.js';
 export type { MarketSeries, MarketSource, SideBook, BookLevels, OutcomeSide } from '../domain/market-series.js';

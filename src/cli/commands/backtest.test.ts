@@ -15,6 +15,7 @@ describe('parseBacktestArgs', () => {
     expect(o.sweeps).toEqual([{ path: 'size', values: [1, 2], texts: ['1', '2'] }]);
     // Commander gives `book: true` when --no-book is absent: the default stays.
     expect(parse({ book: true }).params).toEqual({});
+    expect(parse({ makerFill: 'queue' }).params).toEqual({ maker_fill: 'queue' });
   });
 
   it('takes several coins and types at once: every pair, on one clock', () => {
@@ -37,6 +38,7 @@ describe('parseBacktestArgs', () => {
     [{ feeRate: '1.5' }, /--fee-rate must be a number in \[0, 1\)/],
     [{ fees: 'maker' }, /--fees takes 'none'/],
     [{ book: 'skip' }, /--no-book takes 'reject'/],
+    [{ makerFill: 'front' }, /--maker-fill takes 'cross' \(the default\) or 'queue', got 'front'/],
     [{ sweep: ['size'] }, /--sweep takes PATH=V1,V2/],
     [{ sweep: ['size=1,,2'] }, /an empty value/],
     [{ sweep: ['size=1', 'size=2'] }, /given twice/],

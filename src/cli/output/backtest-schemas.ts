@@ -54,8 +54,10 @@ function clock(ms: number): string {
 
 /** The summary columns of any row that holds a result's summary. */
 function summaryColumns<T>(summary: (row: T) => BacktestSummary, maker = false): Column<T>[] {
-  const keys = maker ? [...SUMMARY_COLUMNS, ...MAKER_SUMMARY_COLUMNS] : SUMMARY_COLUMNS;
-  return keys.map(([key, type, nullable]) => column<T>(key, (r) => summary(r)[key] as CellValue, type, nullable));
+  const plain = SUMMARY_COLUMNS.map(([key, type, nullable]) => column<T>(key, (r) => summary(r)[key] as CellValue, type, nullable));
+  // A sweep row whose run posted nothing (a module posting in some combinations only) reports 0.
+  const extra = maker ? MAKER_SUMMARY_COLUMNS.map(([key, type]) => column<T>(key, (r) => summary(r)[key] ?? 0, type)) : [];
+  return [...plain, ...extra];
 }
 
 function resultSchema(maker: boolean): RecordSchema<BacktestResult> {
