@@ -10,7 +10,7 @@ import type { MarketSeries } from '../domain/market-series.js';
 import { orderRecord, type PaperAccountTx, type PaperLedger, type PaperOrderRecord, type PaperPosition } from '../store/paper-ledger.js';
 import type { Store } from '../store/store.js';
 import { accountView, executeOrder, settleResolved, type AccountView, type OrderRequest, type PaperBook, type PaperStep } from './paper-account.js';
-import { closeResting, postLimit, stepResting, type LimitRequest } from './paper-maker.js';
+import { closeResting, postLimit, restingDue, stepResting, type LimitRequest } from './paper-maker.js';
 import { flatFees, MARKET_FEES, type FeeModel } from '../backtest/fee-model.js';
 import { SeriesBuilder } from '../backtest/series-builder.js';
 import type { PaperSettings } from './paper-settings.js';
@@ -21,7 +21,8 @@ const REFETCHES = 3;
 
 /**
  * The most snapshots one request steps the account's resting orders on (over all their markets):
- * the work of a request stays bounded after a long quiet spell; the next requests go on from there.
+ * the work and memory of a request stay bounded after a long quiet spell; the next requests go on
+ * from there.
  */
 export const MAX_MAKER_SNAPSHOTS = 20_000;
 const PAGE = 1000;
@@ -50,6 +51,7 @@ export class PaperDesk {
     private readonly ledger: PaperLedger,
     private readonly settings: PaperSettings,
     private readonly at: number,
+    private readonly maxSnapshots = MAX_MAKER_SNAPSHOTS,
   ) {}
 
   /** Places market order `req` on `market` (as the clock shows it, readable by the caller) and answers the order. */
@@ -151,23 +153,26 @@ export class PaperDesk {
     const from = new Map<string, number>();
     for (const r of await this.ledger.restingOrders(keyId)) from.set(r.marketId, Math.min(from.get(r.marketId) ?? Infinity, r.evaluatedTo));
     const reads = new Map<string, MarketReads>();
-    let budget = MAX_MAKER_SNAPSHOTS;
+    let budget = this.maxSnapshots;
     for (const [marketId, after] of from) {
       if (!known.has(marketId)) known.set(marketId, await this.store.getMarket(marketId, this.at));
       const market = known.get(marketId);
-      const snapshots: Snapshot[] = [];
+      // Packed page by page: a page's records are let go once its columns are taken.
+      const builder = market ? new SeriesBuilder(market) : undefined;
+      let read = 0;
       let caughtUp = false;
       while (market && budget > 0) {
         const limit = Math.min(PAGE, budget);
-        const page = await this.store.snapshotPageJson(marketId, { limit, offset: snapshots.length, from: after + 1, before: this.at + 1, includeOrderbook: true });
-        for (const s of JSON.parse(page.json) as Snapshot[]) snapshots.push(s);
+        const page = await this.store.snapshotPageJson(marketId, { limit, offset: read, from: after + 1, before: this.at + 1, includeOrderbook: true });
+        builder!.add(JSON.parse(page.json) as Snapshot[]);
+        read += page.count;
         budget -= page.count;
         if (page.count < limit) {
           caughtUp = true;
           break;
         }
       }
-      reads.set(marketId, { market, series: market && snapshots.length ? seriesOf(market, snapshots) : undefined, from: after, caughtUp });
+      reads.set(marketId, { market, series: builder && read > 0 ? builder.finish() : undefined, from: after, caughtUp });
     }
     return reads;
   }
@@ -195,8 +200,9 @@ export class PaperDesk {
         const touched = new Set<PaperPosition>();
         for (const r of [...book.resting]) {
           const read = reads.get(r.marketId);
+          if (!read?.market || read.from > r.evaluatedTo || !restingDue(r, read.market, read.series, this.at, read.caughtUp)) continue;
           const line = await tx.order(r.orderId);
-          if (!read?.market || !line || read.from > r.evaluatedTo) continue;
+          if (!line) continue;
           const stepped = stepResting(book, r, line, read.market, read.series, this.fees.scheduleFor(read.market), this.at, read.caughtUp);
           if (!stepped.changed) continue;
           for (const p of stepped.touched) touched.add(p);

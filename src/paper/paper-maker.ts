@@ -109,6 +109,12 @@ export function postLimit(book: PaperBook, req: LimitRequest, market: Market, se
   };
 }
 
+/** Whether stepResting would change `r`: a snapshot it has not seen, or (caught up) its expiry or its market's end reached. */
+export function restingDue(r: RestingOrder, market: Market, series: MarketSeries | undefined, at: number, caughtUp: boolean): boolean {
+  if (series && series.length > 0 && series.time[series.length - 1]! > r.evaluatedTo) return true;
+  return caughtUp && ((r.expiresAt !== undefined && at >= r.expiresAt) || at >= market.end_time);
+}
+
 /** What stepping a resting order did: whether it changed, whether it closed, the position it touched. */
 export interface Stepped {
   changed: boolean;

@@ -18,6 +18,8 @@ import type { ServerClock } from '../../replay/server-clock.js';
 import type { MirrorStore } from '../../store/mirror-store.js';
 import { openPgStore, type PgStore } from '../../store/postgres/pg-store.js';
 import type { Store } from '../../store/store.js';
+import { PaperDesk } from '../../paper/paper-desk.js';
+import type { LimitRequest } from '../../paper/paper-maker.js';
 import { createApp, type AppResponse } from '../app.js';
 import { openBackendStore, postgresUrl, removeBackendFiles } from '../test-support/backends.js';
 import { NEWEST_24H, T0, type Backend } from '../test-support/test-app.js';
@@ -189,6 +191,31 @@ describe.each(backends)('paper limit orders over %s', (backend: Backend) => {
     }
     expect((await get('/v1/paper/orders?status=closed')).status).toBe(400);
     expect(json(await post('/v1/paper/orders', limit(0.4, { ttl_ms: 1000, post_only: true }))).order).toMatchObject({ status: 'open', expires_at: S + 2500 });
+  });
+
+  it('steps at most the snapshots a request may read; the next requests go on from there', async () => {
+    const { store } = await makerApp(backend);
+    const [key] = await store.listKeys();
+    const req = (price: number): LimitRequest => ({ market_id: M.market_id, side: 'up', action: 'buy', shares: 10, price });
+    // A desk of a request at clock `t` that may step 2 snapshots.
+    const desk = (t: number) => new PaperDesk(new ReplayView(store, () => t), store.paper!, { startCash: 100 }, t, 2);
+    const posted = await desk(S + 2500).post(key!.id, req(0.45), (await store.getMarket(M.market_id, S + 2500))!);
+    expect(posted.status).toBe('open');
+    const restingAt = async () => (await store.paper!.restingOrders(key!.id)).map((r) => r.evaluatedTo - S);
+    expect(await restingAt()).toEqual([2000]);
+    // Past the market's end: 2 snapshots a request (3000, 4000; then 5000, where the ask reaches 0.45).
+    const late = S + 300_000 + 10;
+    await desk(late).account(key!.id);
+    expect(await restingAt()).toEqual([4000]);
+    const second = await desk(late).orders(key!.id, 10, 0);
+    expect(second.orders.find((o) => o.id === posted.id)).toMatchObject({ status: 'filled', filled_at: S + 5000 });
+    // Its position settled in the same request, once the order had closed.
+    expect(second.orders[0]).toMatchObject({ action: 'settle', shares: 10 - second.orders.find((o) => o.id === posted.id)!.fee_shares });
+    expect(await restingAt()).toEqual([]);
+    // A resting order that never fills closes at the market's end only once every snapshot was stepped.
+    const idle = await desk(S + 2500).post(key!.id, req(0.3), (await store.getMarket(M.market_id, S + 2500))!);
+    const status = async () => (await desk(late).orders(key!.id, 10, 0)).orders.find((o) => o.id === idle.id)!.status;
+    expect([await status(), await status(), await status()]).toEqual(['open', 'open', 'cancelled']);
   });
 
   it.runIf(backend === 'postgres')('two instances stepping one order at once store its fill once', async () => {
