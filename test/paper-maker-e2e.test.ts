@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MARKET_FEES, makerFee } from '../src/backtest/fee-model.js';
 import { seriesFromSnapshots } from '../src/backtest/snapshot-series.js';
 import type { Market, Snapshot } from '../src/domain/market.js';
-import type { MarketSeries } from '../src/domain/market-series.js';
+import type { MarketSeries, OutcomeSide } from '../src/domain/market-series.js';
 import { engineMakerFills } from '../src/paper/test-support/engine-maker.js';
 import { buildIfStale, createKey, msnap, seed, startServe, type Served } from './support/msnap-process.js';
 import { call } from './support/paper-calls.js';
@@ -21,8 +21,8 @@ import { databaseAvailable, throwawayDatabase, type ThrowawayDatabase } from './
 const noDatabase = !(await databaseAvailable());
 if (noDatabase) console.warn('skipping the PostgreSQL part of "paper maker e2e": no server at 127.0.0.1:5432 and no PostgreSQL binaries');
 
-const bestAsk = (series: MarketSeries, i: number) => {
-  const b = series.book(i, 'up');
+const bestAsk = (series: MarketSeries, i: number, side: OutcomeSide) => {
+  const b = series.book(i, side);
   return b && b.asks.length ? b.asks.prices[0]! : Infinity;
 };
 
@@ -30,8 +30,9 @@ describe('paper maker orders through msnap serve --replay', { timeout: 300_000 }
   let dir: string;
   let db: string;
   let key: string;
-  let market: Market;
+  let market: Market | undefined;
   let series: MarketSeries;
+  let side: OutcomeSide;
   /** The snapshot an order posted a minute into the market goes live on, a buy price the book reaches later, and where. */
   let live: number;
   let price: number;
@@ -51,28 +52,32 @@ describe('paper maker orders through msnap serve --replay', { timeout: 300_000 }
     await seed(db, ['--days', '1', '--full', '5m=2,15m=0,1hr=0,4hr=0,24hr=0', '--orderbook-days', '1']);
     key = await createKey(db, 'bot', 'enterprise', ['--rpm', '100000', '--burst', '10000']);
     const s = await serve(db, ['--no-live']);
-    market = (await call(s.url, key, 'GET', '/v1/markets?coin=btc&market_type=5m&status=resolved&limit=1')).json.markets[0];
-    const snapshots: Snapshot[] = [];
-    for (;;) {
-      const page = (await call(s.url, key, 'GET', `/v1/markets/${market.market_id}/snapshots?include_orderbook=true&limit=1000&offset=${snapshots.length}`)).json;
-      snapshots.push(...(page.snapshots as Snapshot[]));
-      if (page.snapshots.length < 1000) break;
+    // An ended 5m market with full snapshots (a seed run at a 5-minute boundary leaves the newest
+    // one short) and a side whose best ask, at least 5 s (40 snapshots) after a minute in, falls
+    // below every ask since: a buy at that ask posted a minute in rests untouched, then fills there.
+    const ended = (await call(s.url, key, 'GET', '/v1/markets?coin=btc&market_type=5m&status=resolved&limit=5')).json.markets as Market[];
+    for (const m of ended.filter((x) => x.snapshot_count > 2000)) {
+      const snapshots: Snapshot[] = [];
+      for (;;) {
+        const page = (await call(s.url, key, 'GET', `/v1/markets/${m.market_id}/snapshots?include_orderbook=true&limit=1000&offset=${snapshots.length}`)).json;
+        snapshots.push(...(page.snapshots as Snapshot[]));
+        if (page.snapshots.length < 1000) break;
+      }
+      const at = snapshots.findIndex((x) => x.time === m.start_time + 60_000);
+      const ms = seriesFromSnapshots(m, snapshots);
+      for (const sd of ['up', 'down'] as const) {
+        let lowest = bestAsk(ms, at, sd);
+        let j = -1;
+        for (let i = at + 1; at > 0 && i < snapshots.length && j < 0; i++) {
+          if (i >= at + 40 && bestAsk(ms, i, sd) < lowest) j = i;
+          lowest = Math.min(lowest, bestAsk(ms, i, sd));
+        }
+        if (j < 0 || market) continue;
+        [market, series, live, side, price, crossAt] = [m, ms, at, sd, bestAsk(ms, j, sd), ms.time[j]!];
+      }
     }
     await s.stop();
-    series = seriesFromSnapshots(market, snapshots);
-    live = snapshots.findIndex((x) => x.time === market.start_time + 60_000);
-    expect(live).toBeGreaterThan(0);
-    // The first snapshot at least 5 s (40 snapshots) on whose best ask is below every ask since `live`:
-    // a buy at that ask rests there, untouched, then fills on it.
-    let lowest = bestAsk(series, live);
-    let j = -1;
-    for (let i = live + 1; i < snapshots.length && j < 0; i++) {
-      if (i >= live + 40 && bestAsk(series, i) < lowest) j = i;
-      lowest = Math.min(lowest, bestAsk(series, i));
-    }
-    expect(j).toBeGreaterThan(live);
-    price = bestAsk(series, j);
-    crossAt = series.time[j]!;
+    expect(market).toBeDefined();
   }, 180_000);
 
   afterAll(async () => {
@@ -81,16 +86,16 @@ describe('paper maker orders through msnap serve --replay', { timeout: 300_000 }
   });
 
   it('rests across restarts and fills when the replayed book crosses it, as the backtest engine fills the same order', async () => {
-    const a = await serve(db, [...standing(market.start_time + 60_050), '--paper-cash', '500']);
+    const a = await serve(db, [...standing(market!.start_time + 60_050), '--paper-cash', '500']);
     const env = { MSNAP_BASE_URL: a.url, MSNAP_API_KEY: key };
-    const posted = await msnap(['paper', 'post', market.market_id, 'up', 'buy', '10', '--price', String(price), '--json'], { env, cwd: dir });
+    const posted = await msnap(['paper', 'post', market!.market_id, side, 'buy', '10', '--price', String(price), '--json'], { env, cwd: dir });
     expect(posted.exitCode, String(posted.stderr)).toBe(0);
     const order = JSON.parse(String(posted.stdout));
-    expect(order).toMatchObject({ status: 'open', type: 'limit', price, shares: 0, filled_at: market.start_time + 60_000 });
-    const idle = JSON.parse(String((await msnap(['paper', 'post', market.market_id, 'up', 'buy', '5', '--price', '0.01', '--ttl', '1d', '--json'], { env, cwd: dir })).stdout));
+    expect(order).toMatchObject({ status: 'open', type: 'limit', price, shares: 0, filled_at: market!.start_time + 60_000 });
+    const idle = JSON.parse(String((await msnap(['paper', 'post', market!.market_id, side, 'buy', '5', '--price', '0.01', '--ttl', '1d', '--json'], { env, cwd: dir })).stdout));
     expect(idle.status).toBe('open');
     // Post-only: a buy at the best ask would fill at once; it is written, then exit 12.
-    const crossing = await msnap(['paper', 'post', market.market_id, 'up', 'buy', '1', '--price', String(bestAsk(series, live)), '--json'], { env, cwd: dir });
+    const crossing = await msnap(['paper', 'post', market!.market_id, side, 'buy', '1', '--price', String(bestAsk(series, live, side)), '--json'], { env, cwd: dir });
     expect(JSON.parse(String(crossing.stdout))).toMatchObject({ status: 'rejected', reason: 'crosses' });
     expect(String(crossing.stderr)).toMatch(/order \d+ rejected: crosses/);
     expect(crossing.exitCode).toBe(12);
@@ -99,10 +104,10 @@ describe('paper maker orders through msnap serve --replay', { timeout: 300_000 }
     await a.stop();
 
     // Under queue: a second order at the deepest bid recorded joins behind the size there.
-    const q = await serve(db, [...standing(market.start_time + 60_050), '--paper-cash', '500', '--paper-maker-fill', 'queue']);
-    const bids = series.book(live, 'up')!.bids;
+    const q = await serve(db, [...standing(market!.start_time + 60_050), '--paper-cash', '500', '--paper-maker-fill', 'queue']);
+    const bids = series.book(live, side)!.bids;
     const bid = bids.prices[bids.length - 1]!;
-    const queued = (await call(q.url, key, 'POST', '/v1/paper/orders', { type: 'limit', market_id: market.market_id, side: 'up', action: 'buy', shares: 10, price: bid })).json.order;
+    const queued = (await call(q.url, key, 'POST', '/v1/paper/orders', { type: 'limit', market_id: market!.market_id, side, action: 'buy', shares: 10, price: bid })).json.order;
     expect(queued.status).toBe('open');
     await q.stop();
 
@@ -111,8 +116,15 @@ describe('paper maker orders through msnap serve --replay', { timeout: 300_000 }
     const cancelled = await msnap(['paper', 'cancel', String(idle.id), '--json'], { env: { MSNAP_BASE_URL: b.url, MSNAP_API_KEY: key }, cwd: dir });
     expect(cancelled.exitCode, String(cancelled.stderr)).toBe(0);
     expect(JSON.parse(String(cancelled.stdout))).toMatchObject({ id: idle.id, status: 'cancelled', shares: 0 });
+    const envB = { MSNAP_BASE_URL: b.url, MSNAP_API_KEY: key };
+    const again = await msnap(['paper', 'cancel', String(idle.id)], { env: envB, cwd: dir });
+    expect([again.exitCode, String(again.stderr)]).toEqual([1, expect.stringMatching(/^msnap: .*is not resting \(status cancelled\)/)]);
+    const unknown = await msnap(['paper', 'cancel', '99999999'], { env: envB, cwd: dir });
+    expect([unknown.exitCode, String(unknown.stderr)]).toEqual([6, expect.stringMatching(/^msnap: No paper order with id 99999999\./)]);
+    const noPrice = await msnap(['paper', 'post', market!.market_id, side, 'buy', '1'], { env: envB, cwd: dir });
+    expect([noPrice.exitCode, String(noPrice.stderr)]).toEqual([2, expect.stringMatching(/^msnap: --price is required/)]);
     // The backtest engine, a module posting the same order on the same snapshot, over the same snapshots.
-    const expected = await engineMakerFills(series, { side: 'up', action: 'buy', shares: 10, price, liveAt: series.time[live]! }, 'cross', 500);
+    const expected = await engineMakerFills(series, { side, action: 'buy', shares: 10, price, liveAt: series.time[live]! }, 'cross', 500);
     expect(expected.fills).toEqual([{ time: crossAt, shares: 10 }]);
     let filled: any;
     const deadline = Date.now() + 30_000;
@@ -122,15 +134,15 @@ describe('paper maker orders through msnap serve --replay', { timeout: 300_000 }
     }
     expect(filled).toMatchObject({ status: 'filled', shares: 10, vwap: price, filled_at: crossAt, levels: 1, fee: expected.fee, rebate: expected.rebate });
     // Makers of this era pay no fee and earn 0.2 of a taker's fee.
-    expect(makerFee(MARKET_FEES.scheduleFor(market), 'buy', 10, price)).toEqual({ fee: 0, feeShares: 0, rebate: expected.rebate });
+    expect(makerFee(MARKET_FEES.scheduleFor(market!), 'buy', 10, price)).toEqual({ fee: 0, feeShares: 0, rebate: expected.rebate });
     expect(expected.rebate).toBeGreaterThan(0);
     await b.stop();
 
     // Near the market's end: the queue order holds what the model filled over every snapshot since.
-    const end = market.end_time - 1000;
+    const end = market!.end_time - 1000;
     const c = await serve(db, standing(end));
     const last = (await call(c.url, key, 'GET', `/v1/paper/orders/${queued.id}`)).json.order;
-    const engineQ = await engineMakerFills(series, { side: 'up', action: 'buy', shares: 10, price: bid, liveAt: series.time[live]! }, 'queue', 500, end);
+    const engineQ = await engineMakerFills(series, { side, action: 'buy', shares: 10, price: bid, liveAt: series.time[live]! }, 'queue', 500, end);
     const qShares = engineQ.shares;
     expect(last).toMatchObject({ shares: engineQ.shares, fee: engineQ.fee, rebate: engineQ.rebate, levels: engineQ.levels });
     expect(last.status).toBe(qShares >= 10 ? 'filled' : 'open');
@@ -161,15 +173,15 @@ describe('paper maker orders through msnap serve --replay', { timeout: 300_000 }
     });
 
     it('store a resting order\'s fill once when both step it at once', async () => {
-      const a = await serve(pg.url, [...standing(market.start_time + 60_050), '--paper-cash', '100']);
-      const order = (await call(a.url, pgKey, 'POST', '/v1/paper/orders', { type: 'limit', market_id: market.market_id, side: 'up', action: 'buy', shares: 10, price })).json.order;
+      const a = await serve(pg.url, [...standing(market!.start_time + 60_050), '--paper-cash', '100']);
+      const order = (await call(a.url, pgKey, 'POST', '/v1/paper/orders', { type: 'limit', market_id: market!.market_id, side, action: 'buy', shares: 10, price })).json.order;
       expect(order.status).toBe('open');
       await a.stop();
       const [x, y] = await Promise.all([serve(pg.url, standing(crossAt + 50)), serve(pg.url, standing(crossAt + 50))]);
       const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => call(i % 2 ? x!.url : y!.url, pgKey, 'GET', '/v1/paper/account')));
       expect(answers.map((r) => r.status)).toEqual(answers.map(() => 200));
       const account = (await call(x!.url, pgKey, 'GET', '/v1/paper/account')).json;
-      expect(account.positions).toEqual([{ market_id: market.market_id, side: 'up', shares: 10, avg_price: price }]);
+      expect(account.positions).toEqual([{ market_id: market!.market_id, side, shares: 10, avg_price: price }]);
       expect(account.cash).toBeCloseTo(100 - 10 * price + account.rebates, 6);
       const sql = postgres(pg.url, { max: 1, onnotice: () => undefined });
       try {

@@ -60,4 +60,28 @@ describe('PaperClient', () => {
     mock.agent.get(BASE).intercept({ path: '/v1/paper/account', method: 'GET' }).reply(200, { cash: 'lots', positions: [], realized_pnl: 0, fees: 0 }, { headers: JSON_HEADERS });
     await expect(paper().account()).rejects.toThrow(/unexpected answer .*paper account has no number cash/);
   });
+
+  it('posts a limit order, cancels it by id, lists the open ones; an unknown order is a NotFoundError, not "no paper trading"', async () => {
+    const LIMIT = { type: 'limit', market_id: ORDER.market_id, side: 'up', action: 'buy', shares: 10, price: 0.45, ttl_ms: 30_000 } as const;
+    const OPEN = { ...FILLED, id: 8, status: 'open', shares: 0, vwap: null, fee: 0, levels: 0, type: 'limit', price: 0.45, expires_at: T0 + 30_000 };
+    let body: unknown;
+    mock.agent.get(BASE).intercept({ path: '/v1/paper/orders', method: 'POST' }).reply((opts) => {
+      body = JSON.parse(String(opts.body));
+      return { statusCode: 201, data: { order: OPEN }, responseOptions: { headers: JSON_HEADERS } };
+    });
+    expect(await paper().post(LIMIT)).toEqual(OPEN);
+    expect(body).toEqual(LIMIT);
+    mock.agent.get(BASE).intercept({ path: '/v1/paper/orders?status=open', method: 'GET' }).reply(200, { orders: [OPEN], total: 1, limit: 100, offset: 0 }, { headers: JSON_HEADERS });
+    expect(await paper().orders({ open: true })).toEqual({ orders: [OPEN], total: 1 });
+    mock.agent.get(BASE).intercept({ path: '/v1/paper/orders/8/cancel', method: 'POST' }).reply(200, { order: { ...OPEN, status: 'cancelled' } }, { headers: JSON_HEADERS });
+    expect((await paper().cancel(8)).status).toBe('cancelled');
+    mock.agent.get(BASE).intercept({ path: '/v1/paper/orders/9/cancel', method: 'POST' }).reply(404, { error: 'Not Found', message: 'No paper order with id 9.' });
+    await expect(paper().cancel(9)).rejects.toThrow(/^No paper order with id 9\.$/);
+  });
+
+  it('reads an order of a server before limit orders as a market order', async () => {
+    const { type: _t, price: _p, rebate: _r, expires_at: _e, ...old } = FILLED;
+    mock.agent.get(BASE).intercept({ path: '/v1/paper/orders', method: 'POST' }).reply(201, { order: old }, { headers: JSON_HEADERS });
+    expect(await paper().order(ORDER)).toEqual(FILLED);
+  });
 });
