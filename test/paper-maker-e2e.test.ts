@@ -148,11 +148,22 @@ describe('paper maker orders through msnap serve --replay', { timeout: 300_000 }
     expect(last.status).toBe(qShares >= 10 ? 'filled' : 'open');
     if (engineQ.levels) expect(last).toMatchObject({ vwap: bid, filled_at: engineQ.filled_at });
     const account = (await call(c.url, key, 'GET', '/v1/paper/account')).json;
+    // Rebates are earned at each fill and paid into cash at the market's end, as the backtest pays them.
     expect(account.rebates).toBeCloseTo(filled.rebate + last.rebate, 5);
-    expect(account.cash + account.reserved_cash).toBeCloseTo(500 - 10 * price - qShares * bid + account.rebates, 6);
+    expect(account.cash + account.reserved_cash).toBeCloseTo(500 - 10 * price - qShares * bid, 6);
     expect(account.reserved_cash).toBeCloseTo((10 - qShares) * bid, 6);
-    expect((await call(c.url, key, 'POST', '/v1/paper/reset')).status).toBe(200);
     await c.stop();
+
+    // After the market's end: the queue order's rest cancelled, the rebates paid, the positions settled.
+    const d = await serve(db, standing(market!.end_time + 1000));
+    const ended = (await call(d.url, key, 'GET', '/v1/paper/account')).json;
+    const winner = (await call(d.url, key, 'GET', `/v1/markets/${market!.market_id}`)).json.winner as 'Up' | 'Down';
+    const payout = (winner === 'Up') === (side === 'up') ? 1 : 0;
+    expect(ended).toMatchObject({ positions: [], reserved_cash: 0, rebates: account.rebates });
+    expect(ended.cash).toBeCloseTo(500 - 10 * price - qShares * bid + account.rebates + (10 + qShares) * payout, 6);
+    if (qShares < 10) expect((await call(d.url, key, 'GET', `/v1/paper/orders/${queued.id}`)).json.order).toMatchObject({ status: 'cancelled', reason: 'market_end' });
+    expect((await call(d.url, key, 'POST', '/v1/paper/reset')).status).toBe(200);
+    await d.stop();
   });
 
   describe.skipIf(noDatabase)('two instances on one PostgreSQL', () => {
@@ -182,7 +193,9 @@ describe('paper maker orders through msnap serve --replay', { timeout: 300_000 }
       expect(answers.map((r) => r.status)).toEqual(answers.map(() => 200));
       const account = (await call(x!.url, pgKey, 'GET', '/v1/paper/account')).json;
       expect(account.positions).toEqual([{ market_id: market!.market_id, side, shares: 10, avg_price: price }]);
-      expect(account.cash).toBeCloseTo(100 - 10 * price + account.rebates, 6);
+      // The rebate is earned, not paid yet (at the market's end).
+      expect(account.cash).toBeCloseTo(100 - 10 * price, 6);
+      expect(account.rebates).toBeGreaterThan(0);
       const sql = postgres(pg.url, { max: 1, onnotice: () => undefined });
       try {
         const rows = await sql<{ status: string; shares: number; levels: number }[]>`SELECT status, shares, levels FROM msnap.paper_orders`;

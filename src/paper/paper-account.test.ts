@@ -13,7 +13,7 @@ import { accountView, executeOrder, settleResolved, type OrderRequest, type Pape
 
 const RATE = 0.07;
 const FEES = flatFees(RATE);
-const fresh = (cash = 1000): PaperBook => ({ money: { cash, realizedPnl: 0, fees: 0, rebates: 0 }, positions: [], resting: [] });
+const fresh = (cash = 1000): PaperBook => ({ money: { cash, realizedPnl: 0, fees: 0, rebates: 0 }, positions: [], resting: [], pendingRebates: new Map() });
 const active = (m: Market): Market => ({ ...m, status: 'active', winner: null });
 
 /** The engine's first trade when a strategy buys `size` of `side` on the one snapshot `s`. */

@@ -23,11 +23,13 @@ export interface OrderRequest {
   min_price?: number;
 }
 
-/** An account being worked on: its money, positions and resting limit orders, changed in place. */
+/** An account being worked on: its money, positions, resting limit orders and unpaid rebates, changed in place. */
 export interface PaperBook {
   money: PaperMoney;
   positions: PaperPosition[];
   resting: RestingOrder[];
+  /** Maker rebates earned by market, paid into cash at the market's end (as the backtest pays them). */
+  pendingRebates: Map<string, number>;
 }
 
 /** What a step did: the order lines to append and the positions it changed. */
@@ -113,10 +115,17 @@ export function executeOrder(book: PaperBook, req: OrderRequest, market: Market,
  * winner pays 1 a share on the winning side and 0 on the other, and is closed (up before down,
  * markets by id, as the backtest orders them). `marketOf` gives the market as the clock shows it
  * (undefined: unknown, left as it is). A market with a resting order still open waits: the order's
- * last snapshots may still fill it.
+ * last snapshots may still fill it. Before that, the maker rebates of each market that has ended
+ * (and has no resting order) are paid into cash, as the backtest pays them at a market's end.
  */
 export function settleResolved(book: PaperBook, marketOf: (id: string) => Market | undefined, at: number): PaperStep {
   const step: PaperStep = { lines: [], touched: [] };
+  for (const [id, amount] of book.pendingRebates) {
+    const m = marketOf(id);
+    if (!m || at < m.end_time || book.resting.some((r) => r.marketId === id)) continue;
+    book.money.cash += amount;
+    book.pendingRebates.delete(id);
+  }
   const open = book.positions
     .filter((p) => p.shares > 0)
     .sort((a, b) => (a.marketId < b.marketId ? -1 : a.marketId > b.marketId ? 1 : a.side === 'up' ? -1 : 1));

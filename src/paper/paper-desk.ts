@@ -120,7 +120,7 @@ export class PaperDesk {
       await tx.clear();
       await tx.setMoney(money);
     });
-    return accountView({ money, positions: [], resting: [] });
+    return accountView({ money, positions: [], resting: [], pendingRebates: new Map() });
   }
 
   private get fees(): FeeModel {
@@ -196,7 +196,12 @@ export class PaperDesk {
         // on; what was not read waits for the next request.
         const stale = tx.positions.some((p) => !known.has(p.marketId)) || tx.resting.some((r) => (reads.get(r.marketId)?.from ?? Infinity) > r.evaluatedTo);
         if (attempt < REFETCHES && stale) return undefined;
-        const book: PaperBook = { money: { ...tx.money }, positions: tx.positions.map((p) => ({ ...p })), resting: tx.resting.map((r) => ({ ...r })) };
+        const book: PaperBook = {
+          money: { ...tx.money },
+          positions: tx.positions.map((p) => ({ ...p })),
+          resting: tx.resting.map((r) => ({ ...r })),
+          pendingRebates: new Map(tx.pendingRebates),
+        };
         const touched = new Set<PaperPosition>();
         for (const r of [...book.resting]) {
           const read = reads.get(r.marketId);
@@ -215,6 +220,10 @@ export class PaperDesk {
         await this.write(tx, settleResolved(book, (id) => known.get(id), this.at), touched);
         const result = step ? await step(book, tx, touched) : undefined;
         for (const p of touched) await tx.putPosition(p);
+        for (const id of new Set([...tx.pendingRebates.keys(), ...book.pendingRebates.keys()])) {
+          const amount = book.pendingRebates.get(id) ?? 0;
+          if (amount !== tx.pendingRebates.get(id)) await tx.putRebate(id, amount);
+        }
         if (touched.size > 0 || !sameMoney(tx.money, book.money)) await tx.setMoney(book.money);
         return { book, result };
       });

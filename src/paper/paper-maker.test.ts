@@ -12,7 +12,7 @@ import { accountView, executeOrder, settleResolved, type PaperBook } from './pap
 import { postLimit, stepResting, type LimitRequest } from './paper-maker.js';
 
 const m: Market = testMarket(0, null);
-const fresh = (cash = 1000): PaperBook => ({ money: { cash, realizedPnl: 0, fees: 0, rebates: 0 }, positions: [], resting: [] });
+const fresh = (cash = 1000): PaperBook => ({ money: { cash, realizedPnl: 0, fees: 0, rebates: 0 }, positions: [], resting: [], pendingRebates: new Map() });
 /** A snapshot `ms` into the market with the up side's book. */
 const at = (ms: number, bids: Levels, asks: Levels): Snapshot => snap(m, ms, 0.5, { up: book(bids, asks) });
 const buy = (price: number, shares = 10, extra: Partial<LimitRequest> = {}): LimitRequest => ({ market_id: m.market_id, side: 'up', action: 'buy', shares, price, ...extra });
@@ -69,11 +69,20 @@ describe('fills', () => {
     const b = fresh();
     const s0 = at(0, [[0.44, 100]], [[0.47, 50]]);
     const { line, stepped } = run(b, buy(0.45), s0, [at(1000, [[0.44, 100]], [[0.46, 50]]), at(2000, [[0.44, 100]], [[0.45, 3]])], MARKET_FEES.scheduleFor(m), 'cross', m.start_time + 2500);
-    // Taker fee 10 × 0.07 × 0.45 × 0.55 = 0.17325; rebate 0.2 × it = 0.03465.
-    expect(line).toMatchObject({ status: 'filled', shares: 10, vwap: 0.45, fee: 0, rebate: 0.03465, filled_at: m.start_time + 2000, levels: 1, depth: true, cash_after: 995.53465 });
+    // Taker fee 10 × 0.07 × 0.45 × 0.55 = 0.17325; rebate 0.2 × it = 0.03465, paid at the market's end.
+    expect(line).toMatchObject({ status: 'filled', shares: 10, vwap: 0.45, fee: 0, rebate: 0.03465, filled_at: m.start_time + 2000, levels: 1, depth: true, cash_after: 995.5 });
     expect(stepped).toMatchObject({ changed: true, closed: true });
-    expect(b.money).toEqual({ cash: expect.closeTo(995.53465, 9), realizedPnl: 0, fees: 0, rebates: 0.03465 });
+    expect(b.money).toEqual({ cash: 995.5, realizedPnl: 0, fees: 0, rebates: 0.03465 });
+    expect(b.pendingRebates).toEqual(new Map([[m.market_id, 0.03465]]));
     expect(b.positions).toEqual([{ marketId: m.market_id, side: 'up', shares: 10, cost: 4.5 }]);
+    // Paid into cash once the market has ended, before its settlement line; not before (the desk
+    // drops a closed order from the book).
+    b.resting.length = 0;
+    expect(settleResolved(b, () => m, m.end_time - 1).lines).toEqual([]);
+    expect(b.money.cash).toBe(995.5);
+    const settled = settleResolved(b, () => ({ ...m, status: 'resolved', winner: 'Up' }), m.end_time);
+    expect(settled.lines[0]).toMatchObject({ action: 'settle', shares: 10, cash_after: 1005.53465 });
+    expect(b.pendingRebates.size).toBe(0);
   });
 
   it('queue: joins behind the size at P; falls are taken from the front, what passes the order fills it; a fee paid in USDC', () => {

@@ -1,7 +1,8 @@
 // Resting (maker, post-only) limit orders on a paper account, pure: posted on the newest snapshot
 // at the server's now, stepped on each later snapshot by the backtest's maker fill model
 // (backtest/maker-fill.ts, the very functions the engine runs), their fills booked with the
-// market's fee schedule (taker_only: no fee; rebate_rate × a taker's fee earned), closed when
+// market's fee schedule (taker_only: no fee; rebate_rate × a taker's fee earned, paid at the
+// market's end), closed when
 // filled, cancelled, expired or at their market's end (docs/bots.md "Maker orders"). The desk
 // (paper-desk.ts) reads the snapshots, runs these inside the account's transaction and stores
 // what they changed.
@@ -202,7 +203,8 @@ function bookFill(book: PaperBook, r: RestingOrder, line: PaperOrderLine, c: num
     position.shares = addShares(position.shares, -c);
     position.cost = position.shares > 0 ? position.cost - closedCost : 0;
   }
-  money.cash += f.rebate;
+  // Earned now, paid into cash at the market's end (settleResolved), as the backtest pays it.
+  if (f.rebate > 0) book.pendingRebates.set(r.marketId, (book.pendingRebates.get(r.marketId) ?? 0) + f.rebate);
   money.fees += f.fee;
   money.rebates += f.rebate;
   line.shares = round6(line.shares + c);

@@ -12,7 +12,7 @@ export interface PaperMoney {
   realizedPnl: number;
   /** Every fee paid. */
   fees: number;
-  /** Every maker rebate earned (added to cash as it is earned). */
+  /** Every maker rebate earned (paid into cash at its market's end; until then in the pending rebates). */
   rebates: number;
 }
 
@@ -103,7 +103,11 @@ export interface PaperAccountTx {
   putResting(r: RestingOrder): Promise<void>;
   /** Removes a resting order's state (it closed). */
   deleteResting(orderId: number): Promise<void>;
-  /** Removes every position, order line and resting order of the account (its money is set with setMoney). */
+  /** Maker rebates earned and not paid yet, by market. */
+  readonly pendingRebates: ReadonlyMap<string, number>;
+  /** Writes a market's unpaid rebates; 0 removes them (paid). */
+  putRebate(marketId: string, amount: number): Promise<void>;
+  /** Removes every position, order line, resting order and unpaid rebate of the account (its money is set with setMoney). */
   clear(): Promise<void>;
 }
 
@@ -115,7 +119,7 @@ export interface PaperLedger {
    * not at all. fn awaits nothing but `tx` (SQLite runs it without yielding to other requests).
    */
   withAccount<T>(keyId: number, start: { cash: number; at: number }, fn: (tx: PaperAccountTx) => Promise<T>): Promise<T>;
-  /** The markets the key holds positions in, read without a lock (to fetch them before one is taken). */
+  /** The markets the key holds positions or unpaid rebates in, read without a lock (to fetch them before one is taken). */
   heldMarkets(keyId: number): Promise<string[]>;
   /** The key's resting limit orders, read without a lock (to read their snapshots before one is taken). */
   restingOrders(keyId: number): Promise<RestingOrder[]>;

@@ -243,6 +243,12 @@ export const PG_MIGRATIONS: readonly Migration[] = [
         expires_at   bigint
       );
       CREATE INDEX paper_resting_key ON paper_resting (key_id, order_id);
+      CREATE TABLE paper_rebates (
+        key_id    bigint NOT NULL REFERENCES paper_accounts (key_id),
+        market_id text COLLATE "C" NOT NULL,
+        amount    double precision NOT NULL,
+        PRIMARY KEY (key_id, market_id)
+      );
     `,
   },
 ];

@@ -43,10 +43,12 @@ export class PgPaperLedger implements PaperLedger {
       const [account] = await sql<PaperAccountRow[]>`SELECT cash, realized_pnl, fees, rebates FROM paper_accounts WHERE key_id = ${keyId} FOR UPDATE`;
       const rows = await sql<PaperPositionRow[]>`SELECT market_id, side, shares, cost FROM paper_positions WHERE key_id = ${keyId} ORDER BY market_id, side`;
       const resting = await sql<PaperRestingRow[]>`SELECT * FROM paper_resting WHERE key_id = ${keyId} ORDER BY order_id`;
+      const rebates = await sql<{ market_id: string; amount: number }[]>`SELECT market_id, amount FROM paper_rebates WHERE key_id = ${keyId} ORDER BY market_id`;
       const tx: PaperAccountTx = {
         money: toMoney(account!),
         positions: rows.map(toPosition),
         resting: resting.map(toResting),
+        pendingRebates: new Map(rebates.map((r) => [r.market_id, r.amount])),
         setMoney: async (m: PaperMoney) => {
           await sql`UPDATE paper_accounts SET cash = ${m.cash}, realized_pnl = ${m.realizedPnl}, fees = ${m.fees}, rebates = ${m.rebates} WHERE key_id = ${keyId}`;
         },
@@ -75,10 +77,19 @@ export class PgPaperLedger implements PaperLedger {
         deleteResting: async (orderId: number) => {
           await sql`DELETE FROM paper_resting WHERE order_id = ${orderId} AND key_id = ${keyId}`;
         },
+        putRebate: async (marketId: string, amount: number) => {
+          if (amount > 0) {
+            await sql`INSERT INTO paper_rebates (key_id, market_id, amount) VALUES (${keyId}, ${marketId}, ${amount})
+              ON CONFLICT (key_id, market_id) DO UPDATE SET amount = excluded.amount`;
+          } else {
+            await sql`DELETE FROM paper_rebates WHERE key_id = ${keyId} AND market_id = ${marketId}`;
+          }
+        },
         clear: async () => {
           await sql`DELETE FROM paper_positions WHERE key_id = ${keyId}`;
           await sql`DELETE FROM paper_orders WHERE key_id = ${keyId}`;
           await sql`DELETE FROM paper_resting WHERE key_id = ${keyId}`;
+          await sql`DELETE FROM paper_rebates WHERE key_id = ${keyId}`;
         },
       };
       return fn(tx);
@@ -87,7 +98,8 @@ export class PgPaperLedger implements PaperLedger {
   }
 
   async heldMarkets(keyId: number): Promise<string[]> {
-    const rows = await this.sql<{ market_id: string }[]>`SELECT DISTINCT market_id FROM paper_positions WHERE key_id = ${keyId}`;
+    const rows = await this.sql<{ market_id: string }[]>`SELECT market_id FROM paper_positions WHERE key_id = ${keyId}
+      UNION SELECT market_id FROM paper_rebates WHERE key_id = ${keyId}`;
     return rows.map((r) => r.market_id);
   }
 

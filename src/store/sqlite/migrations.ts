@@ -346,7 +346,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 16,
-    description: 'paper maker orders: resting limit orders, their fill model state, rebates',
+    description: 'paper maker orders: resting limit orders, their fill model state, rebates (paid at the market\'s end)',
     sql: `
       -- A limit order is a paper_orders row (type 'limit', its price, expiry and rebates) updated
       -- as it fills; 'market' is the fill-and-kill order of before.
@@ -373,6 +373,13 @@ export const MIGRATIONS: readonly Migration[] = [
         expires_at   INTEGER
       );
       CREATE INDEX paper_resting_key ON paper_resting (key_id, order_id);
+      -- Maker rebates earned in a market and not paid yet: they go into cash at the market's end.
+      CREATE TABLE paper_rebates (
+        key_id    INTEGER NOT NULL REFERENCES paper_accounts (key_id),
+        market_id TEXT    NOT NULL,
+        amount    REAL    NOT NULL,
+        PRIMARY KEY (key_id, market_id)
+      ) WITHOUT ROWID;
     `,
   },
 ];

@@ -46,6 +46,7 @@ export class SqlitePaperLedger implements PaperLedger {
         money,
         positions,
         resting: (s.resting.all(keyId) as PaperRestingRow[]).map(toResting),
+        pendingRebates: new Map((s.rebates.all(keyId) as { market_id: string; amount: number }[]).map((r) => [r.market_id, r.amount])),
         setMoney: async (m: PaperMoney) => void s.setMoney.run(m.cash, m.realizedPnl, m.fees, m.rebates, keyId),
         putPosition: async (p: PaperPosition) => {
           if (p.shares > 0) s.putPosition.run(keyId, p.marketId, p.side, p.shares, p.cost);
@@ -59,10 +60,15 @@ export class SqlitePaperLedger implements PaperLedger {
         },
         putResting: async (r: RestingOrder) => void s.putResting.run(...restingValues(keyId, r)),
         deleteResting: async (orderId: number) => void s.deleteResting.run(orderId, keyId),
+        putRebate: async (marketId: string, amount: number) => {
+          if (amount > 0) s.putRebate.run(keyId, marketId, amount);
+          else s.deleteRebate.run(keyId, marketId);
+        },
         clear: async () => {
           s.clearPositions.run(keyId);
           s.clearOrders.run(keyId);
           s.clearResting.run(keyId);
+          s.clearRebates.run(keyId);
         },
       };
       return fn(tx);
@@ -70,7 +76,7 @@ export class SqlitePaperLedger implements PaperLedger {
   }
 
   async heldMarkets(keyId: number): Promise<string[]> {
-    return this.stmts.held.all(keyId) as string[];
+    return this.stmts.held.all(keyId, keyId) as string[];
   }
 
   async restingOrders(keyId: number): Promise<RestingOrder[]> {
@@ -89,7 +95,13 @@ function prepare(db: Database.Database) {
     create: db.prepare('INSERT INTO paper_accounts (key_id, cash, created_at) VALUES (?, ?, ?) ON CONFLICT (key_id) DO NOTHING'),
     account: db.prepare('SELECT cash, realized_pnl, fees, rebates FROM paper_accounts WHERE key_id = ?'),
     positions: db.prepare('SELECT market_id, side, shares, cost FROM paper_positions WHERE key_id = ? ORDER BY market_id, side'),
-    held: db.prepare('SELECT DISTINCT market_id FROM paper_positions WHERE key_id = ?').pluck(),
+    held: db.prepare('SELECT market_id FROM paper_positions WHERE key_id = ? UNION SELECT market_id FROM paper_rebates WHERE key_id = ?').pluck(),
+    rebates: db.prepare('SELECT market_id, amount FROM paper_rebates WHERE key_id = ? ORDER BY market_id'),
+    putRebate: db.prepare(
+      'INSERT INTO paper_rebates (key_id, market_id, amount) VALUES (?, ?, ?) ON CONFLICT (key_id, market_id) DO UPDATE SET amount = excluded.amount',
+    ),
+    deleteRebate: db.prepare('DELETE FROM paper_rebates WHERE key_id = ? AND market_id = ?'),
+    clearRebates: db.prepare('DELETE FROM paper_rebates WHERE key_id = ?'),
     setMoney: db.prepare('UPDATE paper_accounts SET cash = ?, realized_pnl = ?, fees = ?, rebates = ? WHERE key_id = ?'),
     putPosition: db.prepare(
       `INSERT INTO paper_positions (key_id, market_id, side, shares, cost) VALUES (?, ?, ?, ?, ?)
