@@ -38,7 +38,7 @@ export const EXIT_MEANINGS: Readonly<Record<keyof typeof EXIT, { label: string; 
   qualityProblems: { label: 'quality problems (--strict)', meaning: '`msnap quality --strict` found a problem (the report is written first)' },
   output: { label: 'cannot write the output (disk full)', meaning: 'the output could not be written midway (a full disk on stdout, -o FILE or a pull store); an -o file is left as it was' },
   storeMismatch: { label: 'store differs', meaning: "`msnap worker`: its store's markets differ from a queued sweep's (the fingerprint); the job is put back for the other workers" },
-  orderRefused: { label: 'paper order refused', meaning: '`msnap paper buy|sell`: the order was rejected (e.g. market_closed, no_liquidity) or expired unfilled; the order is written first, its reason on stderr' },
+  orderRefused: { label: 'paper order refused', meaning: '`msnap paper buy|sell|post`: the order was rejected (e.g. market_closed, no_liquidity, crosses) or expired unfilled; the order is written first, its reason on stderr' },
   interrupted: { label: 'interrupted (Ctrl-C)', meaning: 'interrupted (Ctrl-C, SIGINT); an -o file in progress is removed' },
   terminated: { label: 'terminated (SIGTERM)', meaning: 'terminated (SIGTERM); an -o file in progress is removed' },
 };

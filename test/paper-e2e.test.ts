@@ -11,29 +11,11 @@ import type { Market, Snapshot } from '../src/domain/market.js';
 import { MARKET_FEES } from '../src/backtest/model/fee-model.js';
 import { executeOrder, type PaperBook } from '../src/paper/paper-account.js';
 import { buildIfStale, createKey, msnap, seed, startServe, type Served } from './support/msnap-process.js';
+import { call, clockPast } from './support/paper-calls.js';
 import { databaseAvailable, throwawayDatabase, type ThrowawayDatabase } from './support/throwaway-database.js';
 
 const noDatabase = !(await databaseAvailable());
 if (noDatabase) console.warn('skipping the PostgreSQL part of "paper trading e2e": no server at 127.0.0.1:5432 and no PostgreSQL binaries');
-
-async function call(base: string, key: string, method: string, pathAndQuery: string, body?: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${base}${pathAndQuery}`, {
-    method,
-    headers: { 'X-API-Key': key, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, json: JSON.parse(text) };
-}
-
-/** Polls the server's clock until it has passed `t` (a replay at a high speed gets there in seconds). */
-async function clockPast(base: string, key: string, t: number, ms = 30_000): Promise<void> {
-  const until = Date.now() + ms;
-  while ((await call(base, key, 'GET', '/v1/clock')).json.now <= t) {
-    if (Date.now() > until) throw new Error(`the server's clock did not pass ${t} in ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('paper trading through msnap serve', { timeout: 240_000 }, () => {
   let dir: string;
@@ -79,7 +61,7 @@ describe('paper trading through msnap serve', { timeout: 240_000 }, () => {
     const second = await serve(db, args);
     expect((await call(second.url, key, 'GET', '/v1/paper/account')).json).toEqual(account);
     expect((await call(second.url, key, 'GET', '/v1/paper/orders')).json).toMatchObject({ orders: [order.json.order], total: 1 });
-    expect((await call(second.url, key, 'POST', '/v1/paper/reset')).json).toEqual({ cash: 250, positions: [], realized_pnl: 0, fees: 0 });
+    expect((await call(second.url, key, 'POST', '/v1/paper/reset')).json).toEqual({ cash: 250, positions: [], realized_pnl: 0, fees: 0, reserved_cash: 0, rebates: 0 });
     // An order after the reset never takes an id an earlier order had (a bot refers to orders by id).
     const after = await call(second.url, key, 'POST', '/v1/paper/orders', { market_id: market.market_id, side: 'down', action: 'buy', shares: 1 });
     expect(after.json.order.id).toBeGreaterThan(order.json.order.id);
@@ -158,7 +140,7 @@ describe('paper trading through msnap serve', { timeout: 240_000 }, () => {
       const now = (await call(a!.url, pgKey, 'GET', '/v1/clock')).json.now as number;
       const shown = (await call(a!.url, pgKey, 'GET', `/v1/markets/${market.market_id}`)).json as Market;
       const snapshot = (await call(a!.url, pgKey, 'GET', `/v1/markets/${market.market_id}/snapshot-at/${now}?include_orderbook=true`)).json.snapshots[0] as Snapshot;
-      const book: PaperBook = { money: { cash: 100, realizedPnl: 0, fees: 0 }, positions: [] };
+      const book: PaperBook = { money: { cash: 100, realizedPnl: 0, fees: 0, rebates: 0 }, positions: [], resting: [] };
       const expected = orders.map(() => executeOrder(book, req, shown, snapshot, MARKET_FEES, 0).lines[0]!);
       // A refused order's filled_at is the clock's now when it was refused.
       const strip = (o: Record<string, unknown>) => {

@@ -13,7 +13,7 @@ export { MsnapReader, type MarketSelection, type SnapshotRange, type Time } from
 export * from '../errors.js';
 export type { Coin, Market, MarketStatus, MarketType, Snapshot } from '../domain/market.js';
 export type { AtResult, Health, Limits, MarketsListingQuery, WindowEnd } from '../client/types.js';
-export type { PaperAccount, PaperApi, PaperOrder, PaperOrderRequest, PaperOrdersPage, PaperPosition } from '../client/paper/paper-types.js';
+export type { PaperAccount, PaperApi, PaperLimitRequest, PaperOrder, PaperOrderRequest, PaperOrdersPage, PaperPosition } from '../client/paper/paper-types.js';
 export type { ApiChoice } from '../client/dialects/dialect.js';
 
 /** The CLI's global flags as options (`--base-url`, `--api-key`, `--api`, `--auth-scheme`, `--timeout`). */

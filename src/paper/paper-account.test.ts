@@ -13,7 +13,7 @@ import { accountView, executeOrder, settleResolved, type OrderRequest, type Pape
 
 const RATE = 0.07;
 const FEES = flatFees(RATE);
-const fresh = (cash = 1000): PaperBook => ({ money: { cash, realizedPnl: 0, fees: 0 }, positions: [] });
+const fresh = (cash = 1000): PaperBook => ({ money: { cash, realizedPnl: 0, fees: 0, rebates: 0 }, positions: [], resting: [], pendingRebates: new Map() });
 const active = (m: Market): Market => ({ ...m, status: 'active', winner: null });
 
 /** The engine's first trade when a strategy buys `size` of `side` on the one snapshot `s`. */
@@ -70,7 +70,7 @@ describe('an order fills as the backtest fills it', () => {
     expect(b.positions.every((p) => p.shares === 0)).toBe(true);
     // 10 up at 0.3 (fee 0.147) and 5 down at 0.71 (fee 0.07 × 5 × 0.71 × 0.29 = 0.072065 → 0.07207): cash 1000 − 3.147 − 3.62207 + 10.
     expect(step.lines.at(-1)!.cash_after).toBe(1003.23093);
-    expect(accountView(b)).toEqual({ cash: 1003.23093, positions: [], realized_pnl: 3.45, fees: 0.21907 });
+    expect(accountView(b)).toEqual({ cash: 1003.23093, positions: [], realized_pnl: 3.45, fees: 0.21907, reserved_cash: 0, rebates: 0 });
     // Settling twice pays nothing more.
     expect(settleResolved(b, () => m, m.end_time + 10).lines).toEqual([]);
   });
@@ -88,7 +88,7 @@ describe('the account', () => {
     // 60 at 0.38 (the best bid), fee 60 × 0.07 × 0.38 × 0.62 = 0.98952; realized 60 × (0.38 − 0.40) = −1.2.
     expect(sell.lines[0]).toMatchObject({ status: 'filled', shares: 60, vwap: 0.38, levels: 1, fee: 0.98952, cash_after: 980.13048 });
     const view = accountView(b);
-    expect(view).toEqual({ cash: 980.13048, positions: [{ market_id: m.market_id, side: 'up', shares: 40, avg_price: 0.4 }], realized_pnl: -1.2, fees: 2.66952 });
+    expect(view).toEqual({ cash: 980.13048, positions: [{ market_id: m.market_id, side: 'up', shares: 40, avg_price: 0.4 }], realized_pnl: -1.2, fees: 2.66952, reserved_cash: 0, rebates: 0 });
     // cash = start − shares × avg_price + realized − fees.
     expect(view.cash).toBeCloseTo(1000 - 40 * 0.4 + view.realized_pnl - view.fees, 9);
     // A sell larger than the position sells the position (no shorting) and says partial.
@@ -120,7 +120,7 @@ describe('the account', () => {
       expect(step.lines).toEqual([
         {
           created_at: 7, status: 'rejected', reason, market_id: m.market_id, side: 'up', action: req.action,
-          shares_requested: 1, shares: 0, vwap: null, fee: 0, filled_at: 7, depth: false, levels: 0, cash_after: b.money.cash, fee_shares: 0,
+          shares_requested: 1, shares: 0, vwap: null, fee: 0, filled_at: 7, depth: false, levels: 0, cash_after: b.money.cash, fee_shares: 0, type: 'market', price: null, rebate: 0, expires_at: null,
         },
       ]);
       expect(step.touched).toEqual([]);
@@ -138,7 +138,7 @@ describe('the account', () => {
     expect(step.lines).toEqual([
       {
         created_at: 9, status: 'filled', market_id: m.market_id, side: 'up', action: 'settle', shares_requested: 10, shares: 10,
-        vwap: 0, fee: 0, filled_at: m.end_time, depth: true, levels: 0, cash_after: 995.832, fee_shares: 0,
+        vwap: 0, fee: 0, filled_at: m.end_time, depth: true, levels: 0, cash_after: 995.832, fee_shares: 0, type: 'market', price: null, rebate: 0, expires_at: null,
       },
     ]);
     expect(accountView(b)).toMatchObject({ cash: 995.832, realized_pnl: -4, fees: 0.168 });

@@ -9,7 +9,7 @@ import type { FeeModel } from '../backtest/model/fee-model.js';
 import type { Trade } from '../backtest/model/result.js';
 import { round5, round6 } from '../backtest/model/rounding.js';
 import { SeriesBuilder } from '../backtest/series/series-builder.js';
-import type { PaperMoney, PaperOrderLine, PaperPosition } from '../store/paper-ledger.js';
+import type { PaperMoney, PaperOrderLine, PaperPosition, RestingOrder } from '../store/paper-ledger.js';
 
 /** An order as the API takes it (checked). */
 export interface OrderRequest {
@@ -23,10 +23,13 @@ export interface OrderRequest {
   min_price?: number;
 }
 
-/** An account being worked on: its money and positions, changed in place. */
+/** An account being worked on: its money, positions, resting limit orders and unpaid rebates, changed in place. */
 export interface PaperBook {
   money: PaperMoney;
   positions: PaperPosition[];
+  resting: RestingOrder[];
+  /** Maker rebates earned by market, paid into cash at the market's end (as the backtest pays them). */
+  pendingRebates: Map<string, number>;
 }
 
 /** What a step did: the order lines to append and the positions it changed. */
@@ -38,12 +41,15 @@ export interface PaperStep {
 /** Why an order filled nothing. */
 export type RejectReason = 'market_closed' | 'no_snapshot' | 'no_position' | 'insufficient_cash' | 'no_fill';
 
-/** The account's answer (GET /v1/paper/account): money to 6 decimals, fees to 5. */
+/** The account's answer (GET /v1/paper/account): money to 6 decimals, fees and rebates to 5. */
 export interface AccountView {
+  /** Cash free to spend (what resting buys reserve is apart, in reserved_cash). */
   cash: number;
   positions: { market_id: string; side: OutcomeSide; shares: number; avg_price: number }[];
   realized_pnl: number;
   fees: number;
+  reserved_cash: number;
+  rebates: number;
 }
 
 /** Use for a book's answer. */
@@ -55,6 +61,8 @@ export function accountView(book: PaperBook): AccountView {
       .map((p) => ({ market_id: p.marketId, side: p.side, shares: round6(p.shares), avg_price: round6(p.cost / p.shares) })),
     realized_pnl: round6(book.money.realizedPnl),
     fees: round5(book.money.fees),
+    reserved_cash: round6(book.resting.reduce((sum, r) => sum + r.reserved, 0)),
+    rebates: round5(book.money.rebates),
   };
 }
 
@@ -79,9 +87,11 @@ export function executeOrder(book: PaperBook, req: OrderRequest, market: Market,
   const series = builder.finish();
   const position = positionOf(book, req.market_id, req.side);
   const schedule = fees.scheduleFor(market);
-  const fill = fillOrder(series, 0, ticket, book.money.cash, position.shares, schedule);
+  // Shares promised to resting sells are not for sale.
+  const free = addShares(position.shares, -reservedShares(book.resting, req.market_id, req.side));
+  const fill = fillOrder(series, 0, ticket, book.money.cash, free, schedule);
   if (!fill) {
-    if (req.action === 'sell') return reject(position.shares > 0 ? 'no_fill' : 'no_position');
+    if (req.action === 'sell') return reject(free > 0 ? 'no_fill' : 'no_position');
     return reject(fillOrder(series, 0, ticket, Infinity, 0, schedule) ? 'insufficient_cash' : 'no_fill');
   }
   const money = book.money;
@@ -104,16 +114,25 @@ export function executeOrder(book: PaperBook, req: OrderRequest, market: Market,
  * Use before every read or order: each position whose market the clock shows resolved with a
  * winner pays 1 a share on the winning side and 0 on the other, and is closed (up before down,
  * markets by id, as the backtest orders them). `marketOf` gives the market as the clock shows it
- * (undefined: unknown, left as it is).
+ * (undefined: unknown, left as it is). A market with a resting order still open waits: the order's
+ * last snapshots may still fill it. Before that, the maker rebates of each market that has ended
+ * (and has no resting order) are paid into cash, as the backtest pays them at a market's end.
  */
 export function settleResolved(book: PaperBook, marketOf: (id: string) => Market | undefined, at: number): PaperStep {
   const step: PaperStep = { lines: [], touched: [] };
+  for (const [id, amount] of book.pendingRebates) {
+    const m = marketOf(id);
+    if (!m || at < m.end_time || book.resting.some((r) => r.marketId === id)) continue;
+    book.money.cash += amount;
+    book.pendingRebates.delete(id);
+  }
   const open = book.positions
     .filter((p) => p.shares > 0)
     .sort((a, b) => (a.marketId < b.marketId ? -1 : a.marketId > b.marketId ? 1 : a.side === 'up' ? -1 : 1));
   for (const p of open) {
     const m = marketOf(p.marketId);
     if (!m || m.status !== 'resolved' || m.winner === null) continue;
+    if (book.resting.some((r) => r.marketId === p.marketId)) continue;
     const payout = payoutOf(m.winner, p.side);
     const shares = p.shares;
     book.money.cash += shares * payout;
@@ -124,6 +143,13 @@ export function settleResolved(book: PaperBook, marketOf: (id: string) => Market
     step.touched.push(p);
   }
   return step;
+}
+
+/** The shares a key has promised to resting sells of `side` of `marketId`: a market order cannot sell them. */
+export function reservedShares(resting: readonly RestingOrder[], marketId: string, side: OutcomeSide): number {
+  let n = 0;
+  for (const r of resting) if (r.action === 'sell' && r.marketId === marketId && r.side === side) n += r.remaining;
+  return n;
 }
 
 /** The book's position in `side` of `marketId`, added (empty) when it holds none. */
@@ -152,8 +178,12 @@ function lineOf(t: Trade, status: PaperOrderLine['status'], at: number): PaperOr
     levels: t.levels,
     cash_after: t.cash_after,
     fee_shares: t.fee_shares,
+    ...MARKET_ORDER,
   };
 }
+
+// What a market order (and a settlement) carries of a limit order's fields.
+const MARKET_ORDER = { type: 'market', price: null, rebate: 0, expires_at: null } as const;
 
 function rejected(req: OrderRequest, reason: RejectReason, cash: number, at: number): PaperOrderLine {
   return {
@@ -172,5 +202,6 @@ function rejected(req: OrderRequest, reason: RejectReason, cash: number, at: num
     levels: 0,
     cash_after: round6(cash),
     fee_shares: 0,
+    ...MARKET_ORDER,
   };
 }

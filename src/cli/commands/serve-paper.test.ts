@@ -24,4 +24,10 @@ describe('serve --paper-cash and --paper-fee-rate', () => {
     }
     expect(() => parseServeFlags({ ...BASE, paperCash: 'x' }, {})).toThrow(/^--paper-cash must be a number of USDC > 0/);
   });
+
+  it('--paper-maker-fill takes cross or queue', () => {
+    expect(parseServeFlags({ ...BASE, paperMakerFill: 'queue' }, {}).paper).toEqual({ startCash: 1000, makerFill: 'queue' });
+    expect(parseServeFlags({ ...BASE, paperMakerFill: 'cross', paperFeeRate: '0.07' }, {}).paper).toEqual({ startCash: 1000, feeRate: 0.07, makerFill: 'cross' });
+    expect(() => parseServeFlags({ ...BASE, paperMakerFill: 'Queue' }, {})).toThrow(/^--paper-maker-fill must be cross or queue; got "Queue"/);
+  });
 });

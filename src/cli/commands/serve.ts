@@ -46,6 +46,7 @@ export function serveCommand(ctx: CliContext): Command {
     .option('--until <to>', 'with --replay: where the clock stops (a TIME; default the newest snapshot in the store)')
     .option('--paper-cash <usdc>', 'paper trading: the cash a new or reset paper account starts with (default 1000)')
     .option('--paper-fee-rate <rate>', "paper trading: one taker fee rate for every paper fill (default: each market's fee schedule, as the backtest charges)")
+    .option('--paper-maker-fill <model>', "paper trading: the fill model of resting limit orders, cross (conservative) or queue (optimistic), as the backtest's --maker-fill (default cross)")
     .addHelpText(
       'after',
       `
@@ -62,7 +63,8 @@ at a clock that starts at FROM and runs --speed times wall speed up to --until; 
 reports it. Date headers and rate limits stay on the wall clock.
 With --live or --replay, GET /v1/stream (a WebSocket) pushes each snapshot as it becomes visible.
 Paper trading (POST /v1/paper/orders, GET /v1/paper/account, docs/bots.md): one account per API
-key, kept in the store, filled on the newest snapshot at the server's clock as the backtest fills.
+key, kept in the store, filled on the newest snapshot at the server's clock as the backtest fills;
+limit orders ("type":"limit") rest and fill on later snapshots by the backtest's maker fill model.
 A store filled by msnap pull says on stderr where its markets came from.
 
 Examples:

@@ -11,7 +11,7 @@ const paper = () => mock.client({ maxRetries: 3 }).capabilities().paper!;
 const ORDER = { market_id: 'btc-updown-5m-1763769600', side: 'up', action: 'buy', shares: 10, max_price: 0.6 } as const;
 const FILLED = {
   id: 7, status: 'filled', market_id: ORDER.market_id, side: 'up', action: 'buy', shares_requested: 10, shares: 10,
-  vwap: 0.55, fee: 0.17, filled_at: T0, depth: true, levels: 2, cash_after: 994.33, fee_shares: 0,
+  vwap: 0.55, fee: 0.17, filled_at: T0, depth: true, levels: 2, cash_after: 994.33, fee_shares: 0, type: 'market' as const, price: null, rebate: 0, expires_at: null,
 };
 
 describe('PaperClient', () => {
@@ -50,7 +50,7 @@ describe('PaperClient', () => {
   });
 
   it('reads the account, its orders and reset, and refuses a body that is not one', async () => {
-    const account = { cash: 994.33, positions: [{ market_id: ORDER.market_id, side: 'up', shares: 10, avg_price: 0.55 }], realized_pnl: 0, fees: 0.17 };
+    const account = { cash: 994.33, positions: [{ market_id: ORDER.market_id, side: 'up', shares: 10, avg_price: 0.55 }], realized_pnl: 0, fees: 0.17, reserved_cash: 0, rebates: 0 };
     mock.agent.get(BASE).intercept({ path: '/v1/paper/account', method: 'GET' }).reply(200, account, { headers: JSON_HEADERS });
     expect(await paper().account()).toEqual(account);
     mock.agent.get(BASE).intercept({ path: '/v1/paper/orders?limit=5&offset=0', method: 'GET' }).reply(200, { orders: [FILLED], total: 1, limit: 5, offset: 0 }, { headers: JSON_HEADERS });
@@ -59,5 +59,29 @@ describe('PaperClient', () => {
     expect((await paper().reset()).cash).toBe(1000);
     mock.agent.get(BASE).intercept({ path: '/v1/paper/account', method: 'GET' }).reply(200, { cash: 'lots', positions: [], realized_pnl: 0, fees: 0 }, { headers: JSON_HEADERS });
     await expect(paper().account()).rejects.toThrow(/unexpected answer .*paper account has no number cash/);
+  });
+
+  it('posts a limit order, cancels it by id, lists the open ones; an unknown order is a NotFoundError, not "no paper trading"', async () => {
+    const LIMIT = { type: 'limit', market_id: ORDER.market_id, side: 'up', action: 'buy', shares: 10, price: 0.45, ttl_ms: 30_000 } as const;
+    const OPEN = { ...FILLED, id: 8, status: 'open', shares: 0, vwap: null, fee: 0, levels: 0, type: 'limit', price: 0.45, expires_at: T0 + 30_000 };
+    let body: unknown;
+    mock.agent.get(BASE).intercept({ path: '/v1/paper/orders', method: 'POST' }).reply((opts) => {
+      body = JSON.parse(String(opts.body));
+      return { statusCode: 201, data: { order: OPEN }, responseOptions: { headers: JSON_HEADERS } };
+    });
+    expect(await paper().post(LIMIT)).toEqual(OPEN);
+    expect(body).toEqual(LIMIT);
+    mock.agent.get(BASE).intercept({ path: '/v1/paper/orders?status=open', method: 'GET' }).reply(200, { orders: [OPEN], total: 1, limit: 100, offset: 0 }, { headers: JSON_HEADERS });
+    expect(await paper().orders({ open: true })).toEqual({ orders: [OPEN], total: 1 });
+    mock.agent.get(BASE).intercept({ path: '/v1/paper/orders/8/cancel', method: 'POST' }).reply(200, { order: { ...OPEN, status: 'cancelled' } }, { headers: JSON_HEADERS });
+    expect((await paper().cancel(8)).status).toBe('cancelled');
+    mock.agent.get(BASE).intercept({ path: '/v1/paper/orders/9/cancel', method: 'POST' }).reply(404, { error: 'Not Found', message: 'No paper order with id 9.' });
+    await expect(paper().cancel(9)).rejects.toThrow(/^No paper order with id 9\.$/);
+  });
+
+  it('reads an order of a server before limit orders as a market order', async () => {
+    const { type: _t, price: _p, rebate: _r, expires_at: _e, ...old } = FILLED;
+    mock.agent.get(BASE).intercept({ path: '/v1/paper/orders', method: 'POST' }).reply(201, { order: old }, { headers: JSON_HEADERS });
+    expect(await paper().order(ORDER)).toEqual(FILLED);
   });
 });

@@ -26,7 +26,7 @@ export function normalizePaperOrder(raw: unknown): PaperOrder {
   const what = 'paper order';
   return {
     id: num(o, 'id', what),
-    status: text(o, 'status', what, ['filled', 'partial', 'rejected'] as const),
+    status: text(o, 'status', what, ['filled', 'partial', 'rejected', 'open', 'cancelled', 'expired'] as const),
     ...(typeof o['reason'] === 'string' ? { reason: o['reason'] } : {}),
     market_id: text(o, 'market_id', what),
     side: text(o, 'side', what, SIDES),
@@ -41,6 +41,11 @@ export function normalizePaperOrder(raw: unknown): PaperOrder {
     cash_after: num(o, 'cash_after', what),
     // A server before fee schedules does not send it: no fee was paid in shares there.
     fee_shares: toNumber(o['fee_shares']) ?? 0,
+    // A server before limit orders sends none of these: every order there is a market order.
+    type: o['type'] === 'limit' ? 'limit' : 'market',
+    price: toNumber(o['price']) ?? null,
+    rebate: toNumber(o['rebate']) ?? 0,
+    expires_at: toNumber(o['expires_at']) ?? null,
   };
 }
 
@@ -62,6 +67,8 @@ export function normalizePaperAccount(raw: unknown): PaperAccount {
     }),
     realized_pnl: num(o, 'realized_pnl', 'paper account'),
     fees: num(o, 'fees', 'paper account'),
+    reserved_cash: toNumber(o['reserved_cash']) ?? 0,
+    rebates: toNumber(o['rebates']) ?? 0,
   };
 }
 

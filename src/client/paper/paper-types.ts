@@ -14,6 +14,19 @@ export interface PaperOrderRequest {
   min_price?: number;
 }
 
+/** What `POST /v1/paper/orders` takes for a resting (maker, post-only) limit order. */
+export interface PaperLimitRequest {
+  type: 'limit';
+  market_id: string;
+  side: 'up' | 'down';
+  action: 'buy' | 'sell';
+  shares: number;
+  /** The price it rests at (bids for a buy, asks for a sell). */
+  price: number;
+  /** Time to live on the server's clock; absent: until the market ends. */
+  ttl_ms?: number;
+}
+
 /** One executed (or rejected) paper order, or a settlement line of the order list. */
 export type PaperOrder = PaperOrderFields & { id: number };
 
@@ -31,6 +44,10 @@ export interface PaperAccount {
   positions: PaperPosition[];
   realized_pnl: number;
   fees: number;
+  /** Cash held by resting limit buys (apart from `cash`); 0 from a server without limit orders. */
+  reserved_cash: number;
+  /** Maker rebates earned. */
+  rebates: number;
 }
 
 /** A page of the account's orders, newest first. */
@@ -42,7 +59,12 @@ export interface PaperOrdersPage {
 /** What paper trading offers; `MsnapApi.capabilities().paper` when the source is a service. */
 export interface PaperApi {
   order(req: PaperOrderRequest): Promise<PaperOrder>;
+  /** Posts a limit order: answered `open`, or `rejected` (`crosses` when the book would fill it at once). */
+  post(req: PaperLimitRequest): Promise<PaperOrder>;
+  /** Cancels a resting limit order; answers it `cancelled` (with what it filled). */
+  cancel(id: number): Promise<PaperOrder>;
   account(): Promise<PaperAccount>;
-  orders(q?: { limit?: number; offset?: number }): Promise<PaperOrdersPage>;
+  /** `open`: only resting limit orders. */
+  orders(q?: { limit?: number; offset?: number; open?: boolean }): Promise<PaperOrdersPage>;
   reset(): Promise<PaperAccount>;
 }

@@ -54,7 +54,7 @@ describe.each(backends)('paper trading over %s', (backend: Backend) => {
       yield seriesFromSnapshots(market, [snapshot]);
     })(), { cash: 100, fee_rate: 0.07 });
     const { decided_at: _d, ...trade } = run.trades[0]!;
-    expect(order).toEqual({ id: expect.any(Number), status: 'partial', ...trade, created_at: NOW });
+    expect(order).toEqual({ id: expect.any(Number), status: 'partial', ...trade, created_at: NOW, type: 'market', price: null, rebate: 0, expires_at: null });
     // 7 at 0.53 (all the book has), fee 7 × 0.07 × 0.53 × 0.47 = 0.122059 → 0.12206.
     expect(order).toMatchObject({ shares: 7, vwap: 0.53, fee: 0.12206, cash_after: 96.16794, depth: true, levels: 1, filled_at: NEWEST_24H + 125 });
     expect(json(await get('/v1/paper/account'))).toEqual({
@@ -62,9 +62,11 @@ describe.each(backends)('paper trading over %s', (backend: Backend) => {
       positions: [{ market_id: btc24(0), side: 'up', shares: 7, avg_price: 0.53 }],
       realized_pnl: 0,
       fees: 0.12206,
+      reserved_cash: 0,
+      rebates: 0,
     });
     // Another key has an account of its own.
-    expect(json(await get('/v1/paper/account', 'key-builder'))).toEqual({ cash: 100, positions: [], realized_pnl: 0, fees: 0 });
+    expect(json(await get('/v1/paper/account', 'key-builder'))).toEqual({ cash: 100, positions: [], realized_pnl: 0, fees: 0, reserved_cash: 0, rebates: 0 });
   });
 
   it('settles once the clock passes the market\'s end, once', async () => {
@@ -102,7 +104,7 @@ describe.each(backends)('paper trading over %s', (backend: Backend) => {
     await post('/v1/paper/orders', { market_id: btc24(0), side: 'up', action: 'buy', shares: 2 });
     const r = await post('/v1/paper/reset', '', 'key-pro', {});
     expect(r.status).toBe(200);
-    expect(json(r)).toEqual({ cash: 100, positions: [], realized_pnl: 0, fees: 0 });
+    expect(json(r)).toEqual({ cash: 100, positions: [], realized_pnl: 0, fees: 0, reserved_cash: 0, rebates: 0 });
     expect(json(await get('/v1/paper/orders'))).toEqual({ orders: [], total: 0, limit: 100, offset: 0 });
   });
 

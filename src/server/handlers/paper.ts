@@ -1,12 +1,13 @@
-// msnap's paper trading over v1 (docs/bots.md "Paper trading"): POST paper/orders, GET paper/orders,
-// GET paper/account, POST paper/reset. Keyed and charged like any request; the account is the
+// msnap's paper trading over v1 (docs/bots.md "Paper trading"): POST paper/orders (market or limit),
+// GET paper/orders (?status=open: resting limit orders), GET paper/orders/:id, POST
+// paper/orders/:id/cancel, GET paper/account, POST paper/reset. Keyed and charged like any request; the account is the
 // caller's API key's. Bodies are checked after credentials, rate limit, route and method (413, 415,
 // 400), then the market (404, 403), as the contract orders every check.
-import { PaperDesk } from '../../paper/paper-desk.js';
+import { NotRestingError, PaperDesk } from '../../paper/paper-desk.js';
 import { ReplayView } from '../../replay/replay-view.js';
 import { clampToMax, type ListLimits } from '../list-limit.js';
 import { envelopeTail } from '../dialects/list-body.js';
-import { HttpException } from '../http-error.js';
+import { HttpException, quote } from '../http-error.js';
 import { jsonBody } from '../request-body.js';
 import type { KeyedContext, PostHandler, Route, RouteContext } from '../route.js';
 import { readableMarket } from './market-lookup.js';
@@ -45,9 +46,37 @@ const placeOrder: PostHandler = {
     return async (ctx) => {
       const k = atClock(keyed(ctx));
       const desk = deskOf(k);
-      const market = await readableMarket(k, req.market_id);
-      const order = await desk.place(k.caller.key.id, req, market);
+      const market = await readableMarket(k, req.order.market_id);
+      const order = req.type === 'limit' ? await desk.post(k.caller.key.id, req.order, market) : await desk.place(k.caller.key.id, req.order, market);
       return { status: 201, body: JSON.stringify({ order }) };
+    };
+  },
+};
+
+/** The `:id` of an order path: a whole number, else 404 (no order has such an id). */
+function orderId(params: Readonly<Record<string, string>>): number {
+  const raw = params['id'] ?? '';
+  const id = /^[1-9]\d{0,15}$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(id)) throw new HttpException(404, `No paper order with id ${quote(raw.slice(0, 40))}.`);
+  return id;
+}
+
+const cancelOrder: PostHandler = {
+  prepare(body, headers, query, params) {
+    const value = jsonBody(body, headers);
+    const empty = value === undefined || (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0);
+    if (!empty) throw new HttpException(400, 'POST /v1/paper/orders/:id/cancel takes no fields: send no body or {}.');
+    query.check();
+    const id = orderId(params);
+    return async (ctx) => {
+      const k = atClock(keyed(ctx));
+      try {
+        return { status: 200, body: JSON.stringify({ order: await deskOf(k).cancel(k.caller.key.id, id) }) };
+      } catch (err) {
+        if (!(err instanceof NotRestingError)) throw err;
+        if (!err.order) throw new HttpException(404, `No paper order with id ${id}.`);
+        throw new HttpException(409, `Paper order ${id} is not resting (status ${err.order.status}): only an open limit order can be cancelled.`);
+      }
     };
   },
 };
@@ -72,10 +101,12 @@ export const PAPER_ROUTES: readonly Route[] = [
     prepare(query) {
       const limit = clampToMax(query.limit('limit'), PAPER_ORDER_LIMITS);
       const offset = query.integer('offset') ?? 0;
+      const status = query.raw('status');
+      if (status !== undefined && status !== 'open' && status !== 'all') query.fail('status', `Parameter status must be open or all; got ${quote(status.slice(0, 40))}.`);
       query.check();
       return async (ctx) => {
         const k = atClock(keyed(ctx));
-        const page = await deskOf(k).orders(k.caller.key.id, limit.limit, offset);
+        const page = await deskOf(k).orders(k.caller.key.id, limit.limit, offset, status === 'open');
         const tail = envelopeTail({ total: page.total, limit: limit.limit, offset, count: page.orders.length, warnings: limit.warnings, includeTotal: true }, false);
         return '{"orders":' + JSON.stringify(page.orders) + tail;
       };
@@ -92,5 +123,19 @@ export const PAPER_ROUTES: readonly Route[] = [
       };
     },
   },
+  {
+    pattern: 'paper/orders/:id',
+    prepare(query, params) {
+      query.check();
+      const id = orderId(params);
+      return async (ctx) => {
+        const k = atClock(keyed(ctx));
+        const order = await deskOf(k).order(k.caller.key.id, id);
+        if (!order) throw new HttpException(404, `No paper order with id ${id}.`);
+        return JSON.stringify({ order });
+      };
+    },
+  },
+  { pattern: 'paper/orders/:id/cancel', prepare: noGet, get: false, post: cancelOrder },
   { pattern: 'paper/reset', prepare: noGet, get: false, post: reset },
 ];

@@ -106,7 +106,7 @@ function pgTemplate(url: string, more: readonly MarketSeries[]): Promise<string>
 }
 
 /** The store's tables in an order their foreign keys accept. */
-const PG_TABLES = ['markets', 'snapshots', 'orderbooks', 'snapshot_blocks', 'snapshot_ids', 'market_origin', 'accounts', 'api_keys', 'account_passwords', 'sessions', 'paper_accounts', 'paper_positions', 'paper_orders'];
+const PG_TABLES = ['markets', 'snapshots', 'orderbooks', 'snapshot_blocks', 'snapshot_ids', 'market_origin', 'accounts', 'api_keys', 'account_passwords', 'sessions', 'paper_accounts', 'paper_positions', 'paper_orders', 'paper_resting', 'paper_rebates'];
 
 /**
  * Empties the migrated schema `to`, copies every row of `from` into it (the same migrations made
@@ -159,6 +159,11 @@ export async function setPostgresUrl(url: string | undefined): Promise<void> {
   identityCache.clear();
   freeSchemas.length = 0;
   pgUrl = url;
+}
+
+/** The PostgreSQL server set by setPostgresUrl (a test opening a second store on a schema, as a second instance would). */
+export function postgresUrl(): string | undefined {
+  return pgUrl;
 }
 
 /** Use in the file's afterAll: deletes the temp directory (templates and copies). */

@@ -218,6 +218,39 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE paper_orders ADD COLUMN fee_shares double precision NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 8,
+    description: 'paper maker orders: resting limit orders, their fill model state, rebates (as SQLite migration 16)',
+    sql: `
+      ALTER TABLE paper_orders ADD COLUMN type text NOT NULL DEFAULT 'market';
+      ALTER TABLE paper_orders ADD COLUMN price double precision;
+      ALTER TABLE paper_orders ADD COLUMN rebate double precision NOT NULL DEFAULT 0;
+      ALTER TABLE paper_orders ADD COLUMN expires_at bigint;
+      ALTER TABLE paper_accounts ADD COLUMN rebates double precision NOT NULL DEFAULT 0;
+      CREATE TABLE paper_resting (
+        order_id     bigint PRIMARY KEY,
+        key_id       bigint NOT NULL REFERENCES paper_accounts (key_id),
+        market_id    text COLLATE "C" NOT NULL,
+        side         text   NOT NULL,
+        action       text   NOT NULL,
+        model        text   NOT NULL,
+        price        double precision NOT NULL,
+        remaining    double precision NOT NULL,
+        ahead        double precision,
+        last_size    double precision,
+        reserved     double precision NOT NULL,
+        evaluated_to bigint NOT NULL,
+        expires_at   bigint
+      );
+      CREATE INDEX paper_resting_key ON paper_resting (key_id, order_id);
+      CREATE TABLE paper_rebates (
+        key_id    bigint NOT NULL REFERENCES paper_accounts (key_id),
+        market_id text COLLATE "C" NOT NULL,
+        amount    double precision NOT NULL,
+        PRIMARY KEY (key_id, market_id)
+      );
+    `,
+  },
 ];
 
 /** Use to check a schema name before it is written into SQL. */

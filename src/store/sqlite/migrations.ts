@@ -344,6 +344,44 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE paper_orders ADD COLUMN fee_shares REAL NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 16,
+    description: 'paper maker orders: resting limit orders, their fill model state, rebates (paid at the market\'s end)',
+    sql: `
+      -- A limit order is a paper_orders row (type 'limit', its price, expiry and rebates) updated
+      -- as it fills; 'market' is the fill-and-kill order of before.
+      ALTER TABLE paper_orders ADD COLUMN type TEXT NOT NULL DEFAULT 'market';
+      ALTER TABLE paper_orders ADD COLUMN price REAL;
+      ALTER TABLE paper_orders ADD COLUMN rebate REAL NOT NULL DEFAULT 0;
+      ALTER TABLE paper_orders ADD COLUMN expires_at INTEGER;
+      ALTER TABLE paper_accounts ADD COLUMN rebates REAL NOT NULL DEFAULT 0;
+      -- The fill model's state of each resting (open) limit order, deleted when it closes.
+      -- evaluated_to: the time of the last snapshot it was stepped on; ahead NULL: not seen yet.
+      CREATE TABLE paper_resting (
+        order_id     INTEGER PRIMARY KEY,
+        key_id       INTEGER NOT NULL REFERENCES paper_accounts (key_id),
+        market_id    TEXT    NOT NULL,
+        side         TEXT    NOT NULL,
+        action       TEXT    NOT NULL,
+        model        TEXT    NOT NULL,
+        price        REAL    NOT NULL,
+        remaining    REAL    NOT NULL,
+        ahead        REAL,
+        last_size    REAL,
+        reserved     REAL    NOT NULL,
+        evaluated_to INTEGER NOT NULL,
+        expires_at   INTEGER
+      );
+      CREATE INDEX paper_resting_key ON paper_resting (key_id, order_id);
+      -- Maker rebates earned in a market and not paid yet: they go into cash at the market's end.
+      CREATE TABLE paper_rebates (
+        key_id    INTEGER NOT NULL REFERENCES paper_accounts (key_id),
+        market_id TEXT    NOT NULL,
+        amount    REAL    NOT NULL,
+        PRIMARY KEY (key_id, market_id)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 /** SQL turning one orderbook column's [price, size] levels into {price, size} objects, best first as stored. */

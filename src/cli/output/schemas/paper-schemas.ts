@@ -20,6 +20,10 @@ export const PAPER_ORDER_SCHEMA: RecordSchema<PaperOrder> = {
     { name: 'depth', value: (o) => o.depth, parquet: 'boolean', dropOrder: 0 },
     { name: 'filled_at', value: (o) => o.filled_at, label: 'at', table: (o) => isoCell(o.filled_at), parquet: 'timestamp' },
     { name: 'fee_shares', value: (o) => o.fee_shares, label: 'fee shares', parquet: 'double', dropOrder: 4 },
+    { name: 'type', value: (o) => o.type, parquet: 'string', dropOrder: 5 },
+    { name: 'price', value: (o) => o.price, parquet: 'double', nullable: true },
+    { name: 'rebate', value: (o) => o.rebate, parquet: 'double', dropOrder: 6 },
+    { name: 'expires_at', value: (o) => o.expires_at, label: 'expires', table: (o) => isoCell(o.expires_at), parquet: 'timestamp', nullable: true, dropOrder: 7 },
   ],
 };
 
@@ -30,6 +34,8 @@ export const PAPER_ACCOUNT_SCHEMA: RecordSchema<PaperAccount> = {
     { name: 'realized_pnl', value: (a) => a.realized_pnl, label: 'realized P&L', parquet: 'double' },
     { name: 'fees', value: (a) => a.fees, parquet: 'double' },
     { name: 'positions', value: (a) => a.positions.length, label: 'open positions', parquet: 'int64' },
+    { name: 'reserved_cash', value: (a) => a.reserved_cash, label: 'reserved', parquet: 'double' },
+    { name: 'rebates', value: (a) => a.rebates, parquet: 'double' },
   ],
   // JSON keeps the server's whole body, positions included.
   json: (a) => a,

@@ -1,0 +1,22 @@
+// HTTP calls of the paper trading e2e tests against a running `msnap serve`: one keyed JSON call,
+// and a wait for the server's (replay) clock.
+
+/** One keyed call; the status and the parsed JSON body. */
+export async function call(base: string, key: string, method: string, pathAndQuery: string, body?: unknown): Promise<{ status: number; json: any }> {
+  const res = await fetch(`${base}${pathAndQuery}`, {
+    method,
+    headers: { 'X-API-Key': key, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, json: JSON.parse(text) };
+}
+
+/** Polls the server's clock until it has passed `t` (a replay at a high speed gets there in seconds). */
+export async function clockPast(base: string, key: string, t: number, ms = 30_000): Promise<void> {
+  const until = Date.now() + ms;
+  while ((await call(base, key, 'GET', '/v1/clock')).json.now <= t) {
+    if (Date.now() > until) throw new Error(`the server's clock did not pass ${t} in ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
