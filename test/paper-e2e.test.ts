@@ -130,7 +130,11 @@ describe('paper trading through msnap serve', { timeout: 240_000 }, () => {
     it('applies 100 concurrent orders of one key exactly once, one after another, never below 0 cash', async () => {
       const args = ['--replay', String(market.start_time + 60_050), '--speed', '0.001', '--paper-cash', '100'];
       const [a, b] = await Promise.all([serve(pg.url, args), serve(pg.url, args)]);
-      const req = { market_id: market.market_id, side: 'up' as const, action: 'buy' as const, shares: 3 };
+      // Orders of about 4 USDC each at the quote the servers show: the 100 of them must run out of cash.
+      const clock = (await call(a!.url, pgKey, 'GET', '/v1/clock')).json.now as number;
+      const quoted = (await call(a!.url, pgKey, 'GET', `/v1/markets/${market.market_id}/snapshot-at/${clock}`)).json.snapshots[0] as Snapshot;
+      const shares = Math.max(3, Math.ceil(4 / quoted.price_up));
+      const req = { market_id: market.market_id, side: 'up' as const, action: 'buy' as const, shares };
       const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => call(i % 2 ? b!.url : a!.url, pgKey, 'POST', '/v1/paper/orders', req)));
       expect(answers.map((x) => x.status)).toEqual(Array(100).fill(201));
       const orders = answers.map((x) => x.json.order).sort((x, y) => x.id - y.id);
