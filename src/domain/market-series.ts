@@ -18,6 +18,12 @@ export interface SideBook {
   readonly asks: BookLevels;
 }
 
+/** One outcome's best bid and best ask at every snapshot: NaN where the snapshot holds no book or the list no level. */
+export interface BestPrices {
+  readonly bids: ArrayLike<number>;
+  readonly asks: ArrayLike<number>;
+}
+
 /** Which outcome of an up/down market. */
 export type OutcomeSide = 'up' | 'down';
 
@@ -38,6 +44,12 @@ export interface MarketSeries {
    * hand out the same object for every call of an outcome: read it before the next call.
    */
   book(i: number, side: OutcomeSide): SideBook | undefined;
+  /**
+   * Optional fast path for consumers that read only the top of the book on many snapshots: the
+   * outcome's best prices for the whole market, the same numbers as book(i, side)'s first levels.
+   * Without it, read book().
+   */
+  bestPrices?(side: OutcomeSide): BestPrices;
 }
 
 /**

@@ -1,6 +1,6 @@
 // A market's series cut to [from, to), for sources that read whole markets: the same snapshots a
 // ranged read (`msnap snapshots --from --to`) returns, as views on the same columns.
-import type { MarketSeries } from '../../domain/market-series.js';
+import type { MarketSeries, OutcomeSide } from '../../domain/market-series.js';
 import type { SnapshotRange } from './snapshot-series.js';
 
 /** First index with time >= t (time ascending). */
@@ -34,5 +34,11 @@ export function sliceSeries(s: MarketSeries, range: SnapshotRange): MarketSeries
     priceUp: view(s.priceUp, a, end),
     priceDown: view(s.priceDown, a, end),
     book: (i, side) => s.book(i + a, side),
+    ...(s.bestPrices && {
+      bestPrices: (side: OutcomeSide) => {
+        const b = s.bestPrices!(side);
+        return { bids: view(b.bids, a, end), asks: view(b.asks, a, end) };
+      },
+    }),
   };
 }

@@ -16,6 +16,7 @@ export function changeBase(series: MarketSeries): number {
 
 /** Best price of one side of the side's book at i; NaN without a book or levels (every comparison is then false). */
 export function bestPrice(series: MarketSeries, i: number, side: OutcomeSide, which: 'bids' | 'asks'): number {
+  if (series.bestPrices) return series.bestPrices(side)[which][i] ?? Number.NaN;
   const book = series.book(i, side);
   if (!book) return Number.NaN;
   const levels = book[which];
@@ -31,8 +32,8 @@ function fieldExpr(field: RuleField, side: OutcomeSide): string {
     case 'elapsed_ms': return '(t[i] - st)';
     case 'remaining_ms': return '(et - t[i])';
     case 'change': return '(p[i] / base - 1)';
-    case 'bid': return `best(s, i, '${side}', 'bids')`;
-    case 'ask': return `best(s, i, '${side}', 'asks')`;
+    case 'bid': return `(bb ? bb[i] : best(s, i, '${side}', 'bids'))`;
+    case 'ask': return `(ba ? ba[i] : best(s, i, '${side}', 'asks'))`;
   }
 }
 
@@ -46,7 +47,12 @@ export function compileConditions(conditions: readonly RuleCondition[], side: Ou
   const body = terms.length === 0 ? String(all) : terms.join(all ? ' && ' : ' || ');
   const factory = new Function(
     'best',
-    `return function bind(s, t, p, pu, pd, st, et, base) { return function test(i) { return ${body}; }; };`,
+    `return function bind(s, t, p, pu, pd, st, et, base, bb, ba) { return function test(i) { return ${body}; }; };`,
   )(bestPrice) as (...cols: unknown[]) => SnapshotTest;
-  return (s) => factory(s, s.time, s.price, s.priceUp, s.priceDown, s.market.start_time, s.market.end_time, changeBase(s));
+  // A source with the fast path hands the side's best prices as arrays (read only by a rule on the book).
+  const onBook = conditions.some((c) => c.field === 'bid' || c.field === 'ask');
+  return (s) => {
+    const b = onBook ? s.bestPrices?.(side) : undefined;
+    return factory(s, s.time, s.price, s.priceUp, s.priceDown, s.market.start_time, s.market.end_time, changeBase(s), b?.bids, b?.asks);
+  };
 }

@@ -2,13 +2,14 @@
 // a dense market's values come from its blocks, any other from four plucked columns (numbers, no
 // row objects), and its orderbooks stay packed in memory until a snapshot's book is asked for,
 // then decode straight from the binary pair (text rows, from before books were packed, parse).
+// A market's packed books come in one aggregate row (their bytes concatenated by SQLite), not a
+// row object and a Buffer per snapshot; best prices for a whole market decode in one pass.
 // Every number is the stored value / 10^k, the double JSON.parse gives for the served text.
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import { SNAPSHOT_INTERVAL_MS } from '../../../domain/market.js';
-import type { BookLevels, MarketSeries, MarketSource, OutcomeSide, SideBook } from '../../../domain/market-series.js';
+import type { BestPrices, BookLevels, MarketSeries, MarketSource, OutcomeSide, SideBook } from '../../../domain/market-series.js';
 import { decodePair, emptyPair, refDt, type BookPair } from '../../core/book-codec.js';
-import { isPacked, type StoredBook } from '../books/book-reader.js';
 import { DenseBlocks } from '../dense-blocks.js';
 import { SIDE_BITS } from '../../core/dense-page-writer.js';
 import { toMarket, type MarketRow } from '../../core/market-row.js';
@@ -61,17 +62,34 @@ class SeriesReads {
   private readonly marketById: Statement;
   private readonly blocks: DenseBlocks;
   private readonly columns: Statement[];
-  private readonly books: Statement;
-  private readonly bookBytes: Statement;
-  private readonly anyBook: Statement;
+  private readonly packedBooks: Statement;
+  private readonly orderedBooks: Statement;
+  private readonly textBooks: Statement;
 
   constructor(db: Database.Database) {
     this.marketById = db.prepare(`SELECT ${marketColumns(db)} FROM markets WHERE market_id = ?`);
     this.blocks = new DenseBlocks(db);
     this.columns = ['t', 'price', 'price_up', 'price_down'].map((c) => db.prepare(`SELECT ${c} FROM snapshots WHERE market = ? ORDER BY t`).pluck());
-    this.books = db.prepare('SELECT t, up, down FROM orderbooks WHERE market = ? ORDER BY t').raw(true);
-    this.anyBook = db.prepare('SELECT 1 FROM orderbooks WHERE market = ? LIMIT 1').pluck();
-    this.bookBytes = db.prepare("SELECT sum(length(up)) FROM orderbooks WHERE market = ? AND typeof(up) = 'blob'").pluck();
+    // The key (market, t) walk gives rows in time order; the ORDER BY form (sorting, slower) is for
+    // a plan that would not, which the reader notices as offsets out of order.
+    const packed = (order: string) =>
+      db.prepare(
+        `SELECT group_concat(t, ','${order}) FILTER (WHERE typeof(up) = 'blob'), group_concat(length(up), ','${order}) FILTER (WHERE typeof(up) = 'blob'),
+                CAST(group_concat(up, ''${order}) FILTER (WHERE typeof(up) = 'blob') AS BLOB), count(*) FILTER (WHERE typeof(up) <> 'blob')
+         FROM orderbooks WHERE market = ?`,
+      ).raw(true);
+    this.packedBooks = packed('');
+    this.orderedBooks = packed(' ORDER BY t');
+    this.textBooks = db.prepare("SELECT t, up, down FROM orderbooks WHERE market = ? AND typeof(up) <> 'blob' ORDER BY t").raw(true);
+  }
+
+  /** The market's books, or undefined when it holds none (most markets of a long history). */
+  private books(id: number, offsets: Float64Array): MarketBooks | undefined {
+    let row = this.packedBooks.get(id) as AggregateRow;
+    let packed = packedRows(row);
+    if (packed && !ascending(packed.times)) packed = packedRows((row = this.orderedBooks.get(id) as AggregateRow));
+    const texts = row[3] > 0 ? (this.textBooks.iterate(id) as Iterable<[number, string, string]>) : [];
+    return packed || row[3] > 0 ? new MarketBooks(offsets, packed, texts) : undefined;
   }
 
   market(id: string, opts: SeriesSourceOptions): MarketSeries | undefined {
@@ -79,9 +97,7 @@ class SeriesReads {
     if (!m) return undefined;
     const values = this.fromBlocks(m) ?? this.fromRows(m);
     // Most markets of a long history hold no book: one indexed probe spares them the book buffers.
-    const books = opts.orderbooks && this.anyBook.get(m.id) !== undefined
-      ? new MarketBooks(values.offsets, this.bookBytes.get(m.id) as number | null, this.books.iterate(m.id) as Iterable<[number, StoredBook, StoredBook]>)
-      : undefined;
+    const books = opts.orderbooks ? this.books(m.id, values.offsets) : undefined;
     const time = values.offsets;
     for (let i = 0; i < time.length; i++) time[i] = m.start_time + time[i]!;
     return {
@@ -92,6 +108,7 @@ class SeriesReads {
       priceUp: values.priceUp,
       priceDown: values.priceDown,
       book: (i, side) => books?.book(i, side),
+      bestPrices: (side) => (books ? books.bestPrices(side) : noBook(time.length)),
     };
   }
 
@@ -169,48 +186,128 @@ class SideView implements SideBook {
   readonly asks = new Levels();
 }
 
+/** The packed-books aggregate: offsets and byte lengths as comma-separated text, the bytes, the count of text rows. */
+type AggregateRow = [string | null, string | null, Uint8Array | null, number];
+
+/** A market's packed pairs: offsets and lengths in time order, the bytes one after another. */
+interface PackedRows {
+  times: Float64Array;
+  lengths: Float64Array;
+  bytes: Uint8Array;
+}
+
+function packedRows(row: AggregateRow): PackedRows | undefined {
+  const [times, lengths, bytes] = row;
+  return times === null || lengths === null || bytes === null ? undefined : { times: integers(times), lengths: integers(lengths), bytes };
+}
+
+/** SQLite's group_concat of integers, read in place (no array of strings). */
+function integers(text: string): Float64Array {
+  let n = 1;
+  for (let k = 0; k < text.length; k++) if (text.charCodeAt(k) === 44) n++;
+  const out = new Float64Array(n);
+  let j = 0;
+  let v = 0;
+  let sign = 1;
+  for (let k = 0; k < text.length; k++) {
+    const c = text.charCodeAt(k);
+    if (c === 44) {
+      out[j++] = sign * v;
+      v = 0;
+      sign = 1;
+    } else if (c === 45) sign = -1;
+    else v = v * 10 + (c - 48);
+  }
+  out[j] = sign * v;
+  return out;
+}
+
+function ascending(a: Float64Array): boolean {
+  for (let k = 1; k < a.length; k++) if (!(a[k - 1]! < a[k]!)) return false;
+  return true;
+}
+
+/** Best prices of a market without books: NaN throughout. */
+function noBook(n: number): BestPrices {
+  const none = new Float64Array(n).fill(Number.NaN);
+  return { bids: none, asks: none };
+}
+
 /** One market's stored books, packed, by snapshot index; decoded on demand. */
 class MarketBooks {
   /** Packed pairs one after another in one buffer (no object per book): snapshot i's is pool[start[i], end[i]). */
-  private pool: Uint8Array;
+  private readonly pool: Uint8Array;
   private readonly start: Int32Array;
   private readonly end: Int32Array;
   /** Books stored as text (older stores), by snapshot index. */
   private readonly texts = new Map<number, [string, string]>();
   private readonly views = { up: new SideView(), down: new SideView() };
+  private best: { up: BestPrices; down: BestPrices } | undefined;
   private decodedAt = -1;
   private pair = emptyPair();
   private spare = emptyPair();
 
-  /** `bytes`: the market's packed books' total size, so the pool is allocated once. */
   constructor(
     private readonly offsets: Float64Array,
-    bytes: number | null,
-    stored: Iterable<[number, StoredBook, StoredBook]>,
+    packed: PackedRows | undefined,
+    texts: Iterable<[number, string, string]>,
   ) {
-    this.pool = new Uint8Array(Math.max(1024, bytes ?? 0));
+    this.pool = packed?.bytes ?? new Uint8Array(0);
     this.start = new Int32Array(offsets.length).fill(-1);
     this.end = new Int32Array(offsets.length);
-    let used = 0;
+    // Offsets and rows are both ordered by t: merge walks.
+    if (packed) {
+      let i = 0;
+      let used = 0;
+      const { times, lengths } = packed;
+      for (let r = 0; r < times.length; r++) {
+        const t = times[r]!;
+        const from = used;
+        used += lengths[r]!;
+        while (i < offsets.length && offsets[i]! < t) i++;
+        if (i >= offsets.length || offsets[i] !== t) continue;
+        this.start[i] = from;
+        this.end[i] = used;
+      }
+    }
     let i = 0;
-    // Both are ordered by t: one merge walk.
-    for (const [t, up, down] of stored) {
+    for (const [t, up, down] of texts) {
       while (i < offsets.length && offsets[i]! < t) i++;
-      if (i >= offsets.length || offsets[i] !== t) continue;
-      if (!isPacked(up)) {
-        this.texts.set(i, [up, down as string]);
+      if (i < offsets.length && offsets[i] === t) this.texts.set(i, [up, down]);
+    }
+  }
+
+  /**
+   * Both outcomes' best prices at every snapshot, decoded in one pass on first use and kept with
+   * the market: each is the level book(i, side) hands out first, divided alike.
+   */
+  bestPrices(side: OutcomeSide): BestPrices {
+    this.best ??= this.allBest();
+    return this.best[side];
+  }
+
+  private allBest(): { up: BestPrices; down: BestPrices } {
+    const n = this.start.length;
+    const cols = [0, 1, 2, 3].map(() => new Float64Array(n).fill(Number.NaN)) as [Float64Array, Float64Array, Float64Array, Float64Array];
+    for (let i = 0; i < n; i++) {
+      if (this.start[i]! < 0) {
+        if (!this.texts.has(i)) continue;
+        for (const [side, k] of [['up', 0], ['down', 2]] as const) {
+          const b = this.book(i, side);
+          if (!b) continue;
+          if (b.bids.length > 0) cols[k]![i] = b.bids.prices[0]!;
+          if (b.asks.length > 0) cols[k + 1]![i] = b.asks.prices[0]!;
+        }
         continue;
       }
-      if (used + up.length > this.pool.length) {
-        const grown = new Uint8Array(Math.max(this.pool.length * 2, used + up.length));
-        grown.set(this.pool.subarray(0, used));
-        this.pool = grown;
+      const pair = this.decode(i);
+      const pd = 10 ** pair.dp;
+      for (let k = 0; k < 4; k++) {
+        const l = pair.lists[k]!;
+        if (l.n > 0) cols[k]![i] = l.prices[0]! / pd;
       }
-      this.pool.set(up, used);
-      this.start[i] = used;
-      used += up.length;
-      this.end[i] = used;
     }
+    return { up: { bids: cols[0], asks: cols[1] }, down: { bids: cols[2], asks: cols[3] } };
   }
 
   book(i: number, side: OutcomeSide): SideBook | undefined {
