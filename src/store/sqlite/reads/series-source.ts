@@ -252,7 +252,9 @@ class MarketBooks {
     packed: PackedRows | undefined,
     texts: Iterable<[number, string, string]>,
   ) {
-    this.pool = packed?.bytes ?? new Uint8Array(0);
+    // A plain view: a Buffer's subarray (one per decode) costs several times a Uint8Array's.
+    const bytes = packed?.bytes ?? new Uint8Array(0);
+    this.pool = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.start = new Int32Array(offsets.length).fill(-1);
     this.end = new Int32Array(offsets.length);
     // Offsets and rows are both ordered by t: merge walks.
@@ -333,8 +335,8 @@ class MarketBooks {
     const dt = refDt(blob);
     let ref: BookPair | undefined;
     if (dt > 0) {
-      const r = this.indexOf(this.offsets[i]! - dt);
-      if (r !== this.decodedAt) this.decode(r);
+      const t = this.offsets[i]! - dt;
+      if (!(this.decodedAt >= 0 && this.offsets[this.decodedAt] === t)) this.decode(this.indexOf(t));
       ref = this.pair;
     }
     const out = decodePair(blob, ref, this.spare);
