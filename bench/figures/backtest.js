@@ -43,7 +43,6 @@ export const BOOK_RULE = {
   exit: [{ field: 'bid', op: '>', value: 0.6 }],
 };
 
-
 /** `msnap backtest` as a process; returns the parsed result, wall time and peak RSS. */
 async function backtest(ctx, db, sel, extra = [], opts = {}) {
   const strategy = opts.strategy === MAKER ? MAKER : path.join(ctx.tmpDir, opts.strategy ?? 'bench-rule.json');

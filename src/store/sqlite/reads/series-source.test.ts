@@ -82,6 +82,12 @@ function expectSame(series: MarketSeries, snaps: ServedSnapshot[], withBooks: bo
       const have = got ? { bids: levels(got.bids), asks: levels(got.asks) } : undefined;
       if (JSON.stringify(have) !== JSON.stringify(want ?? undefined)) mismatches.push(`${side} book at ${i}: ${JSON.stringify(have)} vs ${JSON.stringify(want)}`);
       else if (have) books++;
+      // The fast path: the served book's first levels, NaN where there is no book or no level.
+      const best = series.bestPrices!(side);
+      for (const which of ['bids', 'asks'] as const) {
+        const first = want?.[which][0]?.price ?? Number.NaN;
+        if (!Object.is(best[which][i], first)) mismatches.push(`${side} best ${which} at ${i}: ${best[which][i]} vs ${first}`);
+      }
     }
   });
   expect(mismatches.slice(0, 5)).toEqual([]);
