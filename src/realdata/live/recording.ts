@@ -1,7 +1,8 @@
 // One `msnap record` run: the two live sockets, Gamma's markets and the store, tied together.
 // Markets of the current and next windows are found on Gamma and subscribed on the market
-// channel; a flush every quarter second writes what arrived; an ended market is asked of Gamma
-// until it is closed with a winner; a stop (the signal) flushes everything received and closes.
+// channel; a flush every tenth of a second writes what arrived (so a tick is stored soon after it
+// is due); an ended market is asked of Gamma until it is closed with a winner; a stop (the
+// signal) flushes everything received and closes.
 import { setTimeout as delay } from 'node:timers/promises';
 import { MARKET_DURATION_MS, type Coin, type MarketType } from '../../domain/market.js';
 import type { BulkWriter } from '../../store/sqlite/bulk-writer.js';
@@ -31,7 +32,7 @@ export interface RecordingTimings {
 }
 
 export const RECORDING_DEFAULTS: RecordingTimings = {
-  flushMs: 250,
+  flushMs: 100,
   lagMs: 1000,
   stallMs: 30_000,
   clobPingMs: 10_000,
