@@ -22,7 +22,7 @@ const EVENTS_PER_SECOND = 4000;
 const TICK_MS = 125;
 const FEED_EVERY_MS = 20;
 
-const DEFAULT_SIZES = { quick: { warmupSeconds: 8, seconds: 30 }, full: { warmupSeconds: 15, seconds: 360 } };
+const DEFAULT_SIZES = { quick: { warmupSeconds: 8, seconds: 30 }, full: { warmupSeconds: 15, seconds: 600 } };
 
 /** The current and next (and, for a long run, later) windows of every coin and type, as Gamma lists them. */
 function marketSpecs(dist, now, horizonMs) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Market } from '../../domain/market.js';
-import { endedMarkets, FOLLOW_IDLE_MS, nextLook } from './pull-follow.js';
+import { AuthError, HttpError, RateLimitedError, UnreachableError, WindowError } from '../../errors.js';
+import { endedMarkets, FOLLOW_IDLE_MS, nextLook, passingTrouble } from './pull-follow.js';
 
 const T0 = 1_763_769_600_000;
 const FIVE = 300_000;
@@ -29,5 +30,17 @@ describe('pull --follow: which markets to pull', () => {
     // m5(2) ended 2 s ago (not settled), m5(3) runs, m5(-1) never had a snapshot.
     expect(endedMarkets([m5(3), m5(2), m5(1), m5(0), m5(-1, 0)], now, 5_000).map((m) => m.market_id)).toEqual([m5(0).market_id, m5(1).market_id]);
     expect(endedMarkets([m5(3), m5(2)], now + 3_000, 5_000).map((m) => m.market_id)).toEqual([m5(2).market_id]);
+  });
+});
+
+describe('pull --follow: what it waits out', () => {
+  it('waits out the service being away, overloaded or limiting; ends on anything else', () => {
+    expect(passingTrouble(new UnreachableError('connection refused'))).toBe(true);
+    expect(passingTrouble(new RateLimitedError('429'))).toBe(true);
+    expect(passingTrouble(new HttpError('503', 503, 'http://x/v1/markets', null))).toBe(true);
+    expect(passingTrouble(new HttpError('400', 400, 'http://x/v1/markets', null))).toBe(false);
+    expect(passingTrouble(new AuthError('revoked'))).toBe(false);
+    expect(passingTrouble(new WindowError('outside the window'))).toBe(false);
+    expect(passingTrouble(new Error('disk I/O error'))).toBe(false);
   });
 });

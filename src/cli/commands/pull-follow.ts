@@ -5,6 +5,7 @@
 // (Ctrl-C, SIGTERM) ends the wait or lets the market being pulled finish, then closes the store.
 import { MARKET_DURATION_MS, type Coin, type Market, type MarketType } from '../../domain/market.js';
 import type { MsnapApi } from '../../client/types.js';
+import { HttpError, RateLimitedError, UnreachableError } from '../../errors.js';
 import { storeName } from '../../store/db-path.js';
 import { openStore } from '../../store/open-store.js';
 import { explainStoreError } from '../../service/store-use.js';
@@ -40,6 +41,11 @@ export function endedMarkets(listed: readonly Market[], now: number, settleMs = 
   return listed.filter((m) => m.end_time + settleMs <= now && m.snapshot_count > 0).sort((a, b) => a.start_time - b.start_time);
 }
 
+/** True for a failure a follower waits out (the service away, overloaded or limiting after the client's own retries); anything else ends it. */
+export function passingTrouble(err: unknown): boolean {
+  return err instanceof UnreachableError || err instanceof RateLimitedError || (err instanceof HttpError && err.status >= 500);
+}
+
 /** The pair's markets that start at or after `since`, newest first (a few: one listing request). */
 async function listSince(client: MsnapApi, coin: Coin, type: MarketType, since: number): Promise<Market[]> {
   const out: Market[] = [];
@@ -62,19 +68,27 @@ export async function runFollow(opts: SnapshotsOptions & { db: string; target: {
   try {
     const writer = store.mirrorWriter({ baseUrl: await deps.serviceUrl(), dialect: (await client.capabilities().service?.dialect()) ?? 'v1', pulledAt: deps.now() });
     while (!stop.signal.aborted) {
-      const listed = await listSince(client, coin, type, since);
-      s.listings++;
-      for (const m of endedMarkets(listed, deps.now())) {
-        const before = await writer.local(m.market_id);
-        // A market already complete costs no snapshot request (its record is refreshed: a winner set late).
-        const rows = await pullMarket(client, writer, m, opts, before, () => undefined);
-        if (rows >= 0) {
-          s.markets++;
-          s.rows += rows;
-          deps.info(`pulled ${m.market_id}: ${counted(rows, 'snapshot')}${before.exists ? ' (completed)' : ''}`);
+      let listed: Market[] = [];
+      try {
+        listed = await listSince(client, coin, type, since);
+        s.listings++;
+        for (const m of endedMarkets(listed, deps.now())) {
+          const before = await writer.local(m.market_id);
+          // A market already complete costs no snapshot request (its record is refreshed: a winner set late).
+          const rows = await pullMarket(client, writer, m, opts, before, () => undefined);
+          if (rows >= 0) {
+            s.markets++;
+            s.rows += rows;
+            deps.info(`pulled ${m.market_id}: ${counted(rows, 'snapshot')}${before.exists ? ' (completed)' : ''}`);
+          }
+          since = Math.max(since, m.start_time);
+          if (stop.signal.aborted) break;
         }
-        since = Math.max(since, m.start_time);
-        if (stop.signal.aborted) break;
+      } catch (err) {
+        // The pages stored so far stay; the next look continues after them.
+        if (!passingTrouble(err)) throw err;
+        listed = [];
+        deps.warn(`${(err as Error).message}; trying again in ${FOLLOW_IDLE_MS / 1000} s`);
       }
       const wake = nextLook(listed, deps.now(), type);
       progress.update({ unit: 'markets', pages: s.markets, rows: s.rows, extra: `next look ${new Date(wake).toISOString().slice(11, 19)}Z` });
