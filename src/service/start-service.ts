@@ -1,5 +1,6 @@
 // The Market Snapshot Data Service, started: the store, the limiter, the data clock (wall, live or
-// replay), the demo seed, the live world, the stream hub, the API and the dashboard on one listener.
+// replay), the demo seed, the live world or the recorder (--record), the stream hub, the API and the
+// dashboard on one listener.
 // `msnap serve` only turns flags into ServiceOptions and calls startService; so does the library's
 // startServer (msnap/server). The server, the store backends and the seeder load on the call: the
 // CLI builds `serve` at every start, and loading them (better-sqlite3 included) would slow it.
