@@ -179,7 +179,8 @@ Exit codes: 0 stopped by Ctrl-C or SIGTERM after writing everything received; 2 
 
 Examples:
   $ msnap record BTC 5m --db real.db
-  $ msnap record BTC 5m ETH 5m BTC 15m --db real.db --raw raw/ --verbose`,
+  $ msnap record BTC 5m ETH 5m BTC 15m --db real.db --raw raw/ --verbose
+  $ msnap serve --db real.db --record BTC:5m,ETH:5m   # record and serve in one process`,
     )
     .action(async (args: string[], raw: Parameters<typeof parseRecordFlags>[1], cmd: Command) => {
       const opts = parseRecordFlags(args, raw, ctx.env, readGlobals(cmd).verbose === true);
