@@ -2,7 +2,8 @@
 // running live over a small seeded file, both clocks shifted with MSNAP_CLOCK_OFFSET_MS to just
 // after a 5m boundary. The first pull takes the market that just opened; the follow waits for the
 // market that just ended to settle, pulls it whole, and SIGTERM stops it with exit 0. The mirror
-// holds each market once, equal to the service's snapshots.
+// holds each market once, equal to the service's snapshots. The client speaks its default dialect
+// (auto: v4 against serve), on the free (builder) plan's key.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -24,7 +25,7 @@ const served = () => Date.now() + Number(env.MSNAP_CLOCK_OFFSET_MS);
 beforeAll(async () => {
   await buildIfStale();
   dir = mkdtempSync(path.join(tmpdir(), 'msnap-follow-e2e-'));
-  const demo = await startLiveDemo(dir, { plan: 'builder', extraEnv: { MSNAP_API: 'v1' } });
+  const demo = await startLiveDemo(dir, { plan: 'builder' });
   ({ boundary, env } = demo);
   stopServe = demo.stop;
 }, 120_000);

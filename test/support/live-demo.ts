@@ -10,7 +10,7 @@ const FIVE_MIN = 300_000;
 export interface LiveDemo {
   /** The 5m boundary the clock reaches `leadMs` after the seed started (epoch ms, shifted clock). */
   boundary: number;
-  /** MSNAP_CLOCK_OFFSET_MS, MSNAP_BASE_URL, MSNAP_API_KEY (the demo key of `plan`), and `extraEnv`. */
+  /** MSNAP_CLOCK_OFFSET_MS, MSNAP_BASE_URL and MSNAP_API_KEY (the demo key of `plan`). */
   env: Record<string, string>;
   /** serve's stderr so far. */
   stderr(): string;
@@ -18,10 +18,10 @@ export interface LiveDemo {
 }
 
 /** Use in a beforeAll: seeds `dir`/live.db with two days of full 5m markets, serves it live and resolves with the demo key of `plan`. */
-export async function startLiveDemo(dir: string, opts: { leadMs?: number; plan?: 'builder' | 'pro'; extraEnv?: Record<string, string> } = {}): Promise<LiveDemo> {
+export async function startLiveDemo(dir: string, opts: { leadMs?: number; plan?: 'builder' | 'pro' } = {}): Promise<LiveDemo> {
   const db = path.join(dir, 'live.db');
   const boundary = Math.ceil((Date.now() + 86_400_000) / FIVE_MIN) * FIVE_MIN;
-  const env: Record<string, string> = { ...opts.extraEnv, MSNAP_CLOCK_OFFSET_MS: String(boundary - (opts.leadMs ?? 14_000) - Date.now()) };
+  const env: Record<string, string> = { MSNAP_CLOCK_OFFSET_MS: String(boundary - (opts.leadMs ?? 14_000) - Date.now()) };
   const seeded = await msnap(['serve', 'seed', '--db', db, '--days', '1', '--full', '5m=2,15m=0,1hr=0,4hr=0,24hr=0'], { env, timeout: 60_000, cwd: dir });
   if (seeded.exitCode !== 0) throw new Error(`seed failed: ${seeded.stderr}`);
   const proc = spawnMsnap(['serve', '--demo', '--db', db, '--port', '0'], { env, all: false });
