@@ -36,7 +36,8 @@ const SPEED = 25;
 const FIVE_MIN = 300_000;
 const HOUR = 3_600_000;
 /** Recorder timings in real ms, but lagMs, which is clock time. */
-const TIMINGS = { flushMs: 40, lagMs: 2_000, stallMs: 800, clobPingMs: 200, rtdsPingMs: 200, gammaPollMs: 150, resolvePollMs: 150, backoff: { baseMs: 40, capMs: 200 } };
+// pruneMs: prices no market needs are forgotten often, so the edge prices checked below prove none needed was.
+const TIMINGS = { flushMs: 40, lagMs: 2_000, stallMs: 800, clobPingMs: 200, rtdsPingMs: 200, gammaPollMs: 150, resolvePollMs: 150, pruneMs: 50, backoff: { baseMs: 40, capMs: 200 } };
 
 let dir: string;
 
