@@ -63,8 +63,9 @@ export async function runFollow(opts: SnapshotsOptions & { db: string; target: {
   const store = await openStore(opts.db, { cacheMiB: 32 });
   const progress = await deps.progress(`following ${coin} ${type}`, { resultAtEnd: true });
   const s: FollowSummary = { markets: 0, rows: 0, listings: 0 };
-  // The market just ended and the one running: the first pull may have taken the running one in part.
-  let since = deps.now() - 2 * duration;
+  // From the market running now (the first pull may have taken it in part) and any that ended
+  // within the settle delay; those that ended before are the first pull's (--last, --from).
+  let since = deps.now() - duration - FOLLOW_SETTLE_MS;
   try {
     const writer = store.mirrorWriter({ baseUrl: await deps.serviceUrl(), dialect: (await client.capabilities().service?.dialect()) ?? 'v1', pulledAt: deps.now() });
     while (!stop.signal.aborted) {
