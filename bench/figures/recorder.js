@@ -157,6 +157,8 @@ export async function recorderFigure(ctx) {
       if (!window && Date.now() - started >= spec.warmupSeconds * 1000) {
         window = { from: Date.now(), cpu: cpuMs(child.pid), rss: rssMb(child.pid), markets: feed.markets(), sent: feed.sent() };
       }
+      // Halfway through the window: whether memory still grows then, or had settled.
+      if (window && window.midRss === undefined && Date.now() - started >= (spec.warmupSeconds + spec.seconds / 2) * 1000) window.midRss = rssMb(child.pid);
     }
     const end = { at: Date.now(), cpu: cpuMs(child.pid), rss: rssMb(child.pid), sent: feed.sent() };
     // Each tick due inside the window: the first poll that saw the span pass it.
@@ -183,13 +185,14 @@ export async function recorderFigure(ctx) {
         `\`msnap record\` on all ${pairs.length / 2} coin and type pairs (the current and next market of each: ${window.markets} markets, ${window.markets * 2} tokens) against a local fake Polymarket in the bench process ` +
         `feeding ${EVENTS_PER_SECOND.toLocaleString('en-US')} price changes a second in all (${perMarket.toFixed(0)} per market, one array frame per market every ${FEED_EVERY_MS} ms, stamped with the wall clock) and a Chainlink price per coin a second; ` +
         `measured over ${spec.seconds} s after ${spec.warmupSeconds} s of warm-up. Lag: for each 125 ms tick, from when it is due (its time plus the recorder's ${HOLD_MS} ms hold for late frames) to the first poll (every 10 ms, another connection) that sees the recorded span pass it; ` +
-        'CPU is utime+stime of the record process over the window (/proc/PID/stat) against the wall time; RSS is its VmRSS at the start and the end of the window.',
+        'CPU is utime+stime of the record process over the window (/proc/PID/stat) against the wall time; RSS is its VmRSS at the start, halfway through and at the end of the window.',
       rows: [
         { name: 'Recorder: p99 lag, tick due to snapshot stored', value: p99, unit: ' ms', target: describeTarget(LAG_TARGET_MS, ' ms'), verdict: judge({ value: p99, ...LAG_TARGET_MS }) },
         { name: 'Recorder: median lag', value: percentile(lags, 0.5), unit: ' ms' },
         { name: 'Recorder: CPU (share of one core)', value: cpuPct, unit: '%', target: describeTarget(CPU_TARGET, '%'), verdict: judge({ value: cpuPct, ...CPU_TARGET }) },
         { name: 'Recorder: RSS at the start of the window', value: window.rss, unit: ' MB' },
         { name: 'Recorder: RSS at the end / at the start', value: growth, unit: 'x', target: describeTarget(RSS_GROWTH_TARGET, 'x'), verdict: judge({ value: growth, ...RSS_GROWTH_TARGET }) },
+        { name: 'Recorder: RSS at the end / halfway', value: end.rss / window.midRss, unit: 'x' },
         { name: 'Recorder: events fed per second (measured)', value: rate, unit: '/s' },
       ],
       commands: [`msnap record ${pairs.join(' ')} --db DB   # MSNAP_CLOB_WS_URL, MSNAP_RTDS_URL, MSNAP_GAMMA_URL: the local fakes`],
