@@ -65,6 +65,19 @@ export async function runMsnap(args, options = {}) {
   return result;
 }
 
+/** utime + stime of a live process, in ms (Linux: clock ticks of 10 ms). */
+export function cpuMs(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** The resident set size of a live process now, in MB (Linux). */
+export function rssMb(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
 /** The peak resident set (VmHWM, kB) of a live process, or null when it is gone. */
 export function readVmHwmKb(pid) {
   try {

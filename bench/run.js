@@ -36,6 +36,7 @@ import { streamFanoutFigure } from './figures/stream-fanout.js';
 import { pgStorageFigure } from './figures/pg-storage.js';
 import { realdataImportFigure } from './figures/realdata-import.js';
 import { sweepQueueFigure } from './figures/sweep-queue.js';
+import { recorderFigure } from './figures/recorder.js';
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   // A user's first try: never start a 30-minute run by asking how to run it.
@@ -133,6 +134,7 @@ const steps = [
   // Full runs only: its point is a real-size hour (5M rows; minutes to generate the first time).
   ...(opts.sizes.realdataRows ? [{ id: 19, title: 'Real data: PMXT archive import', run: () => realdataImportFigure(ctx, { rows: opts.sizes.realdataRows }) }] : []),
   { id: 20, title: 'Sweeps across machines: a Redis job queue', run: () => sweepQueueFigure(ctx) },
+  { id: 21, title: 'Recorder: a busy market channel into SQLite', run: () => recorderFigure(ctx) },
 ].filter((step) => wanted(step.id));
 
 const harness = createHarness({

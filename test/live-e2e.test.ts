@@ -7,7 +7,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { marketId, MARKET_DETAIL_FIELDS } from '../src/domain/market.js';
 import { openSqliteStore } from '../src/store/sqlite/open.js';
-import { buildIfStale, msnap, spawnMsnap } from './support/msnap-process.js';
+import { buildIfStale, msnap } from './support/msnap-process.js';
+import { startLiveDemo } from './support/live-demo.js';
 
 const FIVE_MIN = 300_000;
 let dir: string;
@@ -21,35 +22,10 @@ const served = () => Date.now() + Number(env.MSNAP_CLOCK_OFFSET_MS);
 beforeAll(async () => {
   await buildIfStale();
   dir = mkdtempSync(path.join(tmpdir(), 'msnap-live-e2e-'));
-  const db = path.join(dir, 'live.db');
-  // A boundary a day from now, reached 14 s after the seed starts: time for seed and startup.
-  boundary = Math.ceil((Date.now() + 86_400_000) / FIVE_MIN) * FIVE_MIN;
-  env = { MSNAP_CLOCK_OFFSET_MS: String(boundary - 14_000 - Date.now()) };
-  await seedWith(db, env);
-  const proc = spawnMsnap(['serve', '--demo', '--db', db, '--port', '0'], { env, all: false });
-  let out = '';
-  let err = '';
-  proc.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${out} ${err}`)), 30_000);
-    proc.stdout!.on('data', (d: Buffer) => {
-      out += d.toString('utf8');
-      const url = /listening on (http:\S+)\n/.exec(out)?.[1];
-      const key = /demo pro key \(demo-pro\): (\S+)\n/.exec(out)?.[1];
-      if (url && key) {
-        clearTimeout(timer);
-        env.MSNAP_BASE_URL = url;
-        env.MSNAP_API_KEY = key;
-        resolve();
-      }
-    });
-    void proc.then((r) => reject(new Error(`serve exited (${r.exitCode}): ${err}`)));
-  });
-  expect(err).toMatch(/msnap serve: live: seed 1 runs on; caught up \d+ snapshots/);
-  stop = async () => {
-    proc.kill('SIGTERM');
-    return proc;
-  };
+  const demo = await startLiveDemo(dir);
+  ({ boundary, env } = demo);
+  expect(demo.stderr()).toMatch(/msnap serve: live: seed 1 runs on; caught up \d+ snapshots/);
+  stop = demo.stop;
 }, 120_000);
 
 afterAll(async () => {

@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildIfStale, createKey, msnap, spawnMsnap, startServe } from './support/msnap-process.js';
 import { openStream, type Frame } from './support/stream-client.js';
+import { DIALECTS, dialectMarketIds, dialectSnapshots } from './support/dialect-snapshots.js';
 import { runRecord, type RecordFlags } from '../src/cli/commands/record.js';
 import { runWithGlobals } from '../src/cli/deps.js';
 import { fakeContext } from '../src/cli/test-support/fake-cli.js';
@@ -35,7 +36,8 @@ const SPEED = 25;
 const FIVE_MIN = 300_000;
 const HOUR = 3_600_000;
 /** Recorder timings in real ms, but lagMs, which is clock time. */
-const TIMINGS = { flushMs: 40, lagMs: 2_000, stallMs: 800, clobPingMs: 200, rtdsPingMs: 200, gammaPollMs: 150, resolvePollMs: 150, backoff: { baseMs: 40, capMs: 200 } };
+// pruneMs: prices no market needs are forgotten often, so the edge prices checked below prove none needed was.
+const TIMINGS = { flushMs: 40, lagMs: 2_000, stallMs: 800, clobPingMs: 200, rtdsPingMs: 200, gammaPollMs: 150, resolvePollMs: 150, pruneMs: 50, backoff: { baseMs: 40, capMs: 200 } };
 
 let dir: string;
 
@@ -151,6 +153,78 @@ function withoutIds(ndjson: string): string {
 function edge(points: Parameters<typeof referencePriceAt>[0], t: number): number | null {
   const p = referencePriceAt(points, t);
   return p === undefined ? null : Number(p);
+}
+
+/** What a store's reader and each API version saw, polled together while the recorder writes. */
+interface DialectPolls {
+  /** Snapshots of A and B each version showed, and when (clock time) it first showed them. */
+  seen: Record<(typeof DIALECTS)[number], { time: number; at: number }[]>;
+  /** When each version first listed B, and first showed A's winner. */
+  listedB: Partial<Record<(typeof DIALECTS)[number], number>>;
+  winnerA: Partial<Record<(typeof DIALECTS)[number], number>>;
+  winnerWrittenAt: number | undefined;
+  /** When each version first answered (what was written before is not news to it). */
+  since: Partial<Record<(typeof DIALECTS)[number], number>>;
+  /** When the store first held a snapshot at `time` (its batch's span had passed it). */
+  writtenAt(time: number): number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Polls, every 200 ms once `url()` is known: the store file (how far it is written, A's winner),
+ * then each API version (its newest snapshots of A and B, its market list). A snapshot at `t` is
+ * written once the recorded span passes `t` (the span and the snapshots are one transaction).
+ */
+function pollDialects(db: string, idA: string, idB: string, url: () => string | undefined, keys: Record<(typeof DIALECTS)[number], string>, now: () => number): DialectPolls {
+  const written: { through: number; at: number }[] = [];
+  const polls: DialectPolls = {
+    seen: { v1: [], v2: [], v4: [] },
+    listedB: {},
+    winnerA: {},
+    winnerWrittenAt: undefined,
+    since: {},
+    writtenAt: (time) => written.find((w) => w.through > time)?.at ?? Infinity,
+    stop: async () => {
+      stopped = true;
+      await loop;
+    },
+  };
+  let stopped = false;
+  const last: Record<string, number> = {};
+  const loop = (async () => {
+    while (!stopped) {
+      await sleep(200);
+      const base = url();
+      if (!base || !existsSync(db)) continue;
+      const at = now();
+      const spans = spansOf(db);
+      if (spans.length > 0) written.push({ through: spans.at(-1)!.to, at });
+      if (polls.winnerWrittenAt === undefined && marketRow(db, idA)?.winner != null) polls.winnerWrittenAt = at;
+      await Promise.all(
+        DIALECTS.map(async (d) => {
+          const ids = await dialectMarketIds(base, keys[d], d, 'BTC').catch(() => []);
+          if (ids.length > 0) polls.since[d] ??= at;
+          if (ids.includes(idB)) polls.listedB[d] ??= at;
+          for (const id of ids.includes(idB) ? [idA, idB] : ids.includes(idA) ? [idA] : []) {
+            for (const s of await dialectSnapshots(base, keys[d], d, id, 'btc')) {
+              if (s.time <= (last[`${d}${id}`] ?? -Infinity)) continue;
+              last[`${d}${id}`] = s.time;
+              polls.seen[d].push({ time: s.time, at });
+            }
+          }
+          if (polls.winnerA[d] === undefined && (await marketWinner(base, keys[d], d, idA)) === 'Up') polls.winnerA[d] = at;
+        }),
+      );
+    }
+  })();
+  return polls;
+}
+
+/** A market's winner as a version serves it. */
+async function marketWinner(url: string, key: string, dialect: (typeof DIALECTS)[number], id: string): Promise<string | null> {
+  const path = dialect === 'v1' ? `/v1/markets/${id}` : `/${dialect}/markets/${id}?coin=btc`;
+  const res = await fetch(`${url}${path}`, { headers: { 'X-API-Key': key } });
+  return res.status === 200 ? ((await res.json()) as { winner: string | null }).winner : null;
 }
 
 describe('msnap record', () => {
@@ -283,18 +357,22 @@ describe('msnap record', () => {
     expect(marketRow(db, idB)?.winner).toBe('Down');
   }, 120_000);
 
-  it('a serve on the store being recorded streams each snapshot within a second of its being written, markets opening and resolving', async () => {
+  it('a serve on the store being recorded shows each snapshot in every API version and the stream within a second of its being written, markets opening and resolving', async () => {
     // Real time this once (the recorder's own flush and lag), the clock set 6 s before the boundary.
     const w = await world(3, { speed: 1, lead: 6_000 });
     const offset = w.now() - Date.now();
     const db = path.join(dir, 'served.db');
     const key = await createKey(db, 'rec-bot', 'pro');
+    // One key per API version: each polls at its own pace, within its own rate limit.
+    const keys = { v1: await createKey(db, 'rec-v1', 'pro'), v2: await createKey(db, 'rec-v2', 'pro'), v4: await createKey(db, 'rec-v4', 'pro') };
     const [a, b] = w.specs as [GammaMarketSpec, GammaMarketSpec];
+    const [idA, idB] = [a, b].map((s) => `btc-updown-5m-${s.start / 1000}`) as [string, string];
     w.feed.start();
     const resolve = w.resolveLate(500);
     const received: { at: number; frame: Frame }[] = [];
     let served: Awaited<ReturnType<typeof startServe>> | undefined;
     let stream: ReturnType<typeof openStream> | undefined;
+    const polls = pollDialects(db, idA, idB, () => served?.url, keys, w.now);
     try {
       await record(
         w,
@@ -317,11 +395,21 @@ describe('msnap record', () => {
       );
       await sleep(1_500);
     } finally {
+      await polls.stop();
       w.feed.stop();
       await w.sockets.close();
       await w.sources.close();
     }
     try {
+      // Each version showed each snapshot within a second of the store's holding it, and A's winner likewise.
+      for (const d of DIALECTS) {
+        const seen = polls.seen[d].filter((x) => polls.writtenAt(x.time) >= polls.since[d]!);
+        expect(seen.length, d).toBeGreaterThan(30);
+        for (const x of seen) expect(x.at - polls.writtenAt(x.time), `${d} snapshot ${x.time}`).toBeLessThanOrEqual(1_000);
+        expect(polls.listedB[d], `${d} lists B`).toBeDefined();
+        expect(polls.winnerA[d], `${d} shows A's winner`).toBeDefined();
+        expect(polls.winnerA[d]! - polls.winnerWrittenAt!, `${d} shows A's winner`).toBeLessThanOrEqual(1_000);
+      }
       const snaps = received.filter((r) => r.frame.type === 'snapshot').map((r) => ({ at: r.at, s: r.frame.snapshot as { market_id: string; time: number } }));
       expect(snaps.length).toBeGreaterThan(40);
       // Written about lag + one flush after its time; shown within a second of that.

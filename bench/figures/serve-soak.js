@@ -7,12 +7,11 @@
 // Reported: the server's peak RSS, its RSS once the attackers left (against its RSS before they
 // came), the p99 latency of honest requests (against the same traffic alone just before, so the
 // shared machine's load cancels out), and their 5xx count.
-import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import WebSocket from 'ws';
-import { readVmHwmKb } from '../child-process.js';
+import { readVmHwmKb, rssMb } from '../child-process.js';
 import { createKey, fullMarkets, startMsnapServe } from '../msnap-commands.js';
 import { describeTarget, judge } from '../targets.js';
 
@@ -213,12 +212,6 @@ export async function serveSoakFigure(ctx) {
       `Server RSS: ${startRssMb.toFixed(0)} MB when the attack began, ${afterRssMb.toFixed(0)} MB after the attackers left.`,
     ],
   };
-}
-
-/** The resident set size of a process now, in MB (Linux). */
-function rssMb(pid) {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
 }
 
 function percentile(values, q) {

@@ -5,9 +5,10 @@
 // clock divided by its speed in replay), the server's CPU over the window (/proc/PID/stat) and its
 // peak RSS (VmHWM). The clients run in child processes so their parsing does not slow the count.
 import { spawn } from 'node:child_process';
-import { copyFileSync, readFileSync } from 'node:fs';
+import { copyFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cpuMs } from '../child-process.js';
 import { createKey, seedDatabase, startMsnapServe } from '../msnap-commands.js';
 import { describeTarget, judge } from '../targets.js';
 
@@ -126,13 +127,6 @@ function startClients(url, key, count, windowMs, clock) {
     });
   });
   return { ready, done, go: () => child.stdin.write('go\n') };
-}
-
-/** utime + stime of a process, in ms (clock ticks of 10 ms). */
-function cpuMs(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function percentile(histogram, q) {

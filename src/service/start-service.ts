@@ -1,5 +1,6 @@
 // The Market Snapshot Data Service, started: the store, the limiter, the data clock (wall, live or
-// replay), the demo seed, the live world, the stream hub, the API and the dashboard on one listener.
+// replay), the demo seed, the live world or the recorder (--record), the stream hub, the API and the
+// dashboard on one listener.
 // `msnap serve` only turns flags into ServiceOptions and calls startService; so does the library's
 // startServer (msnap/server). The server, the store backends and the seeder load on the call: the
 // CLI builds `serve` at every start, and loading them (better-sqlite3 included) would slow it.
@@ -20,6 +21,7 @@ import type { StreamLimits } from '../stream/stream-budget.js';
 import type { StreamHub } from '../stream/stream-hub.js';
 import { VERSION } from '../version.js';
 import { prepareLive, type LiveRun } from './live-run.js';
+import { prepareRecord, type RecordRun, type RecordSettings } from './record-run.js';
 import { startReplayClock, type ReplayFlags } from './replay-clock.js';
 import { storeDeps } from './store-deps.js';
 import { explainStoreError, throughStaging } from './store-use.js';
@@ -54,6 +56,8 @@ export interface ServiceOptions {
   proxy: ProxySettings;
   /** --paper-cash and --paper-fee-rate; the defaults when absent (the library's startServer). */
   paper?: PaperSettings;
+  /** serve --record: record these live Polymarket markets into the store while serving it (SQLite only). */
+  record?: RecordSettings;
 }
 
 /** What the service needs from the outside world. */
@@ -91,8 +95,10 @@ export async function startService(options: ServiceOptions, deps: ServiceDeps): 
   let demoKeys: string[] = [];
   let live: LiveRun | undefined;
   let stream: StreamHub | undefined;
+  let recording: RecordRun | undefined;
   try {
-    if (!options.demo) {
+    // A store about to be recorded into starts empty on purpose.
+    if (!options.demo && !options.record) {
       const { total } = await store.listMarkets({ limit: 1, offset: 0, window: null, now: deps.now() });
       if (created) {
         log(
@@ -106,11 +112,15 @@ export async function startService(options: ServiceOptions, deps: ServiceDeps): 
     if (options.demo) demoKeys = await prepareDemo(store, deps, options.db);
     const direct = store.directBulk();
     if (options.live && direct) live = await prepareLive(direct, deps, options.db);
+    if (options.record) {
+      if (!direct) throw new UsageError('serve --record writes through an SQLite store; record into a file (--db FILE), or msnap record then msnap serve import into PostgreSQL');
+      recording = await prepareRecord(direct, options.record, deps);
+    }
     // One limiter for the API and the dashboard's throttles: shared through Redis when given.
     const limits = limiter ?? new (await import('../ratelimit/shared-limiter.js')).LocalLimiter();
-    const { clock, view } = await dataClock(options, store, deps, live !== undefined);
+    const { clock, view } = await dataClock(options, store, deps, live !== undefined || recording !== undefined);
     const app = createApp({ store: view, limiter: limits, now: deps.now, clock, version: VERSION, log, paper: options.paper });
-    stream = await prepareStream(clock, store, live, limits, deps.now, log, options.streamLimits);
+    stream = await prepareStream(clock, store, live ?? recording, limits, deps.now, log, options.streamLimits);
     const dashboard = serveDashboard(view, app, { now: deps.now, signupOpen: options.signup, signupsPerDay: options.signupsPerDay, limiter: limits, log });
     running = await startServer({
       app,
@@ -142,6 +152,7 @@ export async function startService(options: ServiceOptions, deps: ServiceDeps): 
     );
   }
   live?.start();
+  recording?.start();
   stream?.start();
   const server = running;
   return {
@@ -150,6 +161,8 @@ export async function startService(options: ServiceOptions, deps: ServiceDeps): 
     close: async () => {
       live?.stop();
       try {
+        // The recorder's last batch is written before the store closes.
+        await recording?.stop();
         await Promise.all([server.close(), stream?.close()]);
       } finally {
         await store.close();

@@ -1,8 +1,8 @@
 // GET /v1/stream inside `msnap serve`: in live and replay mode a stream hub reads what becomes
-// visible on the data clock (the replay clock, or how far the live world is written). A static
-// server has a stream only on a store `msnap record` writes into (from another process): it
-// follows how far the recorder has written; any other static server has none (the path is a 404
-// like any unknown one).
+// visible on the data clock (the replay clock, or how far the live world, or serve --record's
+// recorder, has written). A static server has a stream only on a store `msnap record` writes into
+// (from another process): it follows how far the recorder has written; any other static server
+// has none (the path is a 404 like any unknown one).
 import { hashApiKey } from '../accounts/api-key.js';
 import type { SharedLimiter } from '../ratelimit/shared-limiter.js';
 import type { ServerClock } from '../replay/server-clock.js';

@@ -3,9 +3,10 @@
 // complete costs no snapshot request, one cut off continues after its newest stored snapshot.
 import { existsSync } from 'node:fs';
 import { Command } from 'commander';
-import type { Market, Snapshot } from '../../domain/market.js';
+import type { Coin, Market, MarketType } from '../../domain/market.js';
+import { UsageError } from '../../errors.js';
 import type { MsnapApi } from '../../client/types.js';
-import type { LocalMarketState, MirrorWriterPort } from '../../store/mirror-store.js';
+import type { MirrorWriterPort } from '../../store/mirror-store.js';
 import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/db-path.js';
 import type { CliContext } from '../context.js';
 import { readGlobals } from '../global-options.js';
@@ -16,11 +17,15 @@ import { openStore } from '../../store/open-store.js';
 import { chooseMarkets } from '../../client/markets/market-selection.js';
 import { parseSnapshotsArgs, type SnapshotsOptions } from './snapshots.js';
 import { planPull, dryRunText, snapshotPageSize } from './pull-plan.js';
+import { pullMarket } from './pull-market.js';
+import { FOLLOW_SETTLE_MS, runFollow } from './pull-follow.js';
 
 /** The checked arguments and flags of `msnap pull`. */
 export interface PullOptions extends SnapshotsOptions {
   db: string;
   dryRun: boolean;
+  /** --follow: after the pull, pull each market of the pair as it ends, until stopped. */
+  follow?: boolean;
 }
 
 /** What one pull did, for its summary. */
@@ -109,53 +114,12 @@ export async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSum
   }
 }
 
-/**
- * One market: nothing to fetch when the store already holds `snapshot_count` rows (and, with
- * --orderbook, fetched their depth) (-1 then); else from after the newest stored snapshot, or with
- * depth asked for, from where its depth stopped (a range: the whole range), and once more from the
- * start if rows are still missing (the store held a range that was not a prefix). Returns the rows added.
- */
-async function pullMarket(
-  client: MsnapApi,
-  writer: MirrorWriterPort,
-  m: Market,
-  opts: SnapshotsOptions,
-  before: LocalMarketState,
-  onPage: (rows: number) => void,
-): Promise<number> {
-  const ranged = opts.from !== undefined || opts.to !== undefined;
-  const { count, lastTime, depthThrough } = before;
-  // Depth covers the stored rows once it was fetched past the newest of them.
-  const depthDone = !opts.orderbook || (depthThrough !== undefined && lastTime !== undefined && depthThrough > lastTime);
-  await writer.market(m);
-  // Every snapshot stored: nothing in any range can be missing.
-  if (count === m.snapshot_count && count > 0 && depthDone) return -1;
-  let added = 0;
-  const fetch = async (from: number | undefined): Promise<void> => {
-    // Read on from where depth stopped (or before it): each page extends what holds depth.
-    const extendsDepth = opts.orderbook && (from ?? m.start_time) <= (depthThrough ?? m.start_time);
-    for await (const page of client.snapshotPages(m.market_id, {
-      ...(from !== undefined ? { from } : {}),
-      ...(opts.to !== undefined ? { to: opts.to } : {}),
-      includeOrderbook: opts.orderbook,
-      // A page with rows is counted once stored (below); an empty one is never yielded.
-      onPage: (p) => {
-        if (p.rows === 0) onPage(0);
-      },
-    })) {
-      const rows = page.rows();
-      added += await writer.page(m, rows, extendsDepth ? rows[rows.length - 1]!.time + 1 : undefined);
-      onPage(page.count);
-    }
-  };
-  // Unranged, the stored rows are a prefix (pages are written oldest first): continue after them,
-  // or where their depth stopped (stored rows come again, with depth, and are not doubled).
-  // A range may sit beside rows of another range, so it is fetched whole (stored rows are ignored).
-  const after = lastTime !== undefined ? lastTime + 1 : undefined;
-  const resumeFrom = ranged ? opts.from : depthDone ? after : depthThrough;
-  await fetch(resumeFrom);
-  if (!ranged && resumeFrom !== undefined && (await writer.local(m.market_id)).count < m.snapshot_count) await fetch(undefined);
-  return added;
+/** --follow's pair; a market id, --to or --dry-run with it is a UsageError. */
+function followTarget(opts: PullOptions): { coin: Coin; marketType: MarketType } {
+  if ('marketId' in opts.target) throw new UsageError('--follow follows a COIN TYPE, like: msnap pull BTC 5m --follow');
+  if (opts.to !== undefined) throw new UsageError('--follow pulls markets as they end: it takes no --to');
+  if (opts.dryRun) throw new UsageError('--follow fetches: it goes without --dry-run');
+  return opts.target;
 }
 
 function summaryText(s: PullSummary, markets: number, db: string): string {
@@ -179,24 +143,33 @@ export function pullCommand(ctx: CliContext): Command {
     .option('--orderbook', 'include orderbook depth')
     .option('--db <file|url>', `the local store to fill (${DEFAULT_DB_PATH_HELP})`)
     .option('--dry-run', 'say which markets, rows and requests it would take, and how long at the key\'s limits; fetch no snapshot')
+    .option('--follow', 'with COIN TYPE: after the pull, keep the store current: pull each market as it ends, until Ctrl-C or SIGTERM')
     .addHelpText(
       'after',
       `
 ${TIME_HELP}
 Interrupt it at any moment (Ctrl-C, kill, a network cut): every page already stored stays, and
 the next run continues from there. Then read the store offline with --db, or serve it.
+With --follow it then waits for the pair's next market to end (plus ${FOLLOW_SETTLE_MS / 1000} s for the service to write
+its last snapshots), pulls it, and waits again, within the key's pace and data window: a builder
+key builds a growing history. Ctrl-C or SIGTERM lets the market being pulled finish and exits 0.
 
 Examples:
   $ msnap pull BTC 5m --last 12 --db btc.db
   $ msnap pull btc-updown-5m-1763769600 --orderbook
   $ msnap pull ETH 1hr --from 2d --dry-run
+  $ msnap pull BTC 5m --last 12 --follow --db btc.db        # then every new market as it ends
   $ msnap snapshots BTC 5m --last 12 --csv --db btc.db      # offline, at disk speed
   $ msnap serve --db btc.db                                  # the same data as a service`,
     )
     .action(async (first: string, second: string | undefined, flags: Record<string, string | boolean | undefined>, cmd: Command) => {
       const base = parseSnapshotsArgs(first, second, flags as Parameters<typeof parseSnapshotsArgs>[2], ctx.now());
       const opts: PullOptions = { ...base, db: resolveDbPath(flags.db as string | undefined, ctx.env), dryRun: flags.dryRun === true };
+      const follow = flags.follow === true ? followTarget(opts) : undefined;
       // --db names the store to fill here, not a store to read instead of the service.
-      await runWithGlobals(ctx, { ...readGlobals(cmd), db: undefined }, async (deps) => void (await runPull(opts, deps)));
+      await runWithGlobals(ctx, { ...readGlobals(cmd), db: undefined }, async (deps) => {
+        await runPull(opts, deps);
+        if (follow) await runFollow({ ...opts, target: follow }, deps);
+      });
     });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CLOB_WS_URL, DEFAULT_RTDS_URL, parseRecordFlags, recordStatusText } from './record.js';
+import { DEFAULT_CLOB_WS_URL, DEFAULT_RTDS_URL, parseRecordFlags, parseRecordPairs, recordStatusText } from './record.js';
 import { DEFAULT_GAMMA_URL } from './import.js';
 
 describe('record flags', () => {
@@ -19,6 +19,13 @@ describe('record flags', () => {
     expect(() => parseRecordFlags(['ADA', '5m'], { db: 'x.db' }, {})).toThrow(/coin/);
     expect(() => parseRecordFlags(['BTC', '7m'], { db: 'x.db' }, {})).toThrow(/market type/);
     expect(() => parseRecordFlags(['BTC', '5m'], { db: 'postgres://u@h/db' }, {})).toThrow(/SQLite/);
+  });
+});
+
+describe('serve --record pairs', () => {
+  it('reads COIN:TYPE pairs, comma-separated, each once; refuses anything else in one line', () => {
+    expect(parseRecordPairs('BTC:5m, eth:15M,BTC:5m')).toEqual([{ coin: 'BTC', type: '5m' }, { coin: 'ETH', type: '15m' }]);
+    for (const bad of ['', 'BTC', 'BTC-5m', 'BTC:5m:1', 'BTC:5m,', 'ADA:5m', 'BTC:7m']) expect(() => parseRecordPairs(bad), bad).toThrow(/^(--record takes|unknown)/);
   });
 });
 

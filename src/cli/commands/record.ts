@@ -51,21 +51,36 @@ export function parseRecordFlags(
 ): RecordFlags {
   if (args.length === 0 || args.length % 2 !== 0) throw new UsageError('name COIN TYPE pairs, like: msnap record BTC 5m ETH 15m --db real.db');
   const pairs: RecordFlags['pairs'] = [];
-  for (let i = 0; i < args.length; i += 2) {
-    const pair = { coin: coinArg(args[i]!), type: marketTypeArg(args[i + 1]!) };
-    if (!pairs.some((p) => p.coin === pair.coin && p.type === pair.type)) pairs.push(pair);
-  }
+  for (let i = 0; i < args.length; i += 2) addPair(pairs, args[i]!, args[i + 1]!);
   const db = resolveDbPath(raw.db, env);
   if (isPostgresUrl(db)) throw new UsageError('msnap record writes an SQLite store; record into a file, then `msnap serve import` it into PostgreSQL');
+  return { pairs, db, ...(raw.raw !== undefined ? { raw: raw.raw } : {}), ...recordUrls(raw, env), verbose };
+}
+
+/** Use for the recorder's sources (record, serve --record): each URL from its flag, else its MSNAP_* variable, else Polymarket's. */
+export function recordUrls(raw: { clobUrl?: string; rtdsUrl?: string; gammaUrl?: string }, env: NodeJS.ProcessEnv): Pick<RecordFlags, 'clobUrl' | 'rtdsUrl' | 'gammaUrl'> {
   return {
-    pairs,
-    db,
-    ...(raw.raw !== undefined ? { raw: raw.raw } : {}),
     clobUrl: raw.clobUrl ?? env.MSNAP_CLOB_WS_URL ?? DEFAULT_CLOB_WS_URL,
     rtdsUrl: raw.rtdsUrl ?? env.MSNAP_RTDS_URL ?? DEFAULT_RTDS_URL,
     gammaUrl: raw.gammaUrl ?? env.MSNAP_GAMMA_URL ?? DEFAULT_GAMMA_URL,
-    verbose,
   };
+}
+
+/** Use for serve --record's list, `BTC:5m,ETH:15m`: COIN:TYPE pairs, comma-separated (repeats count once). */
+export function parseRecordPairs(text: string): RecordFlags['pairs'] {
+  const pairs: RecordFlags['pairs'] = [];
+  for (const item of text.split(',').map((x) => x.trim())) {
+    const m = /^([^:\s]+):([^:\s]+)$/.exec(item);
+    if (!m) throw new UsageError(`--record takes COIN:TYPE pairs, comma-separated, like BTC:5m,ETH:15m; got "${item.slice(0, 40)}"`);
+    addPair(pairs, m[1]!, m[2]!);
+  }
+  return pairs;
+}
+
+/** A checked COIN and TYPE added to `pairs` unless already there. */
+function addPair(pairs: RecordFlags['pairs'], coin: string, type: string): void {
+  const pair = { coin: coinArg(coin), type: marketTypeArg(type) };
+  if (!pairs.some((p) => p.coin === pair.coin && p.type === pair.type)) pairs.push(pair);
 }
 
 /** The status line's text after a batch, after the progress line's markets and snapshot rows: frames per second, lag, gaps. Pure. */
@@ -164,7 +179,8 @@ Exit codes: 0 stopped by Ctrl-C or SIGTERM after writing everything received; 2 
 
 Examples:
   $ msnap record BTC 5m --db real.db
-  $ msnap record BTC 5m ETH 5m BTC 15m --db real.db --raw raw/ --verbose`,
+  $ msnap record BTC 5m ETH 5m BTC 15m --db real.db --raw raw/ --verbose
+  $ msnap serve --db real.db --record BTC:5m,ETH:5m   # record and serve in one process`,
     )
     .action(async (args: string[], raw: Parameters<typeof parseRecordFlags>[1], cmd: Command) => {
       const opts = parseRecordFlags(args, raw, ctx.env, readGlobals(cmd).verbose === true);

@@ -9,6 +9,7 @@ import { DEFAULT_SIGNUPS_PER_DAY } from '../../dashboard/signup-default.js';
 import { parseReplayFlags, type RawReplayFlags } from '../../service/replay-clock.js';
 import type { ServiceOptions } from '../../service/start-service.js';
 import { parsePaperFlags, type RawPaperFlags } from './serve-paper.js';
+import { parseRecordPairs, recordUrls } from './record.js';
 
 const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
@@ -39,6 +40,12 @@ export interface ServeFlags extends RawReplayFlags, RawPaperFlags {
   trustProxy?: string;
   publicUrl?: string;
   allowedHosts?: string;
+  /** serve --record COIN:TYPE,… and the recorder's sources. */
+  record?: string;
+  clobUrl?: string;
+  rtdsUrl?: string;
+  gammaUrl?: string;
+  raw?: string;
 }
 
 /** Use to check the flags of `msnap serve` (`now` reads --replay's TIMEs); the timeouts come from MSNAP_HEADERS_TIMEOUT_MS / MSNAP_REQUEST_TIMEOUT_MS. */
@@ -54,6 +61,7 @@ export function parseServeFlags(raw: ServeFlags, env: NodeJS.ProcessEnv, now = D
   }
   const replay = parseReplayFlags(raw, now);
   const host = parseHost(raw.host);
+  const record = parseRecord(raw, env, db, replay !== undefined);
   return {
     db,
     limiter,
@@ -63,6 +71,7 @@ export function parseServeFlags(raw: ServeFlags, env: NodeJS.ProcessEnv, now = D
     demo: raw.demo,
     signup: raw.signup,
     live: raw.live ?? (raw.demo && !isPostgresUrl(db) && !replay),
+    ...(record ? { record } : {}),
     replay,
     paper: parsePaperFlags(raw),
     signupsPerDay: raw.signupsPerDay === undefined ? DEFAULT_SIGNUPS_PER_DAY : parseSignupsPerDay(raw.signupsPerDay),
@@ -71,6 +80,18 @@ export function parseServeFlags(raw: ServeFlags, env: NodeJS.ProcessEnv, now = D
     headersTimeoutMs: envMs(env, 'MSNAP_HEADERS_TIMEOUT_MS'),
     requestTimeoutMs: envMs(env, 'MSNAP_REQUEST_TIMEOUT_MS'),
   };
+}
+
+/** serve --record's settings, or undefined without the flag; the source flags alone are a mistake said so. */
+function parseRecord(raw: ServeFlags, env: NodeJS.ProcessEnv, db: string, replay: boolean): ServiceOptions['record'] {
+  if (raw.record === undefined) {
+    const stray = (['clobUrl', 'rtdsUrl', 'gammaUrl', 'raw'] as const).find((k) => raw[k] !== undefined);
+    if (stray) throw new UsageError(`--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} only goes with --record COIN:TYPE,…`);
+    return undefined;
+  }
+  if (isPostgresUrl(db)) throw new UsageError('--record writes through an SQLite store (--db FILE); to fill PostgreSQL, msnap record into a file, then msnap serve import it');
+  if (replay || raw.live === true || raw.demo) throw new UsageError('--record serves the real markets it records: it goes with neither --replay, --live nor --demo');
+  return { pairs: parseRecordPairs(raw.record), ...recordUrls(raw, env), ...(raw.raw !== undefined ? { raw: raw.raw } : {}) };
 }
 
 function mib(n: number | undefined): number | undefined {

@@ -14,6 +14,8 @@ import { serveKeysCommand } from './serve-keys.js';
 import { serveCompactBooksCommand } from './serve-compact-books.js';
 import { serveSeedCommand } from './serve-seed.js';
 import { DEFAULT_SIGNUPS_PER_DAY } from '../../dashboard/signup-default.js';
+import { DEFAULT_CLOB_WS_URL, DEFAULT_RTDS_URL } from './record.js';
+import { DEFAULT_GAMMA_URL } from './import.js';
 
 /** What `runServe` needs from the outside world. */
 export interface ServeDeps {
@@ -45,6 +47,11 @@ export function serveCommand(ctx: CliContext): Command {
     .option('--speed <n>', 'with --replay: how many times wall speed the clock runs (default 1; 60 = a minute a second)')
     .option('--until <to>', 'with --replay: where the clock stops (a TIME; default the newest snapshot in the store)')
     .option('--paper-cash <usdc>', 'paper trading: the cash a new or reset paper account starts with (default 1000)')
+    .option('--record <pairs>', 'record live Polymarket markets into the store while serving it, COIN:TYPE pairs: BTC:5m,ETH:15m (SQLite; see msnap record)')
+    .addOption(new Option('--clob-url <url>', `with --record: the CLOB market channel (env MSNAP_CLOB_WS_URL; default ${DEFAULT_CLOB_WS_URL})`))
+    .addOption(new Option('--rtds-url <url>', `with --record: the RTDS socket for Chainlink prices (env MSNAP_RTDS_URL; default ${DEFAULT_RTDS_URL})`))
+    .addOption(new Option('--gamma-url <url>', `with --record: the Gamma API base (env MSNAP_GAMMA_URL; default ${DEFAULT_GAMMA_URL})`))
+    .option('--raw <dir>', 'with --record: also keep every frame as received, in hourly gzip JSON-lines files in DIR')
     .option('--paper-fee-rate <rate>', "paper trading: one taker fee rate for every paper fill (default: each market's fee schedule, as the backtest charges)")
     .option('--paper-maker-fill <model>', "paper trading: the fill model of resting limit orders, cross (conservative) or queue (optimistic), as the backtest's --maker-fill (default cross)")
     .addHelpText(
@@ -61,7 +68,11 @@ are never changed.
 With --replay FROM the server answers, in every API version and the dashboard, as the store stood
 at a clock that starts at FROM and runs --speed times wall speed up to --until; GET /v1/clock
 reports it. Date headers and rate limits stay on the wall clock.
-With --live or --replay, GET /v1/stream (a WebSocket) pushes each snapshot as it becomes visible.
+With --record BTC:5m,ETH:15m the recorder of msnap record runs inside serve on its store: the
+markets appear in every API version as they are recorded; SIGINT/SIGTERM also stop the recorder
+after writing everything it received.
+With --live, --replay or --record, GET /v1/stream (a WebSocket) pushes each snapshot as it becomes
+visible; a store another process records into streams too.
 Paper trading (POST /v1/paper/orders, GET /v1/paper/account, docs/bots.md): one account per API
 key, kept in the store, filled on the newest snapshot at the server's clock as the backtest fills;
 limit orders ("type":"limit") rest and fill on later snapshots by the backtest's maker fill model.
@@ -73,6 +84,7 @@ Examples:
   $ msnap serve --demo --no-live           # the demo data frozen as stored
   $ msnap serve --db data.db --replay 2d --speed 60   # replay from two days ago, a minute a second
   $ msnap serve --db data.db --port 0      # any free port; the URL is printed
+  $ msnap serve --db real.db --record BTC:5m,ETH:15m   # record live Polymarket markets and serve them
   $ msnap serve --no-signup                # dashboard for accounts the operator made only
   $ msnap serve accounts password alice --plan pro   # an account that can sign in
   $ msnap serve seed --db data.db --days 15

@@ -45,6 +45,21 @@ export class ChainlinkPrices {
     };
   }
 
+  /**
+   * Forgets every coin's ticks that no price at or after `t` can need: those before the latest tick
+   * at or before `t` (which stays: it is the price at `t`). A long recording holds what its open
+   * markets need, not every second since it started.
+   */
+  dropBefore(t: number): void {
+    for (const [coin, times] of this.times) {
+      let keep = 0;
+      while (keep + 1 < times.length && times[keep + 1]! <= t) keep++;
+      if (keep === 0) continue;
+      times.splice(0, keep);
+      this.values.get(coin)!.splice(0, keep);
+    }
+  }
+
   /** The newest tick's time of a coin, or undefined. */
   latest(coin: Coin): number | undefined {
     return this.times.get(coin)?.at(-1);

@@ -34,7 +34,10 @@ export class MarketWatch {
 
   /** Markets of the current and next windows that Gamma knows and this watch has not given yet (ended ones left out). */
   async due(now: number): Promise<RealMarket[]> {
-    const wanted = this.slugsAt(now).filter((s) => !this.known.has(s));
+    const current = this.slugsAt(now);
+    // A slug whose window has passed is never asked again: a long recording forgets it.
+    for (const s of this.known) if (!current.includes(s)) this.known.delete(s);
+    const wanted = current.filter((s) => !this.known.has(s));
     if (wanted.length === 0) return [];
     const got = await fetchGammaMarkets(this.o.gammaUrl, wanted, this.o.get);
     const out: RealMarket[] = [];

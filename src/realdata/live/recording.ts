@@ -1,7 +1,8 @@
 // One `msnap record` run: the two live sockets, Gamma's markets and the store, tied together.
 // Markets of the current and next windows are found on Gamma and subscribed on the market
-// channel; a flush every quarter second writes what arrived; an ended market is asked of Gamma
-// until it is closed with a winner; a stop (the signal) flushes everything received and closes.
+// channel; a flush every tenth of a second writes what arrived (so a tick is stored soon after it
+// is due); an ended market is asked of Gamma until it is closed with a winner; a stop (the
+// signal) flushes everything received and closes.
 import { setTimeout as delay } from 'node:timers/promises';
 import { MARKET_DURATION_MS, type Coin, type MarketType } from '../../domain/market.js';
 import type { BulkWriter } from '../../store/sqlite/writes/bulk-writer.js';
@@ -26,18 +27,21 @@ export interface RecordingTimings {
   /** Between askings of Gamma for the next markets, and for ended markets' winners. */
   gammaPollMs: number;
   resolvePollMs: number;
+  /** Between forgettings of the prices no market needs any more. */
+  pruneMs: number;
   /** Reconnect backoff: full jitter, doubling from base up to cap. */
   backoff: { baseMs: number; capMs: number };
 }
 
 export const RECORDING_DEFAULTS: RecordingTimings = {
-  flushMs: 250,
+  flushMs: 100,
   lagMs: 1000,
   stallMs: 30_000,
   clobPingMs: 10_000,
   rtdsPingMs: 5_000,
   gammaPollMs: 30_000,
   resolvePollMs: 30_000,
+  pruneMs: 60_000,
   backoff: { baseMs: 500, capMs: 30_000 },
 };
 
@@ -67,6 +71,7 @@ export interface RecordingStatus extends RecorderStats {
 }
 
 const MAX_WINDOW_MS = Math.max(...Object.values(MARKET_DURATION_MS));
+
 
 /** Use to record until `signal` aborts; returns the final counts. */
 export async function recordLive(bulk: BulkWriter, o: RecordingOptions): Promise<RecordingStatus> {
@@ -169,6 +174,7 @@ export async function recordLive(bulk: BulkWriter, o: RecordingOptions): Promise
   let lastGamma = Date.now();
   let lastResolve = 0;
   let lastRawFlush = Date.now();
+  let lastPrune = Date.now();
   // Gamma is asked beside the flushes, never in their way.
   let gammaRun: Promise<void> | undefined;
   try {
@@ -183,6 +189,12 @@ export async function recordLive(bulk: BulkWriter, o: RecordingOptions): Promise
       // Ended markets' tokens leave the channel (the operation is known from third parties [u]).
       const gone = ended.flatMap((m) => [m.tokenUp, m.tokenDown]).filter((tk) => subscribed.delete(tk));
       if (gone.length > 0) clob.send(JSON.stringify({ operation: 'unsubscribe', assets_ids: gone }));
+      // Prices older than every market still to decide or settle are never asked again.
+      if (Date.now() - lastPrune >= t.pruneMs) {
+        lastPrune = Date.now();
+        const starts = [...recorder.markets(), ...awaiting.values()].map((m) => m.startTime);
+        recorder.prices.dropBefore(Math.min(o.now() - t.lagMs, ...starts) - 60_000);
+      }
       if (o.raw && Date.now() - lastRawFlush >= 2000) {
         o.raw.flush();
         lastRawFlush = Date.now();
