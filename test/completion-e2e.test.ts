@@ -81,7 +81,7 @@ describe('msnap completion bash', () => {
       'seed import keys accounts compact-books',
       'bash zsh fish',
       'BTC ETH SOL',
-      'buy sell account positions orders reset',
+      'buy sell post cancel account positions orders reset',
     ]);
   });
 
