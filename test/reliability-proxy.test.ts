@@ -36,15 +36,17 @@ const failedKey = (c: DashboardClient, forwardedFor?: string) =>
 describe('behind a proxy', () => {
   it('limits the address in X-Forwarded-For when the trusted proxy sends it, and ignores it from anyone else', async () => {
     const proxy = client('127.0.0.2');
-    const a = await runPool(8, 1, async () => (await failedKey(proxy, '203.0.113.7')).status);
-    expect(a.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
-    expect(a.at(-1)).toBe(429);
+    // Eight at once, so they land within the burst (five a second) however loaded the machine:
+    // one after another they could be spread over more than a second, which refills it.
+    const a = await runPool(8, 8, async () => (await failedKey(proxy, '203.0.113.7')).status);
+    expect(a.filter((s) => s === 401).length).toBeGreaterThanOrEqual(5);
+    expect(a).toContain(429);
     // Another client behind the same proxy has its own limit.
     expect((await failedKey(proxy, '6.6.6.6, 203.0.113.8')).status).toBe(401);
     // An untrusted peer cannot pick an address: its own is limited, whatever it claims.
     const direct = client('127.0.0.1');
-    const d = await runPool(8, 1, async (i) => (await failedKey(direct, `198.51.100.${i}`)).status);
-    expect(d.at(-1)).toBe(429);
+    const d = await runPool(8, 8, async (i) => (await failedKey(direct, `198.51.100.${i}`)).status);
+    expect(d).toContain(429);
   });
 
   it('marks cookies Secure and sends HSTS when the browser spoke https to the proxy, not otherwise', async () => {
