@@ -79,7 +79,7 @@ export function executeOrder(book: PaperBook, req: OrderRequest, market: Market,
     shares: req.shares,
     limit: req.action === 'buy' ? (req.max_price ?? 1) : (req.min_price ?? 0),
   };
-  const reject = (reason: RejectReason): PaperStep => ({ lines: [rejected(req, reason, book.money.cash, at)], touched: [] });
+  const reject = (reason: RejectReason): PaperStep => ({ lines: [{ ...unfilledLine(req, book.money.cash, at), reason }], touched: [] });
   if (market.status !== 'active') return reject('market_closed');
   if (!snapshot) return reject('no_snapshot');
   const builder = new SeriesBuilder(market, 1);
@@ -185,11 +185,20 @@ function lineOf(t: Trade, status: PaperOrderLine['status'], at: number): PaperOr
 // What a market order (and a settlement) carries of a limit order's fields.
 const MARKET_ORDER = { type: 'market', price: null, rebate: 0, expires_at: null } as const;
 
-function rejected(req: OrderRequest, reason: RejectReason, cash: number, at: number): PaperOrderLine {
+/**
+ * An order line with nothing filled and the cash as it stands: an order refused (its caller adds
+ * the reason) or a limit order just posted (its caller sets it open). `kind`: a limit order's own
+ * fields (paper-maker.ts); a market order's by default.
+ */
+export function unfilledLine(
+  req: Pick<OrderRequest, 'market_id' | 'side' | 'action' | 'shares'>,
+  cash: number,
+  at: number,
+  kind: Pick<PaperOrderLine, 'type' | 'price' | 'rebate' | 'expires_at'> = MARKET_ORDER,
+): PaperOrderLine {
   return {
     created_at: at,
     status: 'rejected',
-    reason,
     market_id: req.market_id,
     side: req.side,
     action: req.action,
@@ -202,6 +211,6 @@ function rejected(req: OrderRequest, reason: RejectReason, cash: number, at: num
     levels: 0,
     cash_after: round6(cash),
     fee_shares: 0,
-    ...MARKET_ORDER,
+    ...kind,
   };
 }

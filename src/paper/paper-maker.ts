@@ -13,7 +13,7 @@ import { makerFee, takerFee, type FeeSchedule } from '../backtest/model/fee-mode
 import { makerGoLive, makerOrder, makerStep, type MakerFillModel, type MakerOrderState } from '../backtest/model/maker-fill.js';
 import { round5, round6 } from '../backtest/model/rounding.js';
 import type { PaperOrderLine, PaperPosition, RestingOrder } from '../store/paper-ledger.js';
-import { reservedShares, type PaperBook, type RejectReason } from './paper-account.js';
+import { reservedShares, unfilledLine, type PaperBook, type RejectReason } from './paper-account.js';
 
 /** A limit order as the API takes it (checked): post-only, resting at `price` until filled, cancelled or expired. */
 export interface LimitRequest {
@@ -53,27 +53,9 @@ export function reserveFor(schedule: FeeSchedule, shares: number, price: number)
  * (the engine's cap).
  */
 export function postLimit(book: PaperBook, req: LimitRequest, market: Market, series: MarketSeries | undefined, schedule: FeeSchedule, model: MakerFillModel, at: number): Posted {
-  const line: PaperOrderLine = {
-    created_at: at,
-    status: 'rejected',
-    market_id: req.market_id,
-    side: req.side,
-    action: req.action,
-    shares_requested: round6(req.shares),
-    shares: 0,
-    vwap: null,
-    fee: 0,
-    filled_at: at,
-    depth: false,
-    levels: 0,
-    cash_after: round6(book.money.cash),
-    fee_shares: 0,
-    type: 'limit',
-    price: req.price,
-    rebate: 0,
-    expires_at: req.ttl_ms !== undefined ? at + req.ttl_ms : null,
-  };
-  const reject = (reason: PostRejectReason): Posted => ({ line: { ...line, reason } });
+  const expiresAt = req.ttl_ms !== undefined ? at + req.ttl_ms : undefined;
+  const limit = { type: 'limit', price: req.price, rebate: 0, expires_at: expiresAt ?? null } as const;
+  const reject = (reason: PostRejectReason): Posted => ({ line: { ...unfilledLine(req, book.money.cash, at, limit), reason } });
   if (market.status !== 'active') return reject('market_closed');
   if (!series || series.length === 0) return reject('no_snapshot');
   const state = makerOrder(req.action, req.price, req.shares);
@@ -93,7 +75,7 @@ export function postLimit(book: PaperBook, req: LimitRequest, market: Market, se
   }
   const time = series.time[0]!;
   return {
-    line: { ...line, status: 'open', shares_requested: round6(shares), filled_at: time, cash_after: round6(book.money.cash) },
+    line: { ...unfilledLine(req, book.money.cash, at, limit), status: 'open', shares_requested: round6(shares), filled_at: time },
     resting: {
       marketId: req.market_id,
       side: req.side,
@@ -105,7 +87,7 @@ export function postLimit(book: PaperBook, req: LimitRequest, market: Market, se
       lastSize: state.lastSize,
       reserved,
       evaluatedTo: time,
-      expiresAt: req.ttl_ms !== undefined ? at + req.ttl_ms : undefined,
+      expiresAt,
     },
   };
 }
