@@ -11,8 +11,8 @@ import type { Market, Snapshot } from '../src/domain/market.js';
 import { MARKET_FEES } from '../src/backtest/model/fee-model.js';
 import { executeOrder, type PaperBook } from '../src/paper/paper-account.js';
 import { buildIfStale, createKey, msnap, seed, startServe, type Served } from './support/msnap-process.js';
-import { call, clockPast } from './support/paper-calls.js';
-import { databaseAvailable, throwawayDatabase, type ThrowawayDatabase } from './support/throwaway-database.js';
+import { call, clockPast, paperOnPostgres } from './support/paper-calls.js';
+import { databaseAvailable, type ThrowawayDatabase } from './support/throwaway-database.js';
 
 const noDatabase = !(await databaseAvailable());
 if (noDatabase) console.warn('skipping the PostgreSQL part of "paper trading e2e": no server at 127.0.0.1:5432 and no PostgreSQL binaries');
@@ -114,12 +114,7 @@ describe('paper trading through msnap serve', { timeout: 240_000 }, () => {
     let pgKey: string;
 
     beforeAll(async () => {
-      pg = await throwawayDatabase();
-      const imported = await msnap(['serve', 'import', db, '--db', pg.url], { cwd: dir, timeout: 120_000 });
-      expect(imported.exitCode, String(imported.stderr)).toBe(0);
-      const made = await msnap(['serve', 'keys', 'create', '--db', pg.url, '--account', 'pgbot', '--plan', 'enterprise', '--rpm', '100000', '--burst', '10000'], { cwd: dir });
-      expect(made.exitCode, String(made.stderr)).toBe(0);
-      pgKey = String(made.stdout).trim();
+      ({ pg, key: pgKey } = await paperOnPostgres(db, dir));
     }, 180_000);
 
     afterAll(async () => {

@@ -15,8 +15,8 @@ import type { Market, Snapshot } from '../src/domain/market.js';
 import type { MarketSeries, OutcomeSide } from '../src/domain/market-series.js';
 import { engineMakerFills } from '../src/paper/test-support/engine-maker.js';
 import { buildIfStale, createKey, msnap, seed, startServe, type Served } from './support/msnap-process.js';
-import { call } from './support/paper-calls.js';
-import { databaseAvailable, throwawayDatabase, type ThrowawayDatabase } from './support/throwaway-database.js';
+import { call, paperOnPostgres } from './support/paper-calls.js';
+import { databaseAvailable, type ThrowawayDatabase } from './support/throwaway-database.js';
 
 const noDatabase = !(await databaseAvailable());
 if (noDatabase) console.warn('skipping the PostgreSQL part of "paper maker e2e": no server at 127.0.0.1:5432 and no PostgreSQL binaries');
@@ -171,12 +171,7 @@ describe('paper maker orders through msnap serve --replay', { timeout: 300_000 }
     let pgKey: string;
 
     beforeAll(async () => {
-      pg = await throwawayDatabase();
-      const imported = await msnap(['serve', 'import', db, '--db', pg.url], { cwd: dir, timeout: 120_000 });
-      expect(imported.exitCode, String(imported.stderr)).toBe(0);
-      const made = await msnap(['serve', 'keys', 'create', '--db', pg.url, '--account', 'pgbot', '--plan', 'enterprise', '--rpm', '100000', '--burst', '10000'], { cwd: dir });
-      expect(made.exitCode, String(made.stderr)).toBe(0);
-      pgKey = String(made.stdout).trim();
+      ({ pg, key: pgKey } = await paperOnPostgres(db, dir));
     }, 180_000);
 
     afterAll(async () => {

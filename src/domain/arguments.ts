@@ -13,7 +13,7 @@ import {
   type Coin,
   type MarketStatus,
   type MarketType,
-} from '../domain/market.js';
+} from './market.js';
 
 /** Use for a COIN argument or --coin. */
 export function coinArg(value: string): Coin {
