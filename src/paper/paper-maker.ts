@@ -9,7 +9,7 @@
 import type { Market } from '../domain/market.js';
 import type { MarketSeries, OutcomeSide } from '../domain/market-series.js';
 import { addShares } from '../backtest/model/order-fill.js';
-import { makerFee, takerFee, type FeeSchedule } from '../backtest/model/fee-model.js';
+import { makerBuyReserve, makerFee, type FeeSchedule } from '../backtest/model/fee-model.js';
 import { makerGoLive, makerOrder, makerStep, type MakerFillModel, type MakerOrderState } from '../backtest/model/maker-fill.js';
 import { round5, round6 } from '../backtest/model/rounding.js';
 import type { PaperOrderLine, PaperPosition, RestingOrder } from '../store/paper-ledger.js';
@@ -38,13 +38,6 @@ export interface Posted {
 /** Why a resting order closes without filling all of it. */
 export type CloseReason = 'cancelled' | 'expired' | 'market_end';
 
-/** The cash a buy of `shares` at `price` holds while it rests: its cost and, where makers pay fees in USDC, a taker's fee. */
-export function reserveFor(schedule: FeeSchedule, shares: number, price: number): number {
-  if (!(shares > 0)) return 0;
-  const feeInCash = !schedule.taker_only && schedule.buy_fee_in === 'usdc';
-  return shares * price + (feeInCash ? takerFee(schedule, shares, price) : 0);
-}
-
 /**
  * Use to post `req` at data time `at` on `market` (as the clock shows it), going live on
  * `series`' only snapshot (the newest visible; undefined when there is none). Post-only: an order
@@ -63,7 +56,7 @@ export function postLimit(book: PaperBook, req: LimitRequest, market: Market, se
   let reserved = 0;
   let shares = req.shares;
   if (req.action === 'buy') {
-    reserved = reserveFor(schedule, req.shares, req.price);
+    reserved = makerBuyReserve(schedule, req.shares, req.price);
     if (reserved > book.money.cash + 1e-9) return reject('insufficient_cash');
     book.money.cash -= reserved;
   } else {
@@ -173,7 +166,7 @@ function bookFill(book: PaperBook, r: RestingOrder, line: PaperOrderLine, c: num
     book.positions.push(position);
   }
   if (buy) {
-    const left = reserveFor(schedule, r.remaining - c, P);
+    const left = makerBuyReserve(schedule, r.remaining - c, P);
     money.cash += r.reserved - left - notional - (inShares ? 0 : f.fee);
     r.reserved = left;
     position.shares = addShares(position.shares, c - f.feeShares);

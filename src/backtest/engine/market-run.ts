@@ -3,7 +3,7 @@
 // maker orders with what they reserve, and settlement after the last snapshot.
 import type { MarketSeries, OutcomeSide } from '../../domain/market-series.js';
 import type { Account } from './account.js';
-import { makerFee, takerFee, type FeeSchedule } from '../model/fee-model.js';
+import { makerBuyReserve, makerFee, type FeeSchedule } from '../model/fee-model.js';
 import { makerGoLive, makerOrder, makerStep, type MakerOrderState } from '../model/maker-fill.js';
 import { addShares, fillOrder, payoutOf, settleLine, tradeLine, type Fill } from '../model/order-fill.js';
 import type { BacktestParams } from './params.js';
@@ -258,7 +258,7 @@ export class MarketRun {
         continue;
       }
       if (o.action === 'buy') {
-        const need = o.price * o.remaining + (this.fees.taker_only || this.fees.buy_fee_in === 'shares' ? 0 : takerFee(this.fees, o.remaining, o.price));
+        const need = makerBuyReserve(this.fees, o.remaining, o.price);
         if (need > acct.freeCash + CASH_EPSILON) {
           acct.rejected += 1;
           this.drop(o);

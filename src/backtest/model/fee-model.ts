@@ -57,6 +57,16 @@ export function takerFee(s: FeeSchedule, shares: number, price: number): number 
   return raw < 0.00001 - FLOOR_SLACK ? 0 : round5(raw);
 }
 
+/**
+ * The cash a maker buy of `shares` at `price` holds while it rests (the backtest and paper trading
+ * alike): its cost and, where makers pay fees in USDC, a taker's fee on it.
+ */
+export function makerBuyReserve(s: FeeSchedule, shares: number, price: number): number {
+  if (!(shares > 0)) return 0;
+  const feeInCash = !s.taker_only && s.buy_fee_in === 'usdc';
+  return shares * price + (feeInCash ? takerFee(s, shares, price) : 0);
+}
+
 /** What a maker fill of `shares` at `price` pays and earns (docs/backtest-model.md "Maker orders"). */
 export interface MakerFee {
   /** USDC (or, paid in shares, the USDC value of `feeShares`); 0 where the schedule is taker only. */
