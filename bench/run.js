@@ -5,7 +5,7 @@
 // figures with their targets; each figure is written to a partial report as it ends (harness.js),
 // with its wall time. Quick mode exits non-zero when a figure misses its target by more than
 // WIDE_MISS (or fails to run), so it can guard CI.
-// Flags: --quick, --only 1,2,...  --out FILE, --keep (keep temp files).
+// Flags: --quick, --only 1,2,...  --out FILE, --keep (keep temp files), --recorder-seconds N.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -46,6 +46,8 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
   --only N,M  only these figures (written to BENCHMARKS.only.md unless --out)
   --out FILE  where the report goes (default BENCHMARKS.md; quick: BENCHMARKS.quick.md)
   --keep      keep the temp dir
+  --recorder-seconds N
+              figure 21's window (full: 300 s; 600 for issue 31's ten minutes)
 
 Each figure is written to FILE's .partial.md as it ends, so a stopped run keeps what it measured.
 `);

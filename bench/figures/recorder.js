@@ -22,7 +22,7 @@ const EVENTS_PER_SECOND = 4000;
 const TICK_MS = 125;
 const FEED_EVERY_MS = 20;
 
-const DEFAULT_SIZES = { quick: { warmupSeconds: 8, seconds: 30 }, full: { warmupSeconds: 15, seconds: 600 } };
+const DEFAULT_SIZES = { quick: { warmupSeconds: 8, seconds: 30 }, full: { warmupSeconds: 15, seconds: 300 } };
 
 /** The current and next (and, for a long run, later) windows of every coin and type, as Gamma lists them. */
 function marketSpecs(dist, now, horizonMs) {
@@ -101,6 +101,17 @@ function percentile(values, q) {
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
 }
 
+/** Least-squares slope of { at (ms), rss (MB) } samples, in MB per minute (null under 3 samples). */
+function slopePerMinute(samples) {
+  if (samples.length < 3) return null;
+  const n = samples.length;
+  const mx = samples.reduce((s, p) => s + p.at, 0) / n;
+  const my = samples.reduce((s, p) => s + p.rss, 0) / n;
+  const sxy = samples.reduce((s, p) => s + (p.at - mx) * (p.rss - my), 0);
+  const sxx = samples.reduce((s, p) => s + (p.at - mx) ** 2, 0);
+  return (sxy / sxx) * 60_000;
+}
+
 /** Run the recorder figure: `msnap record` on every coin and type against the local fake Polymarket. */
 export async function recorderFigure(ctx) {
   const spec = ctx.sizes.recorder ?? (ctx.quick ? DEFAULT_SIZES.quick : DEFAULT_SIZES.full);
@@ -139,6 +150,8 @@ export async function recorderFigure(ctx) {
     const started = Date.now();
     const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
     let window;
+    /** VmRSS every 10 s of the window: the slope of its second half says whether memory still grows. */
+    const rssSamples = [];
     while (Date.now() - started < runMs) {
       await sleep(10);
       if (child.exitCode !== null) throw new Error(`msnap record exited early: ${err.slice(-2000)}`);
@@ -158,6 +171,7 @@ export async function recorderFigure(ctx) {
         window = { from: Date.now(), cpu: cpuMs(child.pid), rss: rssMb(child.pid), markets: feed.markets(), sent: feed.sent() };
       }
       // Halfway through the window: whether memory still grows then, or had settled.
+      if (window && (rssSamples.length === 0 || Date.now() - rssSamples.at(-1).at >= 10_000)) rssSamples.push({ at: Date.now(), rss: rssMb(child.pid) });
       if (window && window.midRss === undefined && Date.now() - started >= (spec.warmupSeconds + spec.seconds / 2) * 1000) window.midRss = rssMb(child.pid);
     }
     const end = { at: Date.now(), cpu: cpuMs(child.pid), rss: rssMb(child.pid), sent: feed.sent() };
@@ -172,6 +186,8 @@ export async function recorderFigure(ctx) {
     const p99 = percentile(lags, 0.99);
     const cpuPct = ((end.cpu - window.cpu) / (end.at - window.from)) * 100;
     const growth = end.rss / window.rss;
+    const halfway = window.from + (end.at - window.from) / 2;
+    const slope = slopePerMinute(rssSamples.filter((s) => s.at >= halfway));
     const rate = (end.sent - window.sent) / ((end.at - window.from) / 1000);
     child.kill('SIGTERM');
     const { code } = await exited;
@@ -193,6 +209,7 @@ export async function recorderFigure(ctx) {
         { name: 'Recorder: RSS at the start of the window', value: window.rss, unit: ' MB' },
         { name: 'Recorder: RSS at the end / at the start', value: growth, unit: 'x', target: describeTarget(RSS_GROWTH_TARGET, 'x'), verdict: judge({ value: growth, ...RSS_GROWTH_TARGET }) },
         { name: 'Recorder: RSS at the end / halfway', value: end.rss / window.midRss, unit: 'x' },
+        { name: 'Recorder: RSS slope over the second half (least squares, samples every 10 s)', value: slope ?? 'n/a', unit: ' MB/min' },
         { name: 'Recorder: events fed per second (measured)', value: rate, unit: '/s' },
       ],
       commands: [`msnap record ${pairs.join(' ')} --db DB   # MSNAP_CLOB_WS_URL, MSNAP_RTDS_URL, MSNAP_GAMMA_URL: the local fakes`],
