@@ -2,7 +2,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 /** Every key starts with this, so a leaked key is recognisable (secret scanners, logs). */
-export const API_KEY_PREFIX = 'msk_';
+const API_KEY_PREFIX = 'msk_';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const KEY_BODY_LENGTH = 40;
 

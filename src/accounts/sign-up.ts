@@ -4,7 +4,7 @@ import { TRIAL_LENGTH_MS } from '../domain/plans.js';
 import type { Account, Store } from '../store/store.js';
 
 /** Names people choose: 3-40 letters, digits, '.', '_' or '-', starting with a letter or digit. */
-export const ACCOUNT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{2,39}$/;
+const ACCOUNT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{2,39}$/;
 
 /** No account name is longer (sign-in refuses longer ones before any work; `serve accounts` and `keys create` too). */
 export const MAX_ACCOUNT_NAME_LENGTH = 64;

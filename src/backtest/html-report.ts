@@ -3,7 +3,7 @@
 import type { BacktestResult, Trade } from './model/result.js';
 
 /** Trades the page lists; a run with more says so and points at --trades. */
-export const HTML_TRADES = 2000;
+const HTML_TRADES = 2000;
 
 const W = 720;
 const H = 240;

@@ -16,7 +16,7 @@ export interface Connection {
 }
 
 /** Use for --timeout / MSNAP_TIMEOUT: seconds, a positive number up to an hour. */
-export function timeoutArg(value: string, source: string): number {
+function timeoutArg(value: string, source: string): number {
   const secs = Number(value.trim().replace(/s$/, ''));
   if (value.trim() === '' || !Number.isFinite(secs) || secs <= 0 || secs > 3600) {
     throw new UsageError(`${source} must be a number of seconds above 0 and at most 3600 (like 30 or 2.5), got '${value}'`);

@@ -274,7 +274,7 @@ export async function runWithGlobals(
 }
 
 /** The real client core: the library's createClient (src/lib/client.ts), so the CLI and scripts share one client. */
-export const httpClientFactory: ClientFactory = async (conn, hooks) => {
+const httpClientFactory: ClientFactory = async (conn, hooks) => {
   const { createClient } = await import('../lib/client.js');
   return createClient({
     baseUrl: conn.baseUrl,

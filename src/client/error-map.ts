@@ -67,7 +67,7 @@ export function tlsError(baseUrl: string): UnreachableError {
 }
 
 /** True for 127.0.0.0/8, ::1 and localhost. */
-export function isLoopback(baseUrl: string): boolean {
+function isLoopback(baseUrl: string): boolean {
   let host: string;
   try {
     host = new URL(baseUrl).hostname;

@@ -14,7 +14,7 @@ import { cookiesOf, queryOf } from './request.js';
 import { cookie, htmlAnswer, redirect, type PageResponse } from './respond.js';
 
 /** The cookie that carries a just-created key from the post to the page that shows it once. */
-export const NEW_KEY_COOKIE = 'msnap_new_key';
+const NEW_KEY_COOKIE = 'msnap_new_key';
 /** Long enough for the redirect, short enough that an unopened key does not linger. */
 const NEW_KEY_COOKIE_SEC = 120;
 

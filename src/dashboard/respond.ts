@@ -11,7 +11,7 @@ export interface PageResponse {
 }
 
 /** The policy of every page: nothing inline, nothing from elsewhere, forms only to this origin. */
-export const CONTENT_SECURITY_POLICY = [
+const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",

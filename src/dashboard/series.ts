@@ -4,7 +4,7 @@ import type { Market, Snapshot } from '../domain/market.js';
 import type { Store } from '../store/store.js';
 
 /** The most points a chart gets; longer markets are sampled at even time steps. */
-export const MAX_CHART_POINTS = 1200;
+const MAX_CHART_POINTS = 1200;
 
 /** Columns of the chart: epoch ms, asset price, probability of up, probability of down. */
 export interface Series {

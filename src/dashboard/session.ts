@@ -8,9 +8,9 @@ import { cookiesOf, type DashboardRequest } from './request.js';
 import { cookie } from './respond.js';
 
 /** The session cookie's name. */
-export const SESSION_COOKIE = 'msnap_session';
+const SESSION_COOKIE = 'msnap_session';
 /** The cookie that carries an anonymous visitor's CSRF token (double submit, for sign-in and sign-up). */
-export const CSRF_COOKIE = 'msnap_csrf';
+const CSRF_COOKIE = 'msnap_csrf';
 /** A session ends this long after sign-in, whatever happens in between. */
 export const SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
 const ANONYMOUS_CSRF_LIFETIME_SEC = 2 * 60 * 60;

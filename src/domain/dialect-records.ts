@@ -16,7 +16,7 @@ export type DialectName = 'v1' | 'v2' | 'v4';
 export type TimeStyle = 'ms' | 'iso';
 
 /** The time style of each dialect. */
-export const DIALECT_TIMES: Readonly<Record<DialectName, TimeStyle>> = { v1: 'ms', v2: 'iso', v4: 'ms' };
+const DIALECT_TIMES: Readonly<Record<DialectName, TimeStyle>> = { v1: 'ms', v2: 'iso', v4: 'ms' };
 
 /** `btc_price`, `eth_price_start`, ...: the coin-prefixed price fields of v2 and v4 (and v1's extras). */
 export function coinPriceKey(coin: Coin, suffix: '' | '_start' | '_end' = ''): string {
@@ -24,7 +24,7 @@ export function coinPriceKey(coin: Coin, suffix: '' | '_start' | '_end' = ''): s
 }
 
 /** The market type as a dialect prints it: v4 `1h`/`4h`/`24h`, the others `1hr`/`4hr`/`24hr`. */
-export function dialectMarketType(dialect: DialectName, type: MarketType): string {
+function dialectMarketType(dialect: DialectName, type: MarketType): string {
   return dialect === 'v4' ? SHORT_MARKET_TYPES[type] : type;
 }
 

@@ -4,7 +4,7 @@ import type { FeeSchedule } from './fee-schedule.js';
 /** Coins the service serves; use to validate a `coin` value after upper-casing it. */
 export const COINS = ['BTC', 'ETH', 'SOL'] as const;
 /** Coins announced but not available: a distinct, friendlier error than "unknown". */
-export const COMING_SOON_COINS = ['XRP', 'DOGE', 'BNB'] as const;
+const COMING_SOON_COINS = ['XRP', 'DOGE', 'BNB'] as const;
 /** Market timeframes, shortest first. */
 export const MARKET_TYPES = ['5m', '15m', '1hr', '4hr', '24hr'] as const;
 /** Market states: `active` while now is inside [start_time, end_time). */

@@ -2,7 +2,7 @@
 import { UsageError } from '../errors.js';
 
 /** What every TIME error message lists, so the user learns all accepted forms at once. */
-export const TIME_FORMS =
+const TIME_FORMS =
   'epoch milliseconds (13 digits), epoch seconds (10 digits), ISO 8601 (2025-11-22, 2025-11-22T10:00:00Z, ...+01:00), a relative time ago (90s, 30m, 2h, 3d) or now';
 
 /** The TIME line of `--help` for every command that takes a TIME. */

@@ -8,7 +8,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 /** The longest line (one message) read, as the SDK's own stdio transport allows. */
-export const MAX_LINE_BYTES = 10 * 1024 * 1024;
+const MAX_LINE_BYTES = 10 * 1024 * 1024;
 
 const NEWLINE = 0x0a;
 

@@ -12,7 +12,7 @@ import { LineTransport } from './line-transport.js';
 import { at, backtest, BACKTEST_MAX_MARKETS, BACKTEST_MAX_SNAPSHOTS, describeMarket, listMarkets, quality, snapshotsSummary, TOOL_LIMITS } from './tools.js';
 
 /** The most text one answer holds; the tools' own limits keep them well under it. */
-export const MAX_ANSWER_CHARS = 200_000;
+const MAX_ANSWER_CHARS = 200_000;
 
 /** What the server needs: the reader (opened on the first call), the clock, and a redactor for the key. */
 export interface McpDeps {

@@ -24,7 +24,7 @@ const REFETCHES = 3;
  * the work and memory of a request stay bounded after a long quiet spell; the next requests go on
  * from there.
  */
-export const MAX_MAKER_SNAPSHOTS = 20_000;
+const MAX_MAKER_SNAPSHOTS = 20_000;
 const PAGE = 1000;
 
 /** The snapshots a market's resting orders have not seen, read before the lock. */

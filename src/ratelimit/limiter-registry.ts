@@ -5,7 +5,7 @@
 import { KeyLimiter, type Decision, type LimitConfig } from './key-limiter.js';
 
 /** Default cap on limiters held by one registry: a few MB at the anonymous limits. */
-export const DEFAULT_MAX_LIMITERS = 20_000;
+const DEFAULT_MAX_LIMITERS = 20_000;
 
 /** Use one per kind of key; `take`/`peek` decide as the key's KeyLimiter would. */
 export class LimiterRegistry<K> {

@@ -4,7 +4,7 @@
 import type { ApiKeyRecord, Store } from '../store/store.js';
 
 /** A key's last use is written at most this often. */
-export const KEY_USE_INTERVAL_MS = 60_000;
+const KEY_USE_INTERVAL_MS = 60_000;
 
 /** Use after a key authenticated a request: records the use unless one under a minute old is recorded. Never fails the request. */
 export function recordKeyUse(store: Store, key: ApiKeyRecord, now: number, log: (line: string) => void): void {

@@ -13,7 +13,7 @@ import { reasonPhrase } from './http-error.js';
 import type { Site } from './site.js';
 
 /** Node answers 431 above this many bytes of request line and headers. */
-export const MAX_HEADER_BYTES = 16 * 1024;
+const MAX_HEADER_BYTES = 16 * 1024;
 
 /** Options of `startServer`. */
 export interface ListenOptions {

@@ -30,8 +30,8 @@ export interface ParamRules {
 export const V1_RULES: ParamRules = { coinRequired: false, msTimes: false, includeTotal: false };
 
 /** The range of an input time in v4 (13-digit epoch ms). */
-export const MIN_MS_TIME = 1_000_000_000_000;
-export const MAX_MS_TIME = 9_999_999_999_999;
+const MIN_MS_TIME = 1_000_000_000_000;
+const MAX_MS_TIME = 9_999_999_999_999;
 
 const DIGITS = /^\d+$/;
 

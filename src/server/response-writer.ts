@@ -19,7 +19,7 @@ export interface ResponseLimits {
 }
 
 /** Defaults of ResponseLimits; `serve` takes MSNAP_RESPONSE_BUDGET_MB and MSNAP_WRITE_STALL_MS. */
-export const DEFAULT_RESPONSE_LIMITS: ResponseLimits = { totalBytes: 64 * 1024 * 1024, stallMs: 30_000, queuedPerConnection: 32 };
+const DEFAULT_RESPONSE_LIMITS: ResponseLimits = { totalBytes: 64 * 1024 * 1024, stallMs: 30_000, queuedPerConnection: 32 };
 
 const CHUNK = 64 * 1024;
 

@@ -22,7 +22,7 @@ export interface RawReplayFlags {
 }
 
 /** The fastest replay: a week of history a second. */
-export const MAX_SPEED = 604_800;
+const MAX_SPEED = 604_800;
 
 /** Use in parseServeFlags: undefined without --replay; a UsageError for a bad TIME, speed, or --live alongside. */
 export function parseReplayFlags(raw: RawReplayFlags, now: number): ReplayFlags | undefined {

@@ -17,7 +17,7 @@ export interface StoreDeps {
 }
 
 /** Use before a command that only reads or changes what is there: a typo must not create a database. */
-export function requireExisting(db: string): void {
+function requireExisting(db: string): void {
   if (isPostgresUrl(db)) return;
   if (!existsSync(db)) {
     throw new UsageError(`no database at ${db}`, 'check --db (or MSNAP_DB); msnap serve seed or msnap serve --demo creates one');

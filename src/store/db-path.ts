@@ -3,7 +3,7 @@
 import path from 'node:path';
 
 /** File name used in the current directory when neither --db nor MSNAP_DB is set. */
-export const DEFAULT_DB_PATH = 'msnap.db';
+const DEFAULT_DB_PATH = 'msnap.db';
 
 const PG_URL = /^postgres(?:ql)?:\/\//i;
 

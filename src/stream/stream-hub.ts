@@ -48,13 +48,13 @@ export interface StreamHubOptions {
 const REFUSAL_LINGER_MS = 2000;
 
 /** Largest frame a client may send: subscribe frames are small (msnap decision). */
-export const MAX_CLIENT_FRAME_BYTES = 4096;
+const MAX_CLIENT_FRAME_BYTES = 4096;
 /**
  * At most this much data time is read in one tick (15 series at 8/s: at most 7,200 snapshots), so
  * one tick's batch stays under the 10,000-frame bound; a replay faster than 480x (at 125 ms ticks)
  * falls behind its clock but skips nothing.
  */
-export const MAX_TICK_SPAN_MS = 60_000;
+const MAX_TICK_SPAN_MS = 60_000;
 
 /** Use once per server in live and replay mode; `upgrade` goes on the HTTP server's upgrade event. */
 export class StreamHub {

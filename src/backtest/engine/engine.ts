@@ -33,7 +33,7 @@ export interface PreparedStrategy {
 }
 
 /** Use before any data is read: a rule is checked (UsageError), a module wrapped. */
-export function prepareStrategy(strategy: Strategy): PreparedStrategy {
+function prepareStrategy(strategy: Strategy): PreparedStrategy {
   if (isModuleStrategy(strategy)) {
     // One params object for the whole run, as a module sees it in every market.
     const params = { ...(strategy.params ?? {}) };

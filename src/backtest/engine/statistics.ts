@@ -55,7 +55,7 @@ function mean(xs: readonly number[]): number {
 }
 
 /** The largest fall from a running peak that starts at the starting cash, in USDC (>= 0). */
-export function maxDrawdown(startCash: number, equity: readonly number[]): number {
+function maxDrawdown(startCash: number, equity: readonly number[]): number {
   let peak = startCash;
   let worst = 0;
   for (const e of equity) {

@@ -6,7 +6,7 @@
 const TIE_SLACK = 1e-7;
 
 /** Use for every reported number: `x` rounded half away from zero to `decimals` places (never -0). */
-export function roundTo(x: number, decimals: number): number {
+function roundTo(x: number, decimals: number): number {
   if (!Number.isFinite(x)) return x;
   const scale = 10 ** decimals;
   const units = Math.floor(Math.abs(x) * scale + 0.5 + TIE_SLACK);

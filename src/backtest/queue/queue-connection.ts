@@ -7,7 +7,7 @@ import { UnreachableError } from '../../errors.js';
 import type { RedisTarget } from '../../ratelimit/redis-url.js';
 
 /** The key prefix of msnap's queues (BullMQ's default is `bull`). */
-export const QUEUE_PREFIX = 'msnap';
+const QUEUE_PREFIX = 'msnap';
 
 /** Use to reach a queue: its name, its prefix and a new connection each time it is asked. */
 export interface QueueConnection {

@@ -8,7 +8,7 @@ import { UsageError } from '../../errors.js';
 /** Fields a rule condition can read (docs/backtest-model.md "Fields"). */
 export const RULE_FIELDS = ['price', 'price_up', 'price_down', 'side_price', 'elapsed_ms', 'remaining_ms', 'change', 'bid', 'ask'] as const;
 /** Comparison operators of a rule condition. */
-export const RULE_OPS = ['<', '<=', '>', '>=', '=='] as const;
+const RULE_OPS = ['<', '<=', '>', '>=', '=='] as const;
 
 /** A field a condition reads. */
 export type RuleField = (typeof RULE_FIELDS)[number];
@@ -23,7 +23,7 @@ export interface RuleCondition {
 }
 
 /** Fields a maker order's price is measured from (docs/backtest-model.md "Maker orders"). */
-export const MAKER_PRICE_FIELDS = ['bid', 'ask', 'side_price'] as const;
+const MAKER_PRICE_FIELDS = ['bid', 'ask', 'side_price'] as const;
 
 /** A rule's entry or exit as a maker order: at `price` field + `offset`, cancelled `ttl_ms` after the decision when given. */
 export interface RuleMaker {

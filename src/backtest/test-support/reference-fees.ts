@@ -16,7 +16,7 @@ export interface RefSchedule {
 const plain = (rate: number, exponent: number, buyFeeIn: 'usdc' | 'shares'): RefSchedule => ({ rate, exponent, buyFeeIn, takerOnly: false, rebateRate: 0 });
 
 /** The era table: by start_time (UTC) and type. */
-export function refEraSchedule(m: Pick<Market, 'market_type' | 'start_time'>): RefSchedule {
+function refEraSchedule(m: Pick<Market, 'market_type' | 'start_time'>): RefSchedule {
   const short = m.market_type === '5m' || m.market_type === '15m';
   if (m.start_time < Date.parse('2026-03-30T00:00:00Z')) return short ? plain(0.25, 2, 'shares') : plain(0, 1, 'shares');
   if (m.start_time < Date.parse('2026-04-28T00:00:00Z')) return plain(0.07, 1, 'shares');

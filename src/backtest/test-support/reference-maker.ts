@@ -27,7 +27,7 @@ function ownSide(o: Pick<RefMakerOrder, 'buy'>, book: OrderbookSide): OrderbookL
  * The size at P: the level at P; 0 when no level is at P but a worse one is shown; undefined when
  * only better levels are shown (P beyond the recorded depth) or none.
  */
-export function refSizeAtP(o: Pick<RefMakerOrder, 'buy' | 'price'>, book: OrderbookSide): number | undefined {
+function refSizeAtP(o: Pick<RefMakerOrder, 'buy' | 'price'>, book: OrderbookSide): number | undefined {
   const levels = ownSide(o, book);
   const at = levels.find((l) => same(l.price, o.price));
   if (at) return at.size;

@@ -46,7 +46,7 @@ export function parseAtArgs(first: string | undefined, second: string | undefine
 }
 
 /** With --times the arguments name only the market: `<market-id>`, `<coin> <type>`, or nothing (CSV). */
-export function parseAtBatchArgs(args: (string | undefined)[], times: string): AtBatchOptions {
+function parseAtBatchArgs(args: (string | undefined)[], times: string): AtBatchOptions {
   const given = args.filter((a): a is string => a !== undefined);
   if (given.length === 0) return { times };
   if (given.length === 1) return { times, target: { marketId: marketIdArg(given[0]!) } };
@@ -76,7 +76,7 @@ function lineError(err: unknown): string | undefined {
 }
 
 /** Look up every line in order and write one row per line; returns how many lines failed. */
-export async function runAtBatch(opts: AtBatchOptions, deps: CliDeps, stdin: NodeJS.ReadableStream): Promise<{ rows: number; failed: number }> {
+async function runAtBatch(opts: AtBatchOptions, deps: CliDeps, stdin: NodeJS.ReadableStream): Promise<{ rows: number; failed: number }> {
   const lines = timesLines(await openTimes(opts.times, stdin), opts.target, deps.now());
   const client = await deps.client();
   let rows = 0;

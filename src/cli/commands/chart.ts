@@ -32,7 +32,7 @@ interface RawFlags {
 }
 
 /** Check arguments and flags; `terminalWidth` is the stdout's columns when it is a terminal. */
-export function parseChartArgs(first: string, second: string | undefined, flags: RawFlags, terminalWidth: number | undefined, env: NodeJS.ProcessEnv): ChartOptions {
+function parseChartArgs(first: string, second: string | undefined, flags: RawFlags, terminalWidth: number | undefined, env: NodeJS.ProcessEnv): ChartOptions {
   const target: SnapshotsTarget = second === undefined ? { marketId: marketIdArg(first) } : { coin: coinArg(first), marketType: marketTypeArg(second) };
   const envWidth = env.COLUMNS && /^\d+$/.test(env.COLUMNS) ? Number(env.COLUMNS) : undefined;
   const width = flags.width !== undefined ? countArg(flags.width, '--width', MIN_CHART_WIDTH) : terminalWidth ?? envWidth ?? 80;
@@ -49,7 +49,7 @@ function title(m: Market, count: number): string {
 }
 
 /** Draw the market: one pass over its snapshots, one value kept per column. */
-export async function runChart(opts: ChartOptions, deps: CliDeps, view: ChartView): Promise<void> {
+async function runChart(opts: ChartOptions, deps: CliDeps, view: ChartView): Promise<void> {
   const client = await deps.client();
   let market: Market;
   if ('marketId' in opts.target) {

@@ -16,7 +16,7 @@ import { throughStaging, usingStore } from '../../service/store-use.js';
 /** Polymarket's public Gamma API. */
 export const DEFAULT_GAMMA_URL = 'https://gamma-api.polymarket.com';
 /** Binance's public REST API. */
-export const DEFAULT_BINANCE_URL = 'https://api.binance.com';
+const DEFAULT_BINANCE_URL = 'https://api.binance.com';
 
 /** Checked flags of `import polymarket`. */
 export interface PolymarketImportFlags {
@@ -31,7 +31,7 @@ export interface PolymarketImportFlags {
 }
 
 /** Imports the files and writes the closing summary to stdout. */
-export async function runPolymarketImport(opts: PolymarketImportFlags, deps: CliDeps): Promise<PolymarketImportSummary> {
+async function runPolymarketImport(opts: PolymarketImportFlags, deps: CliDeps): Promise<PolymarketImportSummary> {
   const { expandArchiveArgs } = await import('../../realdata/import/archive-inputs.js');
   const sources = await import('../../realdata/import/import-sources.js');
   const { hourFromFileName, HOUR_MS } = await import('../../realdata/pmxt/pmxt-layout.js');

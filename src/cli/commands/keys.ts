@@ -10,7 +10,7 @@ import { runWithDeps, type CliDeps } from '../deps.js';
 import { KEY_SCHEMA } from '../output/schemas/record-schemas.js';
 
 /** Use on a key from the command line or stdin: one token, printable, no spaces. */
-export function checkKeyValue(key: string): string {
+function checkKeyValue(key: string): string {
   if (key === '') throw new UsageError('no key given: pass KEY or pipe it on stdin (echo "$KEY" | msnap keys add NAME)');
   if (!/^[\x21-\x7e]+$/.test(key)) throw new UsageError('a key is one word of printable characters, without spaces');
   return key;

@@ -37,7 +37,7 @@ interface RawFlags {
 }
 
 /** Default page of `msnap markets`, the contract's default `limit`. */
-export const DEFAULT_MARKETS_LIMIT = 100;
+const DEFAULT_MARKETS_LIMIT = 100;
 
 /** Check the raw flags; every problem is a UsageError. */
 export function parseMarketsFlags(flags: RawFlags, now: number): MarketsOptions {

@@ -23,7 +23,7 @@ async function paperOf(deps: CliDeps): Promise<{ paper: PaperApi; client: Awaite
 const REFUSED: ReadonlySet<string> = new Set(['rejected', 'expired']);
 
 /** Places one order; a rejected order is written like any other (the caller then exits 12 with its reason). */
-export async function runPaperOrder(args: PaperOrderArgs, deps: CliDeps): Promise<PaperOrder> {
+async function runPaperOrder(args: PaperOrderArgs, deps: CliDeps): Promise<PaperOrder> {
   const { paper, client } = await paperOf(deps);
   const marketId = await marketOf(args.target, client);
   const priceField = args.action === 'buy' ? 'max_price' : 'min_price';
@@ -49,7 +49,7 @@ async function marketOf(target: PaperOrderArgs['target'], client: MsnapApi): Pro
 }
 
 /** Posts one limit order; it is written as the server answered it (`open`, or `rejected`). */
-export async function runPaperPost(args: PaperPostArgs, deps: CliDeps): Promise<PaperOrder> {
+async function runPaperPost(args: PaperPostArgs, deps: CliDeps): Promise<PaperOrder> {
   const { paper, client } = await paperOf(deps);
   const order = await paper.post({
     type: 'limit',
@@ -65,7 +65,7 @@ export async function runPaperPost(args: PaperPostArgs, deps: CliDeps): Promise<
 }
 
 /** Cancels one resting limit order and writes it as cancelled (with what it had filled). */
-export async function runPaperCancel(id: number, deps: CliDeps): Promise<PaperOrder> {
+async function runPaperCancel(id: number, deps: CliDeps): Promise<PaperOrder> {
   const order = await (await paperOf(deps)).paper.cancel(id);
   await (await deps.exporter()).record(PAPER_ORDER_SCHEMA, order);
   return order;

@@ -39,13 +39,13 @@ export interface PullSummary {
 }
 
 /** The markets a pull covers, oldest first: one by id, or as `snapshots` picks them. */
-export async function pullTargets(client: MsnapApi, opts: SnapshotsOptions, deps: CliDeps): Promise<Market[]> {
+async function pullTargets(client: MsnapApi, opts: SnapshotsOptions, deps: CliDeps): Promise<Market[]> {
   if ('marketId' in opts.target) return [await client.market(opts.target.marketId)];
   return chooseMarkets(client, opts.target, opts, deps.note);
 }
 
 /** Pull every target into the store: each page its own committed transaction. */
-export async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSummary> {
+async function runPull(opts: PullOptions, deps: CliDeps): Promise<PullSummary> {
   const started = performance.now();
   const client = await deps.client();
   const markets = await pullTargets(client, opts, deps);

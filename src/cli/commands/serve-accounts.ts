@@ -23,7 +23,7 @@ export interface AccountListRecord {
 }
 
 /** `accounts list`: plain aligned columns or an indented JSON array. */
-export const ACCOUNT_LIST_SCHEMA: RecordSchema<AccountListRecord> = {
+const ACCOUNT_LIST_SCHEMA: RecordSchema<AccountListRecord> = {
   tableLayout: 'columns',
   emptyTable: 'no accounts yet (msnap serve accounts password NAME --trial, or sign up at the dashboard)',
   jsonIndent: 2,
@@ -83,7 +83,7 @@ export async function runAccountsPlan(opts: { db: string; name: string; plan: Pl
 }
 
 /** The records `accounts list` shows. */
-export async function accountListRecords(store: Store, now: number): Promise<AccountListRecord[]> {
+async function accountListRecords(store: Store, now: number): Promise<AccountListRecord[]> {
   const records: AccountListRecord[] = [];
   for (const a of await store.accountAuth.listAccounts()) {
     records.push({ name: a.name, plan: a.plan, trial_ends_at: a.trialEndsAt, can_sign_in: a.hasPassword, active_keys: await store.countActiveKeys(a.id, now) });

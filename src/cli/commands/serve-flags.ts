@@ -14,14 +14,14 @@ import { parseRecordPairs, recordUrls } from './record.js';
 const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
 /** Use to check --port: an integer 0..65535 (0 = any free port). */
-export function parsePort(value: string): number {
+function parsePort(value: string): number {
   const n = /^\d{1,5}$/.test(value) ? Number(value) : NaN;
   if (!(n >= 0 && n <= 65535)) throw new UsageError(`--port must be an integer from 0 to 65535 (0 picks a free port); got "${value.slice(0, 40)}"`);
   return n;
 }
 
 /** Use to check --host: an IP address or a host name. */
-export function parseHost(value: string): string {
+function parseHost(value: string): string {
   if (isIP(value) || HOSTNAME.test(value)) return value;
   throw new UsageError(`--host must be an IP address or a host name, e.g. 127.0.0.1; got "${value.slice(0, 40)}"`);
 }
@@ -106,14 +106,14 @@ function envMs(env: NodeJS.ProcessEnv, name: string): number | undefined {
 
 
 /** Use to check --signups-per-day: an integer 1..100000 (--no-signup closes sign-up altogether). */
-export function parseSignupsPerDay(value: string): number {
+function parseSignupsPerDay(value: string): number {
   const n = /^\d{1,6}$/.test(value) ? Number(value) : NaN;
   if (!(n >= 1 && n <= 100_000)) throw new UsageError(`--signups-per-day must be an integer from 1 to 100000 (--no-signup closes sign-up); got "${value.slice(0, 40)}"`);
   return n;
 }
 
 /** Use to check --trust-proxy, --public-url and --allowed-hosts (flags first, then MSNAP_TRUST_PROXY, MSNAP_PUBLIC_URL, MSNAP_ALLOWED_HOSTS). */
-export function parseProxy(raw: ServeFlags, env: NodeJS.ProcessEnv): ProxySettings {
+function parseProxy(raw: ServeFlags, env: NodeJS.ProcessEnv): ProxySettings {
   const list = (v: string | undefined) => (v ?? '').split(',').map((x) => x.trim()).filter((x) => x !== '');
   const trusted = list(raw.trustProxy ?? env.MSNAP_TRUST_PROXY);
   for (const t of trusted) {

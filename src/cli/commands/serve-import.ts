@@ -75,7 +75,7 @@ async function importStore(opts: ImportCommandOptions, deps: CliDeps): Promise<v
 }
 
 /** Use to check the argument and flags of `serve import`; `globalFormat` is the root program's --format. */
-export function parseImportFlags(
+function parseImportFlags(
   file: string,
   raw: { db?: string; format?: string },
   globalFormat: string | undefined,

@@ -33,7 +33,7 @@ export interface KeyListRecord {
 }
 
 /** `keys list`: plain aligned columns (ID ACCOUNT PLAN KEY AGE STATUS ROTATE) or an indented JSON array. */
-export const KEY_LIST_SCHEMA: RecordSchema<KeyListRecord> = {
+const KEY_LIST_SCHEMA: RecordSchema<KeyListRecord> = {
   tableLayout: 'columns',
   emptyTable: 'no keys yet (create one: msnap serve keys create --account NAME --plan builder)',
   jsonIndent: 2,
@@ -64,7 +64,7 @@ export interface KeysCreateOptions {
 }
 
 /** Use to check the flags of `serve keys create`; throws UsageError naming the first bad one. */
-export function parseKeysCreateFlags(
+function parseKeysCreateFlags(
   raw: { account: string; plan?: string; trial: boolean; rpm?: string; burst?: string; db?: string; name?: string },
   env: NodeJS.ProcessEnv,
 ): KeysCreateOptions {
@@ -109,7 +109,7 @@ function utcMinute(ms: number): string {
 }
 
 /** The records `keys list` shows, at `now`. */
-export async function keyListRecords(store: Store, now: number): Promise<KeyListRecord[]> {
+async function keyListRecords(store: Store, now: number): Promise<KeyListRecord[]> {
   return (await store.listKeys()).map((k) => ({
     id: k.id,
     account: k.account.name,

@@ -12,7 +12,7 @@ export interface RawPaperFlags {
 }
 
 /** The most starting cash an account may be given (USDC). */
-export const MAX_PAPER_CASH = 1e12;
+const MAX_PAPER_CASH = 1e12;
 
 const DECIMAL = /^\d+(\.\d+)?$/;
 

@@ -12,7 +12,7 @@ import { boundedIntArg } from '../../domain/arguments.js';
 import { runAdminWithDeps, type CliDeps } from '../deps.js';
 
 /** Use to parse --full: `5m=72,24hr=2` (types not named keep their default). */
-export function parseFullSpec(value: string): Partial<Record<MarketType, number>> {
+function parseFullSpec(value: string): Partial<Record<MarketType, number>> {
   const out: Partial<Record<MarketType, number>> = {};
   for (const part of value.split(',')) {
     const [rawType, rawCount] = part.split('=');

@@ -16,9 +16,9 @@ import { v4ErrorFor } from './v4-errors.js';
 import { lacksSnapshotCount, marketFromV4, snapshotFromV4 } from './v4-records.js';
 
 /** The limits request (`auto` falls back to it as a probe when /v4/health does not answer). */
-export const V4_PROBE_PATH = '/v4/billing/plan-limits';
+const V4_PROBE_PATH = '/v4/billing/plan-limits';
 /** The public health path, `auto`'s first probe. */
-export const V4_HEALTH_PATH = '/v4/health';
+const V4_HEALTH_PATH = '/v4/health';
 
 // The hosted v4 maxima: asking no more keeps the service's clamping warnings for the data window.
 const MARKETS_PAGE_MAX = 100;

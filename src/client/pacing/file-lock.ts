@@ -10,7 +10,7 @@ import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } fr
 /** A lock held longer than this is taken to be abandoned, whatever its owner's state. */
 export const STALE_LOCK_MS = 2000;
 /** Waiting longer than this for a live owner gives up (the caller then works without the lock). */
-export const LOCK_TIMEOUT_MS = 5000;
+const LOCK_TIMEOUT_MS = 5000;
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
 

@@ -9,7 +9,7 @@ import { RoundTrips } from './round-trips.js';
 export { LOG_MARGIN_MS, PaceModel, type PaceConfig } from './pace-model.js';
 
 /** Added to an `X-RateLimit-Reset` (whole seconds, skew-corrected with a 1 s resolution `Date`). */
-export const RESET_MARGIN_MS = 1000;
+const RESET_MARGIN_MS = 1000;
 /** How often a process re-reads the shared state while other processes hold every minute slot. */
 const SHARED_POLL_MS = 25;
 

@@ -7,9 +7,9 @@
 // generous one is cheap while a thin one draws 429s.
 
 /** Round trips remembered: enough to see the network's spikes, few enough to forget an old one. */
-export const RTT_SAMPLES = 64;
+const RTT_SAMPLES = 64;
 /** Added to the largest round trip: timer lateness and millisecond truncation on both ends. */
-export const RTT_MARGIN_MS = 10;
+const RTT_MARGIN_MS = 10;
 /** The reserve before any round trip was measured (the first request goes alone). */
 export const INITIAL_RESERVE_MS = 30;
 

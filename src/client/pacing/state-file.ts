@@ -10,7 +10,7 @@ import { processAlive, withFileLock } from './file-lock.js';
 import type { SharedPace, SharedRecord } from './pacer.js';
 
 /** A request listed in flight for longer than this is forgotten even if its process lives. */
-export const INFLIGHT_MAX_MS = 10 * 60_000;
+const INFLIGHT_MAX_MS = 10 * 60_000;
 
 /** Use for the CLI's default: $MSNAP_STATE_DIR, else $XDG_STATE_HOME/msnap, else ~/.local/state/msnap. */
 export function paceStateDir(env: NodeJS.ProcessEnv): string {

@@ -44,7 +44,7 @@ export function mockAgent(): MockAgent {
 }
 
 /** Use for a client over `agent` and `clock`: jitter fixed at 0.5, pacing off unless `extra` says so. */
-export function testClient(agent: MockAgent, clock: FakeClock, extra: Partial<ClientOptions> = {}): MsnapClient {
+function testClient(agent: MockAgent, clock: FakeClock, extra: Partial<ClientOptions> = {}): MsnapClient {
   return new MsnapClient({
     baseUrl: BASE,
     apiKey: KEY,

@@ -7,7 +7,7 @@ import type { Limits, MsnapApi } from '../types.js';
 import type { SnapshotCursor } from './watch-cursor.js';
 
 /** Polls come at least this far apart: snapshots arrive 8 a second, a person reads far slower. */
-export const MIN_POLL_MS = 1000;
+const MIN_POLL_MS = 1000;
 /** The share of the key's minute limit a watch may use: the rest stays for the key's other work. */
 const POLL_SHARE = 0.25;
 

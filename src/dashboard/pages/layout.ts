@@ -14,7 +14,7 @@ export interface PageFrame {
 }
 
 /** The one script every page loads: the copy button and the charts (src/dashboard/page/). */
-export const PAGE_SCRIPT = '/assets/page/main.js';
+const PAGE_SCRIPT = '/assets/page/main.js';
 
 /** Use for a hidden CSRF field; every form of the dashboard has one. */
 export function csrfField(visitor: Visitor): SafeHtml {

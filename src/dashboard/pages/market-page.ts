@@ -6,7 +6,7 @@ import type { Visitor } from '../session.js';
 import { layout, notice, utc } from './layout.js';
 
 /** Scripts and styles of the charts: uPlot, served from the installed package. */
-export const CHART_ASSETS = { script: '/assets/uPlot.iife.min.js', style: '/assets/uPlot.min.css' } as const;
+const CHART_ASSETS = { script: '/assets/uPlot.iife.min.js', style: '/assets/uPlot.min.css' } as const;
 
 /** Everything the market page shows. */
 export interface MarketModel {

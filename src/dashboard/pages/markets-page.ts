@@ -34,7 +34,7 @@ function select(name: string, label: string, values: readonly string[], chosen: 
 }
 
 /** The query string of a page of the list with these filters. */
-export function marketsQuery(f: MarketFilters, page: number): string {
+function marketsQuery(f: MarketFilters, page: number): string {
   const q = new URLSearchParams();
   if (f.coin) q.set('coin', f.coin);
   if (f.marketType) q.set('market_type', f.marketType);

@@ -13,7 +13,7 @@ import type { RealMarket } from './real-market.js';
 
 /** How long after an hour's end its events may still arrive in the next hour's file: ticks that
  *  close are decided only once the next file is read (or the run ends). */
-export const LATE_ARRIVAL_MS = 60_000;
+const LATE_ARRIVAL_MS = 60_000;
 /** Markets opening this soon after an hour are read from it: their books before the open. */
 const PRE_OPEN_MS = 24 * HOUR_MS;
 /** Orders one hour's receipt order after every earlier hour's (ranks within a market stay below it). */

@@ -14,7 +14,7 @@ import { readClobFrame } from './clob-frames.js';
 import { readRtdsFrame } from './rtds-frames.js';
 
 /** The source name the market channel's spans are stored under. */
-export const CLOB_SOURCE = 'clob';
+const CLOB_SOURCE = 'clob';
 
 /** What the recorder counted, for the status line and the closing summary. */
 export interface RecorderStats {

@@ -20,8 +20,8 @@ export interface RtdsFrame {
 }
 
 /** The topic the recorder subscribes to, and the symbol of each coin on it. */
-export const CHAINLINK_TOPIC = 'crypto_prices_chainlink';
-export const CHAINLINK_SYMBOL: Readonly<Record<Coin, string>> = { BTC: 'btc/usd', ETH: 'eth/usd', SOL: 'sol/usd' };
+const CHAINLINK_TOPIC = 'crypto_prices_chainlink';
+const CHAINLINK_SYMBOL: Readonly<Record<Coin, string>> = { BTC: 'btc/usd', ETH: 'eth/usd', SOL: 'sol/usd' };
 const COIN_OF = new Map(Object.entries(CHAINLINK_SYMBOL).map(([coin, symbol]) => [symbol, coin as Coin]));
 
 /** Use to subscribe to the coins' Chainlink prices (one message). */

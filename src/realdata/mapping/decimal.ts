@@ -24,7 +24,7 @@ export function parseScaled(text: string, decimals: number): number {
 }
 
 /** Use for a value a Parquet reader gave as a number (a decimal column): the nearest count of 10^-decimals. */
-export function scaleNumber(value: number, decimals: number): number {
+function scaleNumber(value: number, decimals: number): number {
   return Math.round(value * POW10[decimals]!);
 }
 

@@ -44,7 +44,7 @@ export function publishedEvent(f: PublishedFields): MarketEvent | undefined {
 const decoder = new TextDecoder();
 
 /** Use for a `book` event's bids or asks (JSON text `[["0.48","120.5"], …]`, bytes, or `[{price, size}]`): its levels; [] for an empty or null side, undefined when unreadable. */
-export function bookLevels(v: unknown): ScaledLevel[] | undefined {
+function bookLevels(v: unknown): ScaledLevel[] | undefined {
   if (v === null || v === undefined || v === '') return [];
   let parsed: unknown = v;
   if (typeof v === 'string' || v instanceof Uint8Array) {

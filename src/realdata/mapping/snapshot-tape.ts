@@ -180,7 +180,7 @@ function asks(book: TokenBook): LevelList {
 }
 
 /** The first grid time of a market starting at `start` that is at or after `t`. */
-export function firstTickAtOrAfter(start: number, t: number): number {
+function firstTickAtOrAfter(start: number, t: number): number {
   if (t <= start) return start;
   return start + Math.ceil((t - start) / SNAPSHOT_INTERVAL_MS) * SNAPSHOT_INTERVAL_MS;
 }

@@ -147,7 +147,7 @@ function text(v: unknown): string {
 }
 
 /** Epoch ms from what a reader gives for a time column: a Date, a bigint or number of ms (µs and ns told by magnitude). */
-export function epochMs(v: unknown): number {
+function epochMs(v: unknown): number {
   if (v instanceof Date) return v.getTime();
   const n = typeof v === 'bigint' ? Number(v) : typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : Number.NaN;
   if (n > 1e17) return Math.floor(n / 1e6);

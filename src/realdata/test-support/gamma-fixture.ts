@@ -70,7 +70,7 @@ export function gammaTime(ms: number): string {
 }
 
 /** The fee schedule of 5m/15m markets from 2026-04-28 (BACKTEST.md). */
-export const DEFAULT_FEE_SCHEDULE: GammaFeeSchedule = { exponent: 1, rate: 0.07, takerOnly: true, rebateRate: 0.2 };
+const DEFAULT_FEE_SCHEDULE: GammaFeeSchedule = { exponent: 1, rate: 0.07, takerOnly: true, rebateRate: 0.2 };
 
 function numericId(text: string): string {
   let h = 0;
@@ -79,7 +79,7 @@ function numericId(text: string): string {
 }
 
 /** One market object of an event, as Gamma sends it. */
-export function gammaMarket(spec: GammaMarketSpec): Record<string, unknown> {
+function gammaMarket(spec: GammaMarketSpec): Record<string, unknown> {
   const state = spec.state ?? 'open';
   const upFirst = (spec.order ?? 'up-down') === 'up-down';
   const outcomes = upFirst ? ['Up', 'Down'] : ['Down', 'Up'];
@@ -167,7 +167,7 @@ export function gammaMarket(spec: GammaMarketSpec): Record<string, unknown> {
 }
 
 /** One event holding the market, as Gamma sends it. */
-export function gammaEvent(spec: GammaMarketSpec): Record<string, unknown> {
+function gammaEvent(spec: GammaMarketSpec): Record<string, unknown> {
   const market = gammaMarket(spec);
   const series = spec.slug.replace(/-\d+$/, '');
   return {

@@ -118,7 +118,7 @@ function decimalElement(precision: number, scale: number, storage: DecimalStorag
 }
 
 /** The v2 layout's Parquet schema (root first), as published. */
-export function pmxtSchema(decimals: DecimalStorage = 'fixed'): SchemaElement[] {
+function pmxtSchema(decimals: DecimalStorage = 'fixed'): SchemaElement[] {
   const price = decimalElement(9, 4, decimals);
   const byName: Record<(typeof PMXT_COLUMNS)[number], Omit<SchemaElement, 'name'>> = {
     timestamp_received: TIMESTAMP_MS,
@@ -248,7 +248,7 @@ export interface PmxtV1Row {
 }
 
 /** A few v1 rows, for when the content does not matter. */
-export const SAMPLE_V1_ROWS: readonly PmxtV1Row[] = [
+const SAMPLE_V1_ROWS: readonly PmxtV1Row[] = [
   {
     timestamp_received: 1767225600123,
     timestamp_created_at: 1767225600100,

@@ -115,7 +115,7 @@ function serveExtension(version: string): { version: string; snapshots_page_max:
 }
 
 /** A fresh `req_` + 12 lowercase hex. */
-export function newRequestId(): string {
+function newRequestId(): string {
   return `req_${randomBytes(6).toString('hex')}`;
 }
 

@@ -9,7 +9,7 @@ import { HttpException, quote } from '../http-error.js';
 
 const FIELDS = ['market_id', 'side', 'action', 'shares', 'max_price', 'min_price', 'type', 'price', 'ttl_ms', 'post_only'];
 /** The most shares one order may ask for (msnap decision: far above any book, far below float trouble). */
-export const MAX_ORDER_SHARES = 1_000_000_000;
+const MAX_ORDER_SHARES = 1_000_000_000;
 
 /** A checked order body: a market order, or a limit order to post. */
 export type OrderBody = { type: 'market'; order: OrderRequest } | { type: 'limit'; order: LimitRequest };

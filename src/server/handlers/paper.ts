@@ -14,7 +14,7 @@ import { readableMarket } from './market-lookup.js';
 import { orderRequest } from './paper-order-body.js';
 
 /** Default and maximum `limit` of GET paper/orders. */
-export const PAPER_ORDER_LIMITS: ListLimits = { default: 100, max: 1000 };
+const PAPER_ORDER_LIMITS: ListLimits = { default: 100, max: 1000 };
 
 /** The desk of this request: the store as the clock shows it, at the clock's now. */
 function deskOf(ctx: RouteContext): PaperDesk {

@@ -7,7 +7,7 @@ import type { MarketQuery } from '../store.js';
 /** The list order: newest start_time first, ties by market_id descending. */
 export const ORDER_NEWEST = 'ORDER BY start_time DESC, market_id DESC';
 /** A cutoff below every real start_time: the series has fewer markets than its cap. */
-export const NO_CUTOFF = -8_640_000_000_000_000;
+const NO_CUTOFF = -8_640_000_000_000_000;
 /** The cutoff of a series the window hides entirely (cap 0). */
 export const CLOSED_SERIES = Number.MAX_SAFE_INTEGER;
 const MAX_MARKET_MS = Math.max(...Object.values(MARKET_DURATION_MS));
@@ -19,7 +19,7 @@ export type Bind = (name: string, value: string | number) => string;
 export type WindowCutoffs = ReadonlyMap<string, number>;
 
 /** Use to key a series (coin and type) in WindowCutoffs. */
-export function seriesKey(coin: string, type: string): string {
+function seriesKey(coin: string, type: string): string {
   return `${coin}/${type}`;
 }
 

@@ -14,7 +14,7 @@ import { SIDE_BITS } from '../core/dense-page-writer.js';
 import { PRICE_SCALE } from '../core/price-scale.js';
 
 /** Slots of 125 ms per block: a dense market's 1,000-row page reads one or two blocks. */
-export const BLOCK_SLOTS = 1024;
+const BLOCK_SLOTS = 1024;
 export const BLOCK_MS = BLOCK_SLOTS * SNAPSHOT_INTERVAL_MS;
 /** Packed pairs refer only within one window of this many ms (as the SQLite store's rows). */
 const BOOK_WINDOW_MS = 4000;
@@ -175,7 +175,7 @@ export function encodeBooks(rows: BlockRows): Buffer | undefined {
 }
 
 /** True for books kept as text. */
-export function isText(b: StoredBooks): b is readonly [string, string] {
+function isText(b: StoredBooks): b is readonly [string, string] {
   return Array.isArray(b);
 }
 

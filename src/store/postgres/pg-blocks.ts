@@ -132,7 +132,7 @@ function mergeRows(cur: BlockRows, inc: BlockRows, from: number, to: number, cou
 }
 
 /** Use to store one block whole (replacing the one stored). */
-export async function writeBlock(tx: Pg, market: number, bucket: number, rows: BlockRows): Promise<void> {
+async function writeBlock(tx: Pg, market: number, bucket: number, rows: BlockRows): Promise<void> {
   const n = rows.t.length;
   let offGrid = 0;
   let books = 0;
@@ -154,7 +154,7 @@ export interface RowTables {
 }
 
 /** The legacy row tables a market of an older store sits in. */
-export const LEGACY_ROWS: RowTables = { snapshots: 'snapshots', orderbooks: 'orderbooks' };
+const LEGACY_ROWS: RowTables = { snapshots: 'snapshots', orderbooks: 'orderbooks' };
 
 type FoldRow = [number, number, number, number, string | null, string | null];
 

@@ -100,7 +100,7 @@ export function describePgUrl(url: string): string {
 }
 
 /** Checks the URL's shape; a UsageError in one line (without the password) when it is not one. */
-export function parsePgUrl(url: string): URL {
+function parsePgUrl(url: string): URL {
   let u: URL;
   try {
     u = new URL(url);

@@ -5,7 +5,7 @@ import { finished } from 'node:stream/promises';
 import { isConnectionError, type Pg } from './pg-connection.js';
 
 /** One value as COPY's text format wants it: \N for null, backslash escapes in text. */
-export function copyValue(v: string | number | boolean | null | undefined): string {
+function copyValue(v: string | number | boolean | null | undefined): string {
   if (v === null || v === undefined) return '\\N';
   if (typeof v === 'number') {
     if (!Number.isFinite(v)) throw new RangeError(`cannot copy the number ${v}`);
@@ -20,7 +20,7 @@ function escapeChar(c: string): string {
 }
 
 /** A batch of rows as COPY text: tab between values, newline after each row. */
-export function copyLines(rows: readonly (readonly (string | number | boolean | null | undefined)[])[]): string {
+function copyLines(rows: readonly (readonly (string | number | boolean | null | undefined)[])[]): string {
   let out = '';
   for (const row of rows) {
     for (let i = 0; i < row.length; i++) out += (i === 0 ? '' : '\t') + copyValue(row[i]);

@@ -9,7 +9,7 @@ import { SNAPSHOT_INTERVAL_MS } from '../../domain/market.js';
 import { hashKeys, uniformAt } from '../../random/prng.js';
 
 /** Levels per side of a seeded orderbook (the contract allows up to 8). */
-export const ORDERBOOK_LEVELS = 8;
+const ORDERBOOK_LEVELS = 8;
 const MIN_SPELL = 8;
 const SPELL_SPREAD = 33;
 

@@ -14,7 +14,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export { DEFAULT_FULL_MARKETS } from './seed-defaults.js';
 
 /** Snapshots this close to the clock carry orderbooks, unless a seed says otherwise. */
-export const DEFAULT_ORDERBOOK_MS = 10 * 60_000;
+const DEFAULT_ORDERBOOK_MS = 10 * 60_000;
 
 /** Options for seedDatabase; `now` is the clock the data ends at (the active markets contain it). */
 export interface SeedOptions {

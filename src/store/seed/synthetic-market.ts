@@ -19,7 +19,7 @@ import { COARSE_STEP_MS, pricePath, yearsOf, type PricePath } from './price-path
 import { hashKeys, mulberry32, normalCdf } from '../../random/prng.js';
 
 /** Realistic levels and annualised volatilities: each coin's path wanders around its level. */
-export const COIN_MODELS: Record<Coin, { startPrice: number; sigma: number; decimals: number }> = {
+const COIN_MODELS: Record<Coin, { startPrice: number; sigma: number; decimals: number }> = {
   BTC: { startPrice: 97_000, sigma: 0.55, decimals: 2 },
   ETH: { startPrice: 3_500, sigma: 0.7, decimals: 2 },
   SOL: { startPrice: 200, sigma: 0.85, decimals: 3 },

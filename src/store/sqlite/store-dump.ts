@@ -10,7 +10,7 @@ import { BookReader, isPacked } from './books/book-reader.js';
 import { marketColumns } from './reads/market-columns.js';
 
 /** Rows per batch: big enough to amortise a write, small enough to keep memory flat. */
-export const DUMP_BATCH_ROWS = 10_000;
+const DUMP_BATCH_ROWS = 10_000;
 
 /** Use with a (read-only) connection to an msnap SQLite database; tables an older schema lacks read as empty. */
 export class StoreDump implements StoreDumpSource {

@@ -37,7 +37,7 @@ function kindOf(st: Stats): TargetKind {
 }
 
 /** Where a path really leads: symlinks followed, also a dangling one (its target is created). */
-export function resolveTarget(target: string): { path: string; kind: TargetKind } {
+function resolveTarget(target: string): { path: string; kind: TargetKind } {
   let path = resolve(target);
   for (let hops = 0; hops < 40; hops++) {
     let st: Stats;

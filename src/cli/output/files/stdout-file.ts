@@ -6,7 +6,7 @@ import { fstatSync, ftruncateSync, writeSync } from 'node:fs';
 import { Writable } from 'node:stream';
 
 /** A synchronous writer to `fd` that retries short writes, so ENOSPC surfaces as an 'error'. */
-export class FdWriter extends Writable {
+class FdWriter extends Writable {
   /** Never a terminal: it is used only for a regular file. */
   readonly isTTY = false;
   // The file's size before the export: `>` left it empty, `>>` appends after what it held.

@@ -22,7 +22,7 @@ const CELLS_PER_GROUP = 500_000;
 const MAX_GROUP_ROWS = 8_192;
 
 /** Use to check, before any request, that a schema can be written as Parquet. */
-export function parquetColumns<T>(schema: RecordSchema<T>): Column<T>[] {
+function parquetColumns<T>(schema: RecordSchema<T>): Column<T>[] {
   const columns = machineColumns(schema);
   if (columns.some((c) => c.parquet === undefined)) {
     throw new UsageError('this command has no Parquet output (snapshots, bars, markets and at have); use --csv, --ndjson or --json');

@@ -4,7 +4,7 @@ import type { Snapshot } from '../../../domain/market.js';
 import type { Column } from './schema.js';
 
 /** Levels kept per side and book (the contract's depth). */
-export const ORDERBOOK_DEPTH = 8;
+const ORDERBOOK_DEPTH = 8;
 
 /** One orderbook level, whichever shape the record carries. */
 export interface Level {

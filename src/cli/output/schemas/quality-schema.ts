@@ -8,7 +8,7 @@ function duration(ms: number): string {
 }
 
 /** A gap as `2025-11-22T00:01:00.125Z+10s` (where it starts and how long nothing arrived). */
-export function gapText(g: Gap): string {
+function gapText(g: Gap): string {
   return `${isoCell(g.from)}+${duration(g.to - g.from)}`;
 }
 

@@ -85,7 +85,7 @@ export function createSpinnerProgress(
 }
 
 /** How often a plain progress line is written. */
-export const LINE_PROGRESS_MS = 5000;
+const LINE_PROGRESS_MS = 5000;
 
 /** A plain-text progress for logs and NO_COLOR: `poll` is what its timer calls (tests call it with a moved clock). */
 export interface LineProgress extends Progress {

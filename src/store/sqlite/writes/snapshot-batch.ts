@@ -5,7 +5,7 @@ import type { Statement } from 'better-sqlite3';
 import type { BlockRuns } from '../dense-blocks.js';
 
 /** Rows per multi-row INSERT: 5 bound values each keeps it far below SQLite's parameter cap. */
-export const BATCH_ROWS = 128;
+const BATCH_ROWS = 128;
 const COLUMNS = 5;
 
 /**
