@@ -51,3 +51,24 @@ describe('folder size', () => {
     expect(crowded).toEqual([]);
   });
 });
+
+describe('architecture map', () => {
+  // docs/architecture.md maps every folder of src/ (issue 32): a new folder without its line fails.
+  const map = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8');
+  function folders(dir: string): string[] {
+    return readdirSync(dir).flatMap((name) => {
+      const path = join(dir, name);
+      return statSync(path).isDirectory() && name !== 'test-support' ? [path, ...folders(path)] : [];
+    });
+  }
+
+  it('names every folder of src/, as src/NAME/ or as NAME/ under its parent', () => {
+    const all = folders(join(ROOT, 'src')).map((d) => relative(ROOT, d));
+    expect(all.length).toBeGreaterThan(20);
+    const unnamed = all.filter((dir) => {
+      const base = dir.split('/').at(-1)!;
+      return !map.includes(`${dir}/`) && !new RegExp(`(^|[\\s(])${base}/`, 'm').test(map);
+    });
+    expect(unnamed).toEqual([]);
+  });
+});
