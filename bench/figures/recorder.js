@@ -8,7 +8,7 @@
 // its resident memory at the start and the end of the measured window.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { cpuMs, MSNAP_BIN, ROOT, rssMb } from '../child-process.js';
 import { describeTarget, judge } from '../targets.js';
@@ -101,6 +101,12 @@ function percentile(values, q) {
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
 }
 
+/** The store's bytes on disk (file and WAL): SQLite's page cache (64 MiB) grows with them, so RSS may too. */
+function storeMb(db) {
+  const size = (p) => (existsSync(p) ? statSync(p).size : 0);
+  return (size(db) + size(`${db}-wal`)) / 1e6;
+}
+
 /** Least-squares slope of { at (ms), rss (MB) } samples, in MB per minute (null under 3 samples). */
 function slopePerMinute(samples) {
   if (samples.length < 3) return null;
@@ -168,13 +174,13 @@ export async function recorderFigure(ctx) {
       const through = reader.prepare('SELECT max(to_ms) FROM realdata_spans').pluck().get();
       if (through !== null) polls.push({ wall: Date.now(), through });
       if (!window && Date.now() - started >= spec.warmupSeconds * 1000) {
-        window = { from: Date.now(), cpu: cpuMs(child.pid), rss: rssMb(child.pid), markets: feed.markets(), sent: feed.sent() };
+        window = { from: Date.now(), cpu: cpuMs(child.pid), rss: rssMb(child.pid), disk: storeMb(db), markets: feed.markets(), sent: feed.sent() };
       }
       // Halfway through the window: whether memory still grows then, or had settled.
       if (window && (rssSamples.length === 0 || Date.now() - rssSamples.at(-1).at >= 10_000)) rssSamples.push({ at: Date.now(), rss: rssMb(child.pid) });
       if (window && window.midRss === undefined && Date.now() - started >= (spec.warmupSeconds + spec.seconds / 2) * 1000) window.midRss = rssMb(child.pid);
     }
-    const end = { at: Date.now(), cpu: cpuMs(child.pid), rss: rssMb(child.pid), sent: feed.sent() };
+    const end = { at: Date.now(), cpu: cpuMs(child.pid), rss: rssMb(child.pid), disk: storeMb(db), sent: feed.sent() };
     // Each tick due inside the window: the first poll that saw the span pass it.
     const lags = [];
     let k = 0;
@@ -210,6 +216,7 @@ export async function recorderFigure(ctx) {
         { name: 'Recorder: RSS at the end / at the start', value: growth, unit: 'x', target: describeTarget(RSS_GROWTH_TARGET, 'x'), verdict: judge({ value: growth, ...RSS_GROWTH_TARGET }) },
         { name: 'Recorder: RSS at the end / halfway', value: end.rss / window.midRss, unit: 'x' },
         { name: 'Recorder: RSS slope over the second half (least squares, samples every 10 s)', value: slope ?? 'n/a', unit: ' MB/min' },
+        { name: 'Recorder: RSS growth / store growth on disk over the window', value: `${(end.rss - window.rss).toFixed(1)} / ${(end.disk - window.disk).toFixed(1)} MB` },
         { name: 'Recorder: events fed per second (measured)', value: rate, unit: '/s' },
       ],
       commands: [`msnap record ${pairs.join(' ')} --db DB   # MSNAP_CLOB_WS_URL, MSNAP_RTDS_URL, MSNAP_GAMMA_URL: the local fakes`],
