@@ -41,6 +41,16 @@ export async function openSqliteFile(location: string, opts: SqliteStoreOptions 
   }
 }
 
+/** Use to read an SQLite file (msnap --db FILE): read-only, with the SQLite store's own export text; not an msnap database is a UsageError. */
+export async function openSqliteReader(file: string): Promise<SqliteStore> {
+  const { openSqliteStore } = await import('./sqlite/open.js');
+  try {
+    return openSqliteStore(file, { readonly: true });
+  } catch (err) {
+    throw new UsageError(`${file} is not an msnap database: ${(err as Error).message}`);
+  }
+}
+
 /**
  * Use to open the store `location` names: PostgreSQL by URL, else the SQLite file (SQLite options
  * apply to it only, but `readonly`: PostgreSQL then runs every transaction read-only and migrates
