@@ -3,6 +3,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { UsageError } from '../errors.js';
 import type { BulkLoadStore } from './bulk-store.js';
+import type { RecordWrites } from './record-writes.js';
 import { diskFullError } from './disk-full.js';
 import { isPostgresUrl, storeName } from './db-path.js';
 import type { MarketSource } from '../domain/market-series.js';
@@ -23,6 +24,8 @@ export interface OpenedStore extends MirrorStore {
   directBulk(): BulkLoadStore | undefined;
   /** Where pulled markets came from, per source (empty when nothing was pulled). */
   origins(): OriginSummary[] | Promise<OriginSummary[]>;
+  /** The port `msnap record` and serve --record write real data through (SQLite: the bulk writer). */
+  recordWrites(): RecordWrites;
   /** A page of snapshot records, for local reads that skip HTTP (LocalApi). */
   snapshotPage(marketId: string, q: SnapshotQuery): { snapshots: Snapshot[]; total: number } | Promise<{ snapshots: Snapshot[]; total: number }>;
 }
