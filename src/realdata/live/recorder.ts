@@ -37,7 +37,7 @@ export class Recorder {
   readonly stats: RecorderStats = { frames: 0, badFrames: 0, events: 0, prices: 0, gaps: 0, marketsAdded: 0, snapshots: 0, lagMs: 0 };
   private readonly active = new Map<string, RealMarket>();
   private readonly byToken = new Map<string, string>();
-  private readonly buffered = new Map<string, SequencedEvent[]>();
+  private buffered = new Map<string, SequencedEvent[]>();
   /** The market channel's spans since the last flush: closed ones, and the one open now. */
   private closedSpans: { from: number; to: number }[] = [];
   private openSince: number | null = null;
@@ -129,7 +129,11 @@ export class Recorder {
       this.closedSpans.push({ from: this.openSince, to: now });
       this.openSince = null;
     }
+    // Taken now: frames and drops that come while the batch awaits its store belong to the next one.
     const spans = this.closedSpans;
+    const buffered = this.buffered;
+    this.closedSpans = [];
+    this.buffered = new Map();
     const open = this.openSince;
     const openTo = open === null ? undefined : Math.max(open, now - this.o.lagMs);
     const ticks = this.prices.takeUnsaved();
@@ -143,7 +147,7 @@ export class Recorder {
         if (open !== null && openTo! > open) await r.coverSpan(CLOB_SOURCE, open, openTo!);
         for (const m of this.active.values()) {
           const l = await this.store.open(m);
-          const events = this.buffered.get(m.marketId);
+          const events = buffered.get(m.marketId);
           if (events) l.tape.push(events);
           for (const s of spans) {
             l.tape.cover(s.from, s.to);
@@ -161,11 +165,13 @@ export class Recorder {
         }
       });
     } catch (err) {
+      // Nothing of the batch was kept: what it took goes back before what came meanwhile.
       this.prices.restoreUnsaved(ticks);
+      this.closedSpans = [...spans, ...this.closedSpans];
+      for (const [id, later] of this.buffered) buffered.set(id, [...(buffered.get(id) ?? []), ...later]);
+      this.buffered = buffered;
       throw err;
     }
-    this.closedSpans = [];
-    this.buffered.clear();
     for (const m of ended) this.drop(m);
     this.stats.marketsAdded = this.store.counts.marketsAdded;
     this.stats.snapshots += this.store.counts.snapshots - before;

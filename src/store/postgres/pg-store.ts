@@ -16,11 +16,11 @@ import { moveRowsToBlocks } from './pg-block-migration.js';
 import { PgAccounts } from './pg-accounts.js';
 import { PgPaperLedger } from './pg-paper-ledger.js';
 import { connectPg, describePgUrl, guarded, withDeadline, isConnectionError, redact, unavailableOr, type Pg, type PgStoreOptions } from './pg-connection.js';
-import { pgOriginSummary, PgMirrorState, PgMirrorWriter } from './pg-mirror-writer.js';
+import { pgOriginSummary, PgMirrorState, PgMirrorWriter } from './writes/pg-mirror-writer.js';
 import { PgMarketReads } from './pg-market-reads.js';
 import { checkSchemaName, migratePg, PG_MIGRATIONS } from './pg-migrations.js';
 import { PgSnapshotReads } from './pg-snapshot-reads.js';
-import { pgRecordedThrough, PgRecordWriter } from './pg-record-writer.js';
+import { pgRecordedThrough, PgRecordWriter } from './writes/pg-record-writer.js';
 import { inTransaction, type ConnectionState } from './pg-transaction.js';
 
 export type { PgStoreOptions } from './pg-connection.js';

@@ -4,14 +4,14 @@
 // and spans written as they come, and the batch's snapshots with their books buffered and merged
 // into the markets' blocks at flush (pg-blocks.ts, the layout every PostgreSQL read serves), then
 // the summaries refreshed as a load refreshes them. A rolled-back batch leaves nothing.
-import { MARKET_DETAIL_FIELDS } from '../../domain/market.js';
-import type { BookPair } from '../core/book-codec.js';
-import type { MarketWrite } from '../core/write-records.js';
-import type { MarketRef, RealdataWrites, RealMarketSource, RecordRows, RecordWrites } from '../record-writes.js';
-import { emptyRows, type BlockRows } from './pg-block-codec.js';
-import { mergeIntoBlocks, moveMarketToBlocks } from './pg-blocks.js';
-import { isConnectionError, type Pg } from './pg-connection.js';
-import { refreshSql } from './pg-load-sql.js';
+import { MARKET_DETAIL_FIELDS } from '../../../domain/market.js';
+import type { BookPair } from '../../core/book-codec.js';
+import type { MarketWrite } from '../../core/write-records.js';
+import type { MarketRef, RealdataWrites, RealMarketSource, RecordRows, RecordWrites } from '../../record-writes.js';
+import { emptyRows, type BlockRows } from '../pg-block-codec.js';
+import { mergeIntoBlocks, moveMarketToBlocks } from '../pg-blocks.js';
+import { isConnectionError, type Pg } from '../pg-connection.js';
+import { refreshSql } from '../pg-load-sql.js';
 import type postgres from 'postgres';
 
 /** One snapshot of a batch, with its books when they came. */
