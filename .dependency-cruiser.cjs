@@ -53,6 +53,16 @@ module.exports = {
       to: { path: '^src/store/(sqlite|postgres)/' },
     },
     {
+      name: 'only-the-store-ports-reach-a-backend',
+      severity: 'error',
+      comment: 'Every layer, src/store\'s own seed and import included, writes and reads through the ports of src/store (store.ts, bulk-store.ts, record-writes.ts, mirror-store.ts); open-store.ts loads a backend, src/store/copy is the one place that knows both, and tests may build one.',
+      from: {
+        path: '^src/',
+        pathNot: ['^src/store/(sqlite|postgres|copy|conformance)/', '^src/store/open-store\\.ts$', '\\.test\\.ts$', '/test-support/'],
+      },
+      to: { path: '^src/store/(sqlite|postgres)/' },
+    },
+    {
       name: 'backtest-never-imports-a-backend',
       severity: 'error',
       comment: 'msnap/backtest must not load a native driver a service-backed run does not need: a store file is read through open-store.ts (openSeriesFile), which loads the backend on first use.',

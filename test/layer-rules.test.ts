@@ -23,6 +23,11 @@ const TREE: Record<string, string> = {
   'src/backtest/series/local-source.ts': "import { open } from '../../store/sqlite/open';\nimport { openStore } from '../../store/open-store';\nexport const s = [open, openStore];\n",
   'src/backtest/driver.ts': "import Database from 'better-sqlite3';\nexport const d = Database;\n",
   'src/mcp/tools.test.ts': "import { x } from '../cli/arguments';\nexport const compared = x;\n",
+  'src/store/record-writes.ts': 'export const port = 1;\n',
+  'src/store/sqlite/writes/bulk-writer.ts': "import { port } from '../../record-writes';\nexport const BulkWriter = port;\n",
+  'src/realdata/live/recorder.ts': "import { port } from '../../store/record-writes';\nimport { BulkWriter } from '../../store/sqlite/writes/bulk-writer';\nexport const r = [port, BulkWriter];\n",
+  'src/store/seed/seed.ts': "import { BulkWriter } from '../sqlite/writes/bulk-writer';\nexport const s = BulkWriter;\n",
+  'src/realdata/live/recorder.test.ts': "import { BulkWriter } from '../../store/sqlite/writes/bulk-writer';\nexport const t = BulkWriter;\n",
 };
 
 let root: string;
@@ -59,7 +64,17 @@ describe('the layer rules', () => {
     expect(backend.sort()).toEqual(['src/backtest/driver.ts -> better-sqlite3', 'src/backtest/series/local-source.ts -> src/store/sqlite/open.ts']);
   });
 
+  it('refuse a backend anywhere outside the store backends and open-store.ts (tests aside): the ports are the way in', () => {
+    const outside = violations.filter((v) => v.rule === 'only-the-store-ports-reach-a-backend').map((v) => `${v.from} -> ${v.to}`);
+    expect(outside.sort()).toEqual([
+      'src/backtest/series/local-source.ts -> src/store/sqlite/open.ts',
+      'src/realdata/live/recorder.ts -> src/store/sqlite/writes/bulk-writer.ts',
+      'src/store/seed/seed.ts -> src/store/sqlite/writes/bulk-writer.ts',
+    ]);
+  });
+
   it('find nothing else in the tree: the CLI over the service, the service over the store port', () => {
-    expect(violations.filter((v) => !['only-the-cli-imports-the-cli', 'backtest-never-imports-a-backend'].includes(v.rule))).toEqual([]);
+    const rules = ['only-the-cli-imports-the-cli', 'backtest-never-imports-a-backend', 'only-the-store-ports-reach-a-backend'];
+    expect(violations.filter((v) => !rules.includes(v.rule))).toEqual([]);
   });
 });

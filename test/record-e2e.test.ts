@@ -12,17 +12,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildIfStale, createKey, msnap, spawnMsnap, startServe } from './support/msnap-process.js';
 import { openStream, type Frame } from './support/stream-client.js';
 import { DIALECTS, dialectMarketIds, dialectSnapshots } from './support/dialect-snapshots.js';
-import { runRecord, type RecordFlags } from '../src/cli/commands/record.js';
-import { runWithGlobals } from '../src/cli/deps.js';
-import { fakeContext } from '../src/cli/test-support/fake-cli.js';
 import { realMarket } from '../src/realdata/import/import-sources.js';
 import { importPolymarket } from '../src/realdata/import/polymarket-import.js';
 import { fetchGammaMarkets } from '../src/realdata/gamma/gamma-fetch.js';
 import { ChainlinkPrices } from '../src/realdata/live/chainlink-prices.js';
-import type { RecordingStatus } from '../src/realdata/live/recording.js';
 import { parseScaled } from '../src/realdata/mapping/decimal.js';
-import { startFakePolymarketSockets, type FakePolymarketSockets } from '../src/realdata/test-support/fake-polymarket-sockets.js';
-import { startFakeSources, type FakeSources } from '../src/realdata/test-support/fake-sources-server.js';
+import { startFakePolymarketSockets } from '../src/realdata/test-support/fake-polymarket-sockets.js';
+import { startFakeSources } from '../src/realdata/test-support/fake-sources-server.js';
 import { FakeMarketFeed } from '../src/realdata/test-support/fake-market-feed.js';
 import type { GammaMarketSpec } from '../src/realdata/test-support/gamma-fixture.js';
 import { FAST_RETRY } from '../src/realdata/test-support/local-http.js';
@@ -31,13 +27,7 @@ import { scenarioMarket, splitIntoHourFiles } from '../src/realdata/test-support
 import { chainlinkPoints, clobRows, readRawDir } from '../src/realdata/test-support/raw-frames-pmxt.js';
 import { referenceNdjson, referencePriceAt, referenceSnapshots } from '../src/realdata/test-support/reference-snapshots.js';
 import { openBulkStore } from '../src/store/open-store.js';
-
-const SPEED = 25;
-const FIVE_MIN = 300_000;
-const HOUR = 3_600_000;
-/** Recorder timings in real ms, but lagMs, which is clock time: 400 ms at SPEED, so a frame delivered late by a loaded machine is still on time for its tick (the reference takes every frame at its own time). */
-// pruneMs: prices no market needs are forgotten often, so the edge prices checked below prove none needed was.
-const TIMINGS = { flushMs: 40, lagMs: 10_000, stallMs: 800, clobPingMs: 200, rtdsPingMs: 200, gammaPollMs: 150, resolvePollMs: 150, pruneMs: 50, backoff: { baseMs: 40, capMs: 200 } };
+import { FIVE_MIN, record, sleep, TIMINGS, until, world } from './support/record-world.js';
 
 let dir: string;
 
@@ -47,77 +37,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** A clock running `speed` times real time from `from`. */
-function fastClock(from: number, speed = SPEED): () => number {
-  const r0 = performance.now();
-  return () => Math.floor(from + (performance.now() - r0) * speed);
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until(cond: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await sleep(20);
-  }
-}
-
-interface World {
-  boundary: number;
-  now: () => number;
-  specs: GammaMarketSpec[];
-  sources: FakeSources;
-  sockets: FakePolymarketSockets;
-  feed: FakeMarketFeed;
-  flags: (db: string, raw: string) => RecordFlags;
-  /** Resolves A once the clock passes its end by `lateMs`, B likewise. */
-  resolveLate(lateMs: number): () => void;
-}
-
-/** Two BTC 5m markets A and B meeting at a boundary inside an hour of the past; the clock starts a minute before it (room for a slow start). */
-async function world(seed: number, opts: { speed?: number; lead?: number } = {}): Promise<World> {
-  const hour = Math.floor((Date.now() - 3 * HOUR) / HOUR) * HOUR;
-  const boundary = hour + 30 * 60_000;
-  const now = fastClock(boundary - (opts.lead ?? 60_000), opts.speed);
-  const ab = [boundary - FIVE_MIN, boundary].map((start) => ({ ...scenarioMarket(`rec-${seed}-${start}`, start, start + FIVE_MIN), slug: `btc-updown-5m-${start / 1000}` }));
-  const specs: GammaMarketSpec[] = ab.map((m) => ({ slug: m.slug, conditionId: m.conditionId, tokenUp: m.tokenUp, tokenDown: m.tokenDown, start: m.start, end: m.end }));
-  const sources = await startFakeSources({ gamma: specs });
-  const sockets = await startFakePolymarketSockets();
-  const feed = new FakeMarketFeed(sockets, now, ab, [{ symbol: 'btc/usd', price: 84_123.45 }], seed);
-  const winners = ['Up', 'Down'] as const;
-  return {
-    boundary,
-    now,
-    specs,
-    sources,
-    sockets,
-    feed,
-    flags: (db, raw) => ({ pairs: [{ coin: 'BTC', type: '5m' }], db, raw, clobUrl: sockets.clobUrl, rtdsUrl: sockets.rtdsUrl, gammaUrl: sources.url, verbose: true }),
-    resolveLate: (lateMs) => () =>
-      sources.setGamma(specs.map((s, i) => (now() >= s.end + lateMs ? { ...s, state: 'resolved', winner: winners[i] } : s))),
-  };
-}
-
-/** Runs the recorder until `stopWhen` holds (checked with the clock), then stops it as Ctrl-C would. */
-async function record(w: World, db: string, raw: string, stopWhen: () => boolean, onTick: () => void = () => undefined, timings: Partial<typeof TIMINGS> = TIMINGS) {
-  const { ctx, stderr } = fakeContext({ env: {} });
-  const stop = new AbortController();
-  let status: RecordingStatus | undefined;
-  const run = runWithGlobals(ctx, {}, async (deps) => {
-    status = await runRecord(w.flags(db, raw), deps, { now: w.now, timings, gammaGet: FAST_RETRY, signal: stop.signal });
-  });
-  let failed: unknown;
-  run.catch((err: unknown) => (failed = err));
-  await until(() => {
-    if (failed) throw failed as Error;
-    onTick();
-    return stopWhen();
-  }, 60_000);
-  stop.abort();
-  await run;
-  return { status: status!, log: stderr.text() };
-}
 
 async function snapshotsOf(db: string, id: string): Promise<string> {
   const r = await msnap(['snapshots', id, '--db', db, '--orderbook', '--ndjson', '--quiet'], { cwd: dir, keepFinalNewline: true });

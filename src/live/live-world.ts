@@ -4,8 +4,7 @@
 // that ended, and the orderbook window moved on. Rows come from synthetic-market.ts, the same
 // functions the seed uses, so they equal what a seed made at `now` would hold.
 import { COINS, MARKET_DURATION_MS, MARKET_TYPES, SNAPSHOT_INTERVAL_MS, type Coin, type MarketType } from '../domain/market.js';
-import type { BulkWriter } from '../store/sqlite/writes/bulk-writer.js';
-import type { WorldState } from '../store/sqlite/writes/synthetic-world.js';
+import type { BulkWrites, WorldState } from '../store/bulk-store.js';
 import { SyntheticCoin } from '../store/seed/synthetic-market.js';
 
 /** How far back a catch-up writes snapshots: markets that ended earlier get price_end and winner only. */
@@ -32,7 +31,7 @@ export class LiveWorld {
   private coins: { seed: number; bySymbol: Map<Coin, SyntheticCoin> } | undefined;
 
   constructor(
-    private readonly bulk: BulkWriter,
+    private readonly bulk: BulkWrites,
     opts: LiveWorldOptions = {},
   ) {
     this.catchUpMs = opts.catchUpMs ?? CATCH_UP_MS;

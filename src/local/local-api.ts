@@ -7,7 +7,7 @@ import { parseMarketId, type Market, type Snapshot } from '../domain/market.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import type { Store, SnapshotQuery } from '../store/store.js';
 import { isPostgresUrl } from '../store/db-path.js';
-import { openStore } from '../store/open-store.js';
+import { openSqliteReader, openStore } from '../store/open-store.js';
 import { VERSION } from '../version.js';
 import { listMarkets } from '../client/markets/market-listing.js';
 import { normalizeSnapshot } from '../client/normalize.js';
@@ -35,12 +35,7 @@ export type ReadStore = Pick<Store, 'listMarkets' | 'getMarket' | 'nearestSnapsh
 export async function openLocalApi(path: string, now: () => number): Promise<LocalApi> {
   if (isPostgresUrl(path)) return new LocalApi(await openStore(path, { readonly: true }), now);
   if (!existsSync(path)) throw new UsageError(`no such database: ${path} (make one with msnap pull or msnap serve seed)`);
-  const { openSqliteStore } = await import('../store/sqlite/open.js');
-  try {
-    return new LocalApi(openSqliteStore(path, { readonly: true }), now);
-  } catch (err) {
-    throw new UsageError(`${path} is not an msnap database: ${(err as Error).message}`);
-  }
+  return new LocalApi(await openSqliteReader(path), now);
 }
 
 /** Use where a command reads a local store: the MsnapApi of `msnap serve` over that file, without HTTP. */

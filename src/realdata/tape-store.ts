@@ -4,8 +4,7 @@
 // at any point resumes exactly where its last committed batch left off.
 import type { Coin } from '../domain/market.js';
 import { PRICE_SCALE, toScaled } from '../store/core/price-scale.js';
-import type { BulkWriter, MarketRef } from '../store/sqlite/writes/bulk-writer.js';
-import type { SnapshotBatchWriter } from '../store/sqlite/writes/snapshot-batch.js';
+import type { MarketRef, RecordRows, RecordWrites } from '../store/record-writes.js';
 import { PRICE_DECIMALS } from './mapping/decimal.js';
 import { SnapshotTape, type PriceAt, type SavedTape, type SnapshotSink } from './mapping/snapshot-tape.js';
 import type { RealMarket } from './import/real-market.js';
@@ -31,17 +30,17 @@ export interface TapeStoreCounts {
 
 const noPrice: PriceAt = () => undefined;
 
-/** Use for one run of an import or a recording over one store's bulk writer. */
+/** Use for one run of an import or a recording over one store's record port (SQLite or PostgreSQL). */
 export class TapeStore {
   readonly counts: TapeStoreCounts = { marketsAdded: 0, snapshots: 0, snapshotsSkipped: 0, books: 0, writeMs: 0 };
   private readonly live = new Map<string, LiveMarket>();
   private readonly prices = new Map<Coin, PriceAt | undefined>();
-  private writer: SnapshotBatchWriter | undefined;
+  private writer: RecordRows | undefined;
   private current: LiveMarket | undefined;
   private readonly sink: SnapshotSink;
 
   constructor(
-    readonly bulk: BulkWriter,
+    readonly bulk: RecordWrites,
     private readonly opts: { priceSource: 'binance' | 'chainlink'; prices: (coin: Coin) => PriceAt | undefined },
   ) {
     this.sink = {
@@ -66,15 +65,15 @@ export class TapeStore {
   }
 
   /** True when the market has a row and a saved tape in the store. */
-  hasSaved(marketId: string): boolean {
-    return this.bulk.marketRef(marketId) !== undefined && this.bulk.realdata.state(marketId) !== undefined;
+  async hasSaved(marketId: string): Promise<boolean> {
+    return (await this.bulk.marketRef(marketId)) !== undefined && (await this.bulk.realdata.state(marketId)) !== undefined;
   }
 
   /** The market's tape: from this run, else restored from the store, else new (its row written). Inside a batch only. */
-  open(m: RealMarket): LiveMarket {
+  async open(m: RealMarket): Promise<LiveMarket> {
     let l = this.live.get(m.marketId);
     if (l) return l;
-    const { ref, created } = this.bulk.upsertMarket({
+    const { ref, created } = await this.bulk.upsertMarket({
       marketId: m.marketId,
       coin: m.coin,
       marketType: m.marketType,
@@ -86,8 +85,8 @@ export class TapeStore {
       details: { condition_id: m.conditionId, clob_token_up: m.tokenUp, clob_token_down: m.tokenDown, event_id: m.eventId },
     });
     if (created) this.counts.marketsAdded++;
-    this.bulk.realdata.setSource(ref.rowid, { slug: m.slug, feeSchedule: m.fees ? JSON.stringify(m.fees) : null, priceSource: this.opts.priceSource });
-    const saved = this.bulk.realdata.state(m.marketId);
+    await this.bulk.realdata.setSource(ref.rowid, { slug: m.slug, feeSchedule: m.fees ? JSON.stringify(m.fees) : null, priceSource: this.opts.priceSource });
+    const saved = await this.bulk.realdata.state(m.marketId);
     const tape = new SnapshotTape(
       { marketId: m.marketId, startTime: m.startTime, endTime: m.endTime, tokenUp: m.tokenUp, tokenDown: m.tokenDown },
       saved ? (JSON.parse(saved) as SavedTape) : undefined,
@@ -113,15 +112,15 @@ export class TapeStore {
   }
 
   /** Saves the market's tape with the batch. */
-  save(l: LiveMarket): void {
-    this.bulk.realdata.saveState(l.market.marketId, JSON.stringify(l.tape.save()));
+  async save(l: LiveMarket): Promise<void> {
+    await this.bulk.realdata.saveState(l.market.marketId, JSON.stringify(l.tape.save()));
   }
 
   /** Sets the market's start and end prices (the price rule at its edges) and Gamma's winner. */
-  settle(l: LiveMarket): void {
+  async settle(l: LiveMarket): Promise<void> {
     const price = this.priceFor(l.market.coin);
     const edge = (t: number) => (price ? (price(t) ?? null) : null);
-    this.bulk.realdata.setOutcome(l.ref.rowid, edge(l.market.startTime), edge(l.market.endTime), l.market.winner);
+    await this.bulk.realdata.setOutcome(l.ref.rowid, edge(l.market.startTime), edge(l.market.endTime), l.market.winner);
   }
 
   /**
@@ -130,18 +129,18 @@ export class TapeStore {
    * of this run are dropped, so the next use restores them from what the store last committed.
    */
   async batch(fn: () => void | Promise<void>): Promise<void> {
-    this.bulk.begin();
+    await this.bulk.begin();
     this.writer = this.bulk.snapshotWriter();
     try {
       await fn();
       const started = performance.now();
-      this.writer.flush();
+      await this.writer.flush();
       this.counts.snapshotsSkipped += this.writer.skipped;
-      this.bulk.refreshMarkets([...this.live.values()].map((l) => l.ref.rowid), this.writer);
-      this.bulk.commit();
+      await this.bulk.refreshMarkets([...this.live.values()].map((l) => l.ref.rowid), this.writer);
+      await this.bulk.commit();
       this.counts.writeMs += performance.now() - started;
     } catch (err) {
-      this.bulk.rollback();
+      await this.bulk.rollback();
       this.live.clear();
       throw err;
     } finally {

@@ -3,7 +3,7 @@
 // right after the write, as --live does); stopping flushes what was received before the store closes.
 import type { Coin, MarketType } from '../domain/market.js';
 import type { RecordingTimings } from '../realdata/live/recording.js';
-import type { BulkLoadStore } from '../store/bulk-store.js';
+import type { RecordWrites } from '../store/record-writes.js';
 import type { LiveRun } from './live-run.js';
 
 /** What serve --record records and from where (the URLs as `msnap record` takes them). */
@@ -28,9 +28,9 @@ export interface RecordRun extends Pick<LiveRun, 'through' | 'onAdvance'> {
 /** Bad frames logged one by one; the rest are only counted, as `msnap record` does without --verbose. */
 const MAX_BAD_FRAMES_LOGGED = 5;
 
-/** Use in startService before listening, on an SQLite store. */
+/** Use in startService before listening, on its store (an SQLite file or PostgreSQL). */
 export async function prepareRecord(
-  store: BulkLoadStore & { recordedThrough?(): Promise<number | undefined> },
+  store: { recordWrites(): RecordWrites; recordedThrough?(): Promise<number | undefined> },
   settings: RecordSettings,
   deps: { now: () => number; log: (line: string) => void },
 ): Promise<RecordRun> {
@@ -55,7 +55,7 @@ export async function prepareRecord(
     start() {
       const pairs = settings.pairs.map((p) => `${p.coin} ${p.type}`).join(', ');
       deps.log(`msnap serve: recording ${pairs} from ${settings.clobUrl} into this store`);
-      run ??= recordLive(store.bulk, {
+      run ??= recordLive(store.recordWrites(), {
         pairs: settings.pairs,
         clobUrl: settings.clobUrl,
         rtdsUrl: settings.rtdsUrl,

@@ -56,7 +56,7 @@ export interface ServiceOptions {
   proxy: ProxySettings;
   /** --paper-cash and --paper-fee-rate; the defaults when absent (the library's startServer). */
   paper?: PaperSettings;
-  /** serve --record: record these live Polymarket markets into the store while serving it (SQLite only). */
+  /** serve --record: record these live Polymarket markets into the store (SQLite or PostgreSQL) while serving it. */
   record?: RecordSettings;
 }
 
@@ -112,10 +112,7 @@ export async function startService(options: ServiceOptions, deps: ServiceDeps): 
     if (options.demo) demoKeys = await prepareDemo(store, deps, options.db);
     const direct = store.directBulk();
     if (options.live && direct) live = await prepareLive(direct, deps, options.db);
-    if (options.record) {
-      if (!direct) throw new UsageError('serve --record writes through an SQLite store; record into a file (--db FILE), or msnap record then msnap serve import into PostgreSQL');
-      recording = await prepareRecord(direct, options.record, deps);
-    }
+    if (options.record) recording = await prepareRecord(store, options.record, deps);
     // One limiter for the API and the dashboard's throttles: shared through Redis when given.
     const limits = limiter ?? new (await import('../ratelimit/shared-limiter.js')).LocalLimiter();
     const { clock, view } = await dataClock(options, store, deps, live !== undefined || recording !== undefined);

@@ -3,6 +3,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { UsageError } from '../errors.js';
 import type { BulkLoadStore } from './bulk-store.js';
+import type { RecordWrites } from './record-writes.js';
 import { diskFullError } from './disk-full.js';
 import { isPostgresUrl, storeName } from './db-path.js';
 import type { MarketSource } from '../domain/market-series.js';
@@ -23,6 +24,8 @@ export interface OpenedStore extends MirrorStore {
   directBulk(): BulkLoadStore | undefined;
   /** Where pulled markets came from, per source (empty when nothing was pulled). */
   origins(): OriginSummary[] | Promise<OriginSummary[]>;
+  /** The port `msnap record` and serve --record write real data through (SQLite: the bulk writer). */
+  recordWrites(): RecordWrites;
   /** A page of snapshot records, for local reads that skip HTTP (LocalApi). */
   snapshotPage(marketId: string, q: SnapshotQuery): { snapshots: Snapshot[]; total: number } | Promise<{ snapshots: Snapshot[]; total: number }>;
 }
@@ -38,6 +41,16 @@ export async function openSqliteFile(location: string, opts: SqliteStoreOptions 
     // A file this run created and could not set up (a full disk) is removed, not left half made.
     if (!existed) for (const f of [location, `${location}-wal`, `${location}-shm`, `${location}-journal`]) rmSync(f, { force: true });
     throw diskFullError(err, location) ?? new UsageError(`cannot open database ${location}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** Use to read an SQLite file (msnap --db FILE): read-only, with the SQLite store's own export text; not an msnap database is a UsageError. */
+export async function openSqliteReader(file: string): Promise<SqliteStore> {
+  const { openSqliteStore } = await import('./sqlite/open.js');
+  try {
+    return openSqliteStore(file, { readonly: true });
+  } catch (err) {
+    throw new UsageError(`${file} is not an msnap database: ${(err as Error).message}`);
   }
 }
 

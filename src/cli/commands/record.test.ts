@@ -13,12 +13,12 @@ describe('record flags', () => {
     expect(parseRecordFlags(['BTC', '5m'], { db: 'x.db' }, {})).toMatchObject({ clobUrl: DEFAULT_CLOB_WS_URL, rtdsUrl: DEFAULT_RTDS_URL });
   });
 
-  it('refuses odd arguments, unknown coins or types, and a PostgreSQL store, each in one line', () => {
+  it('refuses odd arguments, unknown coins or types, each in one line; takes a PostgreSQL store', () => {
     expect(() => parseRecordFlags([], { db: 'x.db' }, {})).toThrow(/COIN TYPE pairs/);
     expect(() => parseRecordFlags(['BTC'], { db: 'x.db' }, {})).toThrow(/COIN TYPE pairs/);
     expect(() => parseRecordFlags(['ADA', '5m'], { db: 'x.db' }, {})).toThrow(/coin/);
     expect(() => parseRecordFlags(['BTC', '7m'], { db: 'x.db' }, {})).toThrow(/market type/);
-    expect(() => parseRecordFlags(['BTC', '5m'], { db: 'postgres://u@h/db' }, {})).toThrow(/SQLite/);
+    expect(parseRecordFlags(['BTC', '5m'], { db: 'postgres://u@h/db' }, {}).db).toBe('postgres://u@h/db');
   });
 });
 

@@ -6,7 +6,7 @@ import type { Coin, MarketType } from '../../domain/market.js';
 import { UsageError } from '../../errors.js';
 import type { RecordingStatus, RecordingTimings } from '../../realdata/live/recording.js';
 import type { SourceGetOptions } from '../../realdata/source-get.js';
-import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/db-path.js';
+import { DEFAULT_DB_PATH_HELP, resolveDbPath, storeName } from '../../store/db-path.js';
 import { coinArg, marketTypeArg } from '../../domain/arguments.js';
 import type { CliContext } from '../context.js';
 import { runAdminWithDeps, type CliDeps } from '../deps.js';
@@ -53,7 +53,6 @@ export function parseRecordFlags(
   const pairs: RecordFlags['pairs'] = [];
   for (let i = 0; i < args.length; i += 2) addPair(pairs, args[i]!, args[i + 1]!);
   const db = resolveDbPath(raw.db, env);
-  if (isPostgresUrl(db)) throw new UsageError('msnap record writes an SQLite store; record into a file, then `msnap serve import` it into PostgreSQL');
   return { pairs, db, ...(raw.raw !== undefined ? { raw: raw.raw } : {}), ...recordUrls(raw, env), verbose };
 }
 
@@ -118,8 +117,8 @@ export async function runRecord(opts: RecordFlags, deps: CliDeps, rt: RecordRunt
     if (bad && badShown === MAX_BAD_FRAMES_SHOWN && !opts.verbose) deps.writeErr('msnap: further bad frames are only counted (--verbose shows each)\n');
   };
   try {
-    s = await usingStore(deps.openBulkStore(opts.db), opts.db, (store) =>
-      recordLive(store.bulk, {
+    s = await usingStore(deps.openStore(opts.db), opts.db, (store) =>
+      recordLive(store.recordWrites(), {
         pairs: opts.pairs,
         clobUrl: opts.clobUrl,
         rtdsUrl: opts.rtdsUrl,
@@ -158,7 +157,7 @@ export function recordCommand(ctx: CliContext): Command {
   return new Command('record')
     .description('Record live Polymarket crypto Up or Down markets (books, trades, Chainlink prices) into a store')
     .argument('<coin-type...>', 'COIN TYPE pairs: BTC 5m [ETH 15m …]')
-    .option('--db <file>', `SQLite store to write (default: ${DEFAULT_DB_PATH_HELP})`)
+    .option('--db <file|url>', `store to write: an SQLite file or a postgres:// URL (default: ${DEFAULT_DB_PATH_HELP})`)
     .option('--raw <dir>', 'also keep every frame as received, in hourly gzip JSON-lines files in DIR')
     .addOption(new Option('--clob-url <url>', `CLOB market channel (env MSNAP_CLOB_WS_URL; default ${DEFAULT_CLOB_WS_URL})`))
     .addOption(new Option('--rtds-url <url>', `RTDS socket for Chainlink prices (env MSNAP_RTDS_URL; default ${DEFAULT_RTDS_URL})`))
@@ -172,14 +171,18 @@ ends, Gamma is asked until it is closed: the winner is Gamma's; price_start and 
 the recorded Chainlink prices. A drop, a close or a stall (no frame for 30 s) reconnects with a
 capped, jittered backoff; the time away is a gap (no snapshots, never interpolated). A bad frame
 is logged and skipped. Run it again on the same store to resume: nothing is written twice.
+Into PostgreSQL (--db postgres://…) each batch is one transaction; any number of msnap serve
+--store instances on that database show it as soon as it commits.
 Status on a terminal: markets, frames/s, lag, gaps; --verbose logs connects, drops and markets.
 
 Exit codes: 0 stopped by Ctrl-C or SIGTERM after writing everything received; 2 bad arguments;
-8 the store is write-locked by another process; 10 the disk is full; 1 anything else.
+8 the store is write-locked by another process; 7 PostgreSQL cannot be reached; 10 the disk is
+full; 1 anything else.
 
 Examples:
   $ msnap record BTC 5m --db real.db
   $ msnap record BTC 5m ETH 5m BTC 15m --db real.db --raw raw/ --verbose
+  $ msnap record BTC 5m --db postgres://msnap@db.internal:5432/msnap
   $ msnap serve --db real.db --record BTC:5m,ETH:5m   # record and serve in one process`,
     )
     .action(async (args: string[], raw: Parameters<typeof parseRecordFlags>[1], cmd: Command) => {

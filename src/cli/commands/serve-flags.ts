@@ -61,7 +61,7 @@ export function parseServeFlags(raw: ServeFlags, env: NodeJS.ProcessEnv, now = D
   }
   const replay = parseReplayFlags(raw, now);
   const host = parseHost(raw.host);
-  const record = parseRecord(raw, env, db, replay !== undefined);
+  const record = parseRecord(raw, env, replay !== undefined);
   return {
     db,
     limiter,
@@ -83,13 +83,12 @@ export function parseServeFlags(raw: ServeFlags, env: NodeJS.ProcessEnv, now = D
 }
 
 /** serve --record's settings, or undefined without the flag; the source flags alone are a mistake said so. */
-function parseRecord(raw: ServeFlags, env: NodeJS.ProcessEnv, db: string, replay: boolean): ServiceOptions['record'] {
+function parseRecord(raw: ServeFlags, env: NodeJS.ProcessEnv, replay: boolean): ServiceOptions['record'] {
   if (raw.record === undefined) {
     const stray = (['clobUrl', 'rtdsUrl', 'gammaUrl', 'raw'] as const).find((k) => raw[k] !== undefined);
     if (stray) throw new UsageError(`--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} only goes with --record COIN:TYPE,…`);
     return undefined;
   }
-  if (isPostgresUrl(db)) throw new UsageError('--record writes through an SQLite store (--db FILE); to fill PostgreSQL, msnap record into a file, then msnap serve import it');
   if (replay || raw.live === true || raw.demo) throw new UsageError('--record serves the real markets it records: it goes with neither --replay, --live nor --demo');
   return { pairs: parseRecordPairs(raw.record), ...recordUrls(raw, env), ...(raw.raw !== undefined ? { raw: raw.raw } : {}) };
 }

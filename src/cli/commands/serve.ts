@@ -47,7 +47,7 @@ export function serveCommand(ctx: CliContext): Command {
     .option('--speed <n>', 'with --replay: how many times wall speed the clock runs (default 1; 60 = a minute a second)')
     .option('--until <to>', 'with --replay: where the clock stops (a TIME; default the newest snapshot in the store)')
     .option('--paper-cash <usdc>', 'paper trading: the cash a new or reset paper account starts with (default 1000)')
-    .option('--record <pairs>', 'record live Polymarket markets into the store while serving it, COIN:TYPE pairs: BTC:5m,ETH:15m (SQLite; see msnap record)')
+    .option('--record <pairs>', 'record live Polymarket markets into the store while serving it, COIN:TYPE pairs: BTC:5m,ETH:15m (SQLite or PostgreSQL; see msnap record)')
     .addOption(new Option('--clob-url <url>', `with --record: the CLOB market channel (env MSNAP_CLOB_WS_URL; default ${DEFAULT_CLOB_WS_URL})`))
     .addOption(new Option('--rtds-url <url>', `with --record: the RTDS socket for Chainlink prices (env MSNAP_RTDS_URL; default ${DEFAULT_RTDS_URL})`))
     .addOption(new Option('--gamma-url <url>', `with --record: the Gamma API base (env MSNAP_GAMMA_URL; default ${DEFAULT_GAMMA_URL})`))

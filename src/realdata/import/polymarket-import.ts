@@ -4,7 +4,7 @@
 // equals an uninterrupted one, and an hour imported twice adds nothing.
 import type { AsyncBuffer } from 'hyparquet';
 import type { Coin } from '../../domain/market.js';
-import type { BulkWriter } from '../../store/sqlite/writes/bulk-writer.js';
+import type { RecordWrites } from '../../store/record-writes.js';
 import type { PriceAt } from '../mapping/snapshot-tape.js';
 import { TapeStore } from '../tape-store.js';
 import { HOUR_MS } from '../pmxt/pmxt-layout.js';
@@ -71,7 +71,7 @@ export interface PolymarketImportSummary {
 }
 
 /** Use to import archive files into an SQLite store's bulk writer (PostgreSQL goes through a staging file). */
-export async function importPolymarket(bulk: BulkWriter, opts: PolymarketImportOptions): Promise<PolymarketImportSummary> {
+export async function importPolymarket(bulk: RecordWrites, opts: PolymarketImportOptions): Promise<PolymarketImportSummary> {
   const started = performance.now();
   const s: PolymarketImportSummary = {
     files: 0,
@@ -106,7 +106,7 @@ export async function importPolymarket(bulk: BulkWriter, opts: PolymarketImportO
     const relevant = opts.markets.filter((m) => m.endTime > hour && m.startTime < hourEnd + PRE_OPEN_MS);
     const wanted = new Set<string>();
     for (const m of relevant) {
-      if (bulk.realdata.hasHour(m.marketId, hour)) s.hoursSkipped++;
+      if (await bulk.realdata.hasHour(m.marketId, hour)) s.hoursSkipped++;
       else wanted.add(m.conditionId);
     }
     if (wanted.size === 0) continue;
@@ -120,7 +120,7 @@ export async function importPolymarket(bulk: BulkWriter, opts: PolymarketImportO
         if (!m) continue;
         const base = (hour / HOUR_MS) * SEQ_PER_HOUR;
         for (const e of chunk.events) e.seq += base;
-        store.open(m).tape.push(chunk.events);
+        (await store.open(m)).tape.push(chunk.events);
         seen.add(m.marketId);
         opts.onProgress?.({
           file: file.path,
@@ -135,11 +135,11 @@ export async function importPolymarket(bulk: BulkWriter, opts: PolymarketImportO
       for (const m of relevant) {
         if (!wanted.has(m.conditionId)) continue;
         if (m.startTime >= hourEnd && !seen.has(m.marketId)) continue;
-        const l = store.open(m);
+        const l = await store.open(m);
         l.tape.cover(hour, hourEnd);
         store.advance(l, hourEnd - LATE_ARRIVAL_MS);
-        bulk.realdata.addHour(m.marketId, hour);
-        store.save(l);
+        await bulk.realdata.addHour(m.marketId, hour);
+        await store.save(l);
       }
     });
     s.rowsScanned += stats.rows;
@@ -148,13 +148,13 @@ export async function importPolymarket(bulk: BulkWriter, opts: PolymarketImportO
   }
 
   // The run's end: every tick the covered hours reach is decided, and each market's outcome set.
-  await store.batch(() => {
+  await store.batch(async () => {
     for (const m of opts.markets) {
-      if (!store.hasSaved(m.marketId)) continue;
-      const l = store.open(m);
+      if (!(await store.hasSaved(m.marketId))) continue;
+      const l = await store.open(m);
       store.advance(l, Number.POSITIVE_INFINITY);
-      store.save(l);
-      store.settle(l);
+      await store.save(l);
+      await store.settle(l);
     }
   });
 

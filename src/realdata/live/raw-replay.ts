@@ -5,7 +5,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { constants, createGunzip } from 'node:zlib';
-import type { BulkWriter } from '../../store/sqlite/writes/bulk-writer.js';
+import type { RecordWrites } from '../../store/record-writes.js';
 import type { RealMarket } from '../import/real-market.js';
 import type { RawLine } from './raw-log.js';
 import { Recorder, type RecorderStats } from './recorder.js';
@@ -23,7 +23,7 @@ export interface RawReplayStats extends RecorderStats {
 }
 
 /** Use to rebuild the markets' snapshots from raw files (given in hour order); returns the counts. */
-export async function replayRaw(bulk: BulkWriter, files: readonly string[], markets: readonly RealMarket[], opts: { lagMs?: number; log?: (line: string) => void } = {}): Promise<RawReplayStats> {
+export async function replayRaw(bulk: RecordWrites, files: readonly string[], markets: readonly RealMarket[], opts: { lagMs?: number; log?: (line: string) => void } = {}): Promise<RawReplayStats> {
   let clock = 0;
   let recorder: Recorder | undefined;
   let lastFlush = 0;

@@ -5,7 +5,7 @@
 // and settles the markets that ended. The same tapes and store as the archive import: the same
 // events give the same snapshots.
 import type { Coin } from '../../domain/market.js';
-import type { BulkWriter } from '../../store/sqlite/writes/bulk-writer.js';
+import type { RecordWrites } from '../../store/record-writes.js';
 import type { RealMarket } from '../import/real-market.js';
 import type { SequencedEvent } from '../mapping/market-event.js';
 import { TapeStore } from '../tape-store.js';
@@ -37,7 +37,7 @@ export class Recorder {
   readonly stats: RecorderStats = { frames: 0, badFrames: 0, events: 0, prices: 0, gaps: 0, marketsAdded: 0, snapshots: 0, lagMs: 0 };
   private readonly active = new Map<string, RealMarket>();
   private readonly byToken = new Map<string, string>();
-  private readonly buffered = new Map<string, SequencedEvent[]>();
+  private buffered = new Map<string, SequencedEvent[]>();
   /** The market channel's spans since the last flush: closed ones, and the one open now. */
   private closedSpans: { from: number; to: number }[] = [];
   private openSince: number | null = null;
@@ -45,7 +45,7 @@ export class Recorder {
   private seq: number;
 
   constructor(
-    readonly bulk: BulkWriter,
+    readonly bulk: RecordWrites,
     private readonly o: { lagMs: number; now: () => number; onBadFrame?: (source: string, why: string) => void },
   ) {
     this.store = new TapeStore(bulk, { priceSource: 'chainlink', prices: (coin) => this.prices.priceAt(coin) });
@@ -53,8 +53,8 @@ export class Recorder {
   }
 
   /** Loads the coins' stored Chainlink prices from `from` on (a restart keeps its edge prices). */
-  restorePrices(coins: readonly Coin[], from: number): void {
-    for (const coin of coins) for (const [ts, price] of this.bulk.realdata.prices(coin, from)) this.prices.add({ coin, ts, price }, true);
+  async restorePrices(coins: readonly Coin[], from: number): Promise<void> {
+    for (const coin of coins) for (const [ts, price] of await this.bulk.realdata.prices(coin, from)) this.prices.add({ coin, ts, price }, true);
   }
 
   /** Starts recording a market (its tokens are the channel's from now on); a known one is ignored. */
@@ -129,20 +129,25 @@ export class Recorder {
       this.closedSpans.push({ from: this.openSince, to: now });
       this.openSince = null;
     }
+    // Taken now: frames and drops that come while the batch awaits its store belong to the next one.
     const spans = this.closedSpans;
+    const buffered = this.buffered;
+    this.closedSpans = [];
+    this.buffered = new Map();
     const open = this.openSince;
     const openTo = open === null ? undefined : Math.max(open, now - this.o.lagMs);
     const ticks = this.prices.takeUnsaved();
     const ended: RealMarket[] = [];
     const before = this.store.counts.snapshots;
     try {
-      await this.store.batch(() => {
-        for (const t of ticks) this.bulk.realdata.addPrice(t.coin, t.ts, t.price);
-        for (const s of spans) this.bulk.realdata.coverSpan(CLOB_SOURCE, s.from, s.to);
-        if (open !== null && openTo! > open) this.bulk.realdata.coverSpan(CLOB_SOURCE, open, openTo!);
+      await this.store.batch(async () => {
+        const r = this.bulk.realdata;
+        for (const t of ticks) await r.addPrice(t.coin, t.ts, t.price);
+        for (const s of spans) await r.coverSpan(CLOB_SOURCE, s.from, s.to);
+        if (open !== null && openTo! > open) await r.coverSpan(CLOB_SOURCE, open, openTo!);
         for (const m of this.active.values()) {
-          const l = this.store.open(m);
-          const events = this.buffered.get(m.marketId);
+          const l = await this.store.open(m);
+          const events = buffered.get(m.marketId);
           if (events) l.tape.push(events);
           for (const s of spans) {
             l.tape.cover(s.from, s.to);
@@ -152,19 +157,21 @@ export class Recorder {
             l.tape.cover(open, openTo!);
             this.store.advance(l, openTo!);
           }
-          this.store.save(l);
+          await this.store.save(l);
           if (l.tape.done) {
-            this.store.settle(l);
+            await this.store.settle(l);
             ended.push(m);
           }
         }
       });
     } catch (err) {
+      // Nothing of the batch was kept: what it took goes back before what came meanwhile.
       this.prices.restoreUnsaved(ticks);
+      this.closedSpans = [...spans, ...this.closedSpans];
+      for (const [id, later] of this.buffered) buffered.set(id, [...(buffered.get(id) ?? []), ...later]);
+      this.buffered = buffered;
       throw err;
     }
-    this.closedSpans = [];
-    this.buffered.clear();
     for (const m of ended) this.drop(m);
     this.stats.marketsAdded = this.store.counts.marketsAdded;
     this.stats.snapshots += this.store.counts.snapshots - before;
@@ -173,10 +180,10 @@ export class Recorder {
 
   /** Writes a market's outcome once Gamma has it: the winner, and price_start / price_end from the recorded prices. */
   async settle(m: RealMarket): Promise<void> {
-    await this.store.batch(() => {
-      const l = this.store.open(m);
+    await this.store.batch(async () => {
+      const l = await this.store.open(m);
       l.market = m;
-      this.store.settle(l);
+      await this.store.settle(l);
     });
     this.store.release(m.marketId);
   }

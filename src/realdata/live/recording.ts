@@ -5,7 +5,7 @@
 // signal) flushes everything received and closes.
 import { setTimeout as delay } from 'node:timers/promises';
 import { MARKET_DURATION_MS, type Coin, type MarketType } from '../../domain/market.js';
-import type { BulkWriter } from '../../store/sqlite/writes/bulk-writer.js';
+import type { RecordWrites } from '../../store/record-writes.js';
 import type { SourceGetOptions } from '../source-get.js';
 import { MarketWatch } from './market-watch.js';
 import type { RawLog } from './raw-log.js';
@@ -74,14 +74,14 @@ const MAX_WINDOW_MS = Math.max(...Object.values(MARKET_DURATION_MS));
 
 
 /** Use to record until `signal` aborts; returns the final counts. */
-export async function recordLive(bulk: BulkWriter, o: RecordingOptions): Promise<RecordingStatus> {
+export async function recordLive(bulk: RecordWrites, o: RecordingOptions): Promise<RecordingStatus> {
   const t = { ...RECORDING_DEFAULTS, ...o.timings };
   const coins = [...new Set(o.pairs.map((p) => p.coin))];
   const recorder = new Recorder(bulk, { lagMs: t.lagMs, now: o.now, onBadFrame: (src, why) => o.log(`${src}: skipped a bad frame: ${why}`) });
   const watch = new MarketWatch({ gammaUrl: o.gammaUrl, pairs: o.pairs, get: { ...o.gammaGet, signal: o.signal } });
   /** Ended markets still without Gamma's winner, by slug (from earlier runs too). */
   const awaiting = new Map<string, { startTime: number }>();
-  for (const u of bulk.realdata.unresolved('chainlink', o.now())) awaiting.set(u.slug, u);
+  for (const u of await bulk.realdata.unresolved('chainlink', o.now())) awaiting.set(u.slug, u);
 
   const subscribed = new Set<string>();
   const clob = new SocketFeed({
@@ -160,7 +160,7 @@ export async function recordLive(bulk: BulkWriter, o: RecordingOptions): Promise
 
   // Prices from before the oldest market still to settle, and from the current windows' starts.
   const earliest = Math.min(o.now() - MAX_WINDOW_MS, ...[...awaiting.values()].map((a) => a.startTime));
-  recorder.restorePrices(coins, earliest - 60_000);
+  await recorder.restorePrices(coins, earliest - 60_000);
   await guarded('finding markets', findMarkets);
   clob.start();
   rtds.start();

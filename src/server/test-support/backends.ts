@@ -106,7 +106,7 @@ function pgTemplate(url: string, more: readonly MarketSeries[]): Promise<string>
 }
 
 /** The store's tables in an order their foreign keys accept. */
-const PG_TABLES = ['markets', 'snapshots', 'orderbooks', 'snapshot_blocks', 'snapshot_ids', 'market_origin', 'accounts', 'api_keys', 'account_passwords', 'sessions', 'paper_accounts', 'paper_positions', 'paper_orders', 'paper_resting', 'paper_rebates'];
+const PG_TABLES = ['markets', 'snapshots', 'orderbooks', 'snapshot_blocks', 'snapshot_ids', 'market_origin', 'accounts', 'api_keys', 'account_passwords', 'sessions', 'paper_accounts', 'paper_positions', 'paper_orders', 'paper_resting', 'paper_rebates', 'realdata_hours', 'realdata_state', 'realdata_prices', 'realdata_spans'];
 
 /**
  * Empties the migrated schema `to`, copies every row of `from` into it (the same migrations made

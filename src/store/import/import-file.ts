@@ -6,7 +6,8 @@ import { extname } from 'node:path';
 import type { Readable } from 'node:stream';
 import { UsageError } from '../../errors.js';
 import { MARKET_DURATION_MS, parseMarketId } from '../../domain/market.js';
-import type { BulkWriter, MarketRef } from '../sqlite/writes/bulk-writer.js';
+import type { BulkWrites } from '../bulk-store.js';
+import type { MarketRef } from '../record-writes.js';
 import { toScaled } from '../core/price-scale.js';
 import { parseCsvRecord } from './csv-line.js';
 import { PARQUET_MAGIC, startsWith } from './file-magic.js';
@@ -37,7 +38,7 @@ export interface ImportSummary {
 
 /** Use to import a file path, '-' (with `stdin`), or a stream; throws UsageError `line N: ...` and rolls back. */
 export async function importFile(
-  bulk: BulkWriter,
+  bulk: BulkWrites,
   source: string | NodeJS.ReadableStream | Readable,
   opts: ImportOptions & { stdin?: NodeJS.ReadableStream } = {},
 ): Promise<ImportSummary> {

@@ -1,6 +1,6 @@
 // Turns one imported record (an NDJSON object or a CSV row keyed by its header) into a market or a
 // snapshot, accepting the hosted service's variants: numeric strings, ISO 8601 times, btc_* aliases.
-import type { MarketWrite } from '../sqlite/writes/bulk-writer.js';
+import type { MarketWrite } from '../core/write-records.js';
 import {
   COINS,
   MARKET_DURATION_MS,

@@ -67,7 +67,8 @@ export const MERGE_IDS_SQL = `WITH ex AS (
  * BulkWriter.refreshMarkets for the markets `marketsIn` selects (a subquery or a list of ids), from
  * their blocks' summaries: snapshot_count, the dense flag, price_start / price_end from the first /
  * last row where still unknown and the rows reach the market's first / final second, then the
- * winner where both are known. Two statements, run in this order.
+ * winner where both are known; a real market's (price_source set) prices and winner are left as
+ * set. Two statements, run in this order.
  */
 export function refreshSql(marketsIn: string): [string, string] {
   return [
@@ -79,11 +80,13 @@ export function refreshSql(marketsIn: string): [string, string] {
       CROSS JOIN LATERAL (SELECT t_last, p_last FROM snapshot_blocks WHERE market = st.market ORDER BY bucket DESC LIMIT 1) l)
     UPDATE markets m SET snapshot_count = e.n,
       dense = (e.lo = 0 AND e.off = 0 AND e.hi = (e.n - 1) * ${SNAPSHOT_INTERVAL_MS}),
-      price_start = coalesce(m.price_start, CASE WHEN e.ft < 1000 THEN e.fp::float8 / ${PRICE_SCALE} END),
-      price_end = coalesce(m.price_end, CASE WHEN e.lt >= m.end_time - m.start_time - 1000 THEN e.lp::float8 / ${PRICE_SCALE} END)
+      price_start = CASE WHEN m.price_source IS NOT NULL THEN m.price_start
+        ELSE coalesce(m.price_start, CASE WHEN e.ft < 1000 THEN e.fp::float8 / ${PRICE_SCALE} END) END,
+      price_end = CASE WHEN m.price_source IS NOT NULL THEN m.price_end
+        ELSE coalesce(m.price_end, CASE WHEN e.lt >= m.end_time - m.start_time - 1000 THEN e.lp::float8 / ${PRICE_SCALE} END) END
     FROM edge e WHERE m.id = e.market`,
     `UPDATE markets m SET winner = CASE WHEN m.price_end >= m.price_start THEN 'Up' ELSE 'Down' END
-    WHERE m.winner IS NULL AND m.price_start IS NOT NULL AND m.price_end IS NOT NULL AND m.id IN (${marketsIn})`,
+    WHERE m.winner IS NULL AND m.price_source IS NULL AND m.price_start IS NOT NULL AND m.price_end IS NOT NULL AND m.id IN (${marketsIn})`,
   ];
 }
 

@@ -25,6 +25,7 @@ export const MARKET_COLUMNS = [
   'id_base',
   'id_step',
   'id_exceptions',
+  'fee_schedule',
 ].join(', ');
 
 /** Use for the Store's market methods over a pool or a transaction. */

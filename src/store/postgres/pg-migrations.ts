@@ -251,6 +251,41 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 9,
+    description: 'real Polymarket markets and live recordings: slug, fee schedule, price source; tape states, hours, Chainlink prices, covered spans (as SQLite migrations 12 and 14)',
+    sql: `
+      -- Set by msnap record (docs/real-data.md); NULL on seeded and pulled markets. price_source
+      -- 'binance' or 'chainlink': such a market's winner is only ever Gamma's, never guessed from prices.
+      ALTER TABLE markets ADD COLUMN slug text;
+      ALTER TABLE markets ADD COLUMN fee_schedule text;
+      ALTER TABLE markets ADD COLUMN price_source text;
+      CREATE TABLE realdata_hours (
+        market_id text COLLATE "C" NOT NULL,
+        hour      bigint NOT NULL,
+        PRIMARY KEY (market_id, hour)
+      );
+      -- A market's reconstruction carried between batches and runs (books, last trades, pending events).
+      CREATE TABLE realdata_state (
+        market_id text COLLATE "C" PRIMARY KEY,
+        state     text NOT NULL
+      );
+      -- RTDS Chainlink prices as received, in units of 0.0001.
+      CREATE TABLE realdata_prices (
+        coin  text   NOT NULL,
+        ts    bigint NOT NULL,
+        price bigint NOT NULL,
+        PRIMARY KEY (coin, ts)
+      );
+      -- The spans [from_ms, to_ms) a recorder was connected to a source ('clob'); between two, a gap.
+      CREATE TABLE realdata_spans (
+        source  text   NOT NULL,
+        from_ms bigint NOT NULL,
+        to_ms   bigint NOT NULL,
+        PRIMARY KEY (source, from_ms)
+      );
+    `,
+  },
 ];
 
 /** Use to check a schema name before it is written into SQL. */

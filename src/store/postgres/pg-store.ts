@@ -16,10 +16,11 @@ import { moveRowsToBlocks } from './pg-block-migration.js';
 import { PgAccounts } from './pg-accounts.js';
 import { PgPaperLedger } from './pg-paper-ledger.js';
 import { connectPg, describePgUrl, guarded, withDeadline, isConnectionError, redact, unavailableOr, type Pg, type PgStoreOptions } from './pg-connection.js';
-import { pgOriginSummary, PgMirrorState, PgMirrorWriter } from './pg-mirror-writer.js';
+import { pgOriginSummary, PgMirrorState, PgMirrorWriter } from './writes/pg-mirror-writer.js';
 import { PgMarketReads } from './pg-market-reads.js';
 import { checkSchemaName, migratePg, PG_MIGRATIONS } from './pg-migrations.js';
 import { PgSnapshotReads } from './pg-snapshot-reads.js';
+import { pgRecordedThrough, PgRecordWriter } from './writes/pg-record-writer.js';
 import { inTransaction, type ConnectionState } from './pg-transaction.js';
 
 export type { PgStoreOptions } from './pg-connection.js';
@@ -161,6 +162,17 @@ export class PgStore implements MirrorStore, RowsToBlocks {
   /** The writer msnap pull stores a service's markets and snapshots through, each page committed. */
   mirrorWriter(origin: Origin): PgMirrorWriter {
     return new PgMirrorWriter(this, origin);
+  }
+
+  /** The writer `msnap record` and serve --record write through: one transaction per batch, under the bulk-write lock. */
+  recordWrites(): PgRecordWriter {
+    if (!this.pool) throw new Error('recordWrites needs the store itself, not one bound to a transaction');
+    return new PgRecordWriter(this.pool, this.schema);
+  }
+
+  /** The end of what a recorder has written (its last covered span), or undefined when nothing was recorded. */
+  async recordedThrough(): Promise<number | undefined> {
+    return guarded(() => pgRecordedThrough(this.sql));
   }
 
   /** What pull reads of the stored markets, without writing (its dry run). */

@@ -5,7 +5,7 @@
 // Values come from synthetic-market.ts, so they depend on the seed and the market alone: two seeds
 // run at different times agree on every market both hold, and serve --live continues them.
 import { COINS, MARKET_DURATION_MS, MARKET_TYPES, SNAPSHOT_INTERVAL_MS, type MarketType } from '../../domain/market.js';
-import type { BulkWriter } from '../sqlite/writes/bulk-writer.js';
+import type { BulkWrites } from '../bulk-store.js';
 import { SyntheticCoin } from './synthetic-market.js';
 import { DEFAULT_FULL_MARKETS } from './seed-defaults.js';
 
@@ -51,7 +51,7 @@ interface PlannedMarket {
  * Use to fill a database (through its bulk writer) with synthetic data, in one transaction; records
  * the world (seed, orderbook window, clock) and owns every market it makes, for serve --live.
  */
-export function seedDatabase(bulk: BulkWriter, opts: SeedOptions): SeedSummary {
+export function seedDatabase(bulk: BulkWrites, opts: SeedOptions): SeedSummary {
   const started = performance.now();
   const days = opts.days ?? 15;
   const seed = opts.seed ?? 1;

@@ -10,7 +10,7 @@ import {
   type Coin,
   type MarketType,
 } from '../../domain/market.js';
-import type { MarketWrite } from '../sqlite/writes/bulk-writer.js';
+import type { MarketWrite } from '../core/write-records.js';
 import { toScaled } from '../core/price-scale.js';
 import { seededDetails } from './market-details.js';
 import { emptyPair, type BookPair } from '../core/book-codec.js';

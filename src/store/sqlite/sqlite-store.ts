@@ -45,6 +45,11 @@ export class SqliteStore implements MirrorStore {
     this.paper = new SqlitePaperLedger(db, (fn) => this.queued(fn, false));
   }
 
+  /** The recorder writes through the bulk writer, one transaction per batch. */
+  recordWrites(): BulkWriter {
+    return this.bulk;
+  }
+
   /** One file, one writer: seed, import and live write into it directly. */
   capabilities(): StoreCapabilities {
     return SQLITE_CAPABILITIES;

@@ -4,29 +4,13 @@
 // is packed against the row before it exactly as a writer appending it would, so a run killed and
 // rerun leaves the very bytes an uninterrupted run leaves. Text the codec cannot reproduce stays.
 import type Database from 'better-sqlite3';
+import { COMPACT_BATCH_ROWS, type CompactOptions, type CompactProgress } from '../../bulk-store.js';
 import { copyPair, decodePair, emptyPair, encodePair, refDt, type BookPair } from '../../core/book-codec.js';
 import { parsePair } from '../../core/book-text.js';
 import { PACKED_DOWN } from './book-packer.js';
 import { BOOK_WINDOW_MS, BookReader, isPacked, type StoredBook } from './book-reader.js';
 
-/** Rows per transaction unless told: a few MB of text, well under a second. */
-export const COMPACT_BATCH_ROWS = 20_000;
-
-/** Where a compaction run stands, after each batch. */
-export interface CompactProgress {
-  /** Text rows looked at so far, and how many there were at the start. */
-  done: number;
-  total: number;
-  /** Of those, packed; and kept as text (the codec does not reproduce them). */
-  packed: number;
-  kept: number;
-}
-
-/** Options of compactBooks. */
-export interface CompactOptions {
-  batchRows?: number;
-  onProgress?: (p: CompactProgress) => void;
-}
+export { COMPACT_BATCH_ROWS, type CompactOptions, type CompactProgress };
 
 /** Use to pack every text orderbook row of a database, batch by batch (see the file comment). */
 export function compactBooks(db: Database.Database, opts: CompactOptions = {}): CompactProgress {

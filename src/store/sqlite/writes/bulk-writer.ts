@@ -20,15 +20,12 @@ import type { RawSnapshotRow } from '../../core/snapshot-json.js';
 import { prepareDenseColumns, type DenseColumns } from '../reads/snapshot-reads.js';
 import { SyntheticWorldRecords } from './synthetic-world.js';
 import type { MarketWrite, TableCounts } from '../../core/write-records.js';
+import type { MarketRef, RecordWrites } from '../../record-writes.js';
+import type { BulkWrites } from '../../bulk-store.js';
 
 export type { MarketWrite, TableCounts };
 
-/** Where a market lives in the snapshot table, for writers converting times to offsets. */
-export interface MarketRef {
-  rowid: number;
-  startTime: number;
-  endTime: number;
-}
+export type { MarketRef };
 
 // Prepared on first write: a read-only connection to a database from before the details
 // migration could not prepare them.
@@ -46,7 +43,7 @@ function prepareMarketWrites(db: Database.Database): { insert: Statement; update
 }
 
 /** Use in seed and import (and nowhere the server reads): bulk writes over one SQLite connection. */
-export class BulkWriter {
+export class BulkWriter implements BulkWrites, RecordWrites {
   /** The synthetic world (seed, progress, owned markets), written in the same transactions. */
   readonly world: SyntheticWorldRecords;
   /** Packs orderbooks against the market's previous one; the world's prune detaches through it. */

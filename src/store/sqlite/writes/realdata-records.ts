@@ -4,17 +4,12 @@
 // the spans its source covered.
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
+import type { RealdataWrites, RealMarketSource } from '../../record-writes.js';
 
-/** A real market's provenance, as `msnap import polymarket` writes it. */
-export interface RealMarketSource {
-  slug: string;
-  /** JSON text of the fee schedule, or null when the source gave none. */
-  feeSchedule: string | null;
-  priceSource: 'binance' | 'chainlink';
-}
+export type { RealMarketSource };
 
 /** Use inside a bulk writer's transaction (the import's one per archive file). */
-export class RealdataRecords {
+export class RealdataRecords implements RealdataWrites {
   private readonly hourDone: Statement;
   private readonly markHour: Statement;
   private readonly stateOf: Statement;

@@ -2,6 +2,7 @@
 // INSERT OR IGNORE per BATCH_ROWS rows, which costs a fraction of one statement call per row.
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
+import type { SnapshotRows } from '../../bulk-store.js';
 import type { BlockRuns } from '../dense-blocks.js';
 
 /** Rows per multi-row INSERT: 5 bound values each keeps it far below SQLite's parameter cap. */
@@ -13,7 +14,7 @@ const COLUMNS = 5;
  * Rows keep their order, so of two rows with the same (market, t) the first one stays, as with
  * single-row INSERT OR IGNORE. Call flush() before reading counts or committing.
  */
-export class SnapshotBatchWriter {
+export class SnapshotBatchWriter implements SnapshotRows {
   private readonly many: Statement;
   private readonly one: Statement;
   private readonly params: number[] = new Array<number>(BATCH_ROWS * COLUMNS);

@@ -2,6 +2,7 @@
 // follow no pattern (snapshot_ids). The pattern arithmetic itself is backend-neutral (core/snapshot-ids.ts).
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
+import type { SourceIdNotes } from '../../bulk-store.js';
 import { idAt, inferPattern, patternOf, type IdPattern } from '../../core/snapshot-ids.js';
 
 interface MarketIds {
@@ -15,7 +16,7 @@ interface MarketIds {
  * Use inside a writer's transaction: note(market, t, id) for every row that carries a source id;
  * finish() before commit stores the patterns and exception counts.
  */
-export class SourceIds {
+export class SourceIds implements SourceIdNotes {
   private readonly markets = new Map<number, MarketIds>();
   private readonly load: Statement;
   private readonly setPattern: Statement;

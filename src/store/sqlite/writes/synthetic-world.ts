@@ -3,28 +3,12 @@
 import type Database from 'better-sqlite3';
 import { MARKET_DURATION_MS, MARKET_TYPES, type Coin, type MarketType } from '../../../domain/market.js';
 import type { BookPacker } from '../books/book-packer.js';
+import type { OwnedMarket, WorldRecords, WorldState } from '../../bulk-store.js';
 
-/** The world's parameters and progress: `through` is the clock its data has been written up to. */
-export interface WorldState {
-  seed: number;
-  orderbookMs: number;
-  through: number;
-}
-
-/** An owned market as the live world needs it. */
-export interface OwnedMarket {
-  rowid: number;
-  coin: Coin;
-  marketType: MarketType;
-  startTime: number;
-  endTime: number;
-  priceEnd: number | null;
-  snapshotCount: number;
-  dense: boolean;
-}
+export type { OwnedMarket, WorldState };
 
 /** Use in seed, serve --live and import (which releases markets) over one SQLite connection. */
-export class SyntheticWorldRecords {
+export class SyntheticWorldRecords implements WorldRecords {
   private prepared: ReturnType<typeof prepare> | undefined;
 
   // Prepared on first use: a read-only connection to a database from before these tables opens fine.

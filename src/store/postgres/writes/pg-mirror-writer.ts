@@ -2,15 +2,15 @@
 // the SQLite MirrorWriter implements too. Each page is its own transaction, so an interrupted
 // pull keeps every page it finished and nothing half; the source's snapshot ids are kept as a
 // pattern plus exceptions, decided exactly as SourceIds does.
-import type { Market, Snapshot } from '../../domain/market.js';
-import type { LocalMarketState, Origin, OriginSummary } from '../core/mirror-state.js';
-import { heldByState, toLocalState, type MarketStateRow } from '../core/mirror-state.js';
-import { toScaled } from '../core/price-scale.js';
-import { idAt, inferPattern, patternOf, type IdPattern } from '../core/snapshot-ids.js';
-import { guarded, type Pg } from './pg-connection.js';
-import { refreshSql } from './pg-load-sql.js';
-import { BlockVals, emptyRows, type BlockRows } from './pg-block-codec.js';
-import { mergeIntoBlocks, moveMarketToBlocks, storedBooks } from './pg-blocks.js';
+import type { Market, Snapshot } from '../../../domain/market.js';
+import type { LocalMarketState, Origin, OriginSummary } from '../../core/mirror-state.js';
+import { heldByState, toLocalState, type MarketStateRow } from '../../core/mirror-state.js';
+import { toScaled } from '../../core/price-scale.js';
+import { idAt, inferPattern, patternOf, type IdPattern } from '../../core/snapshot-ids.js';
+import { guarded, type Pg } from '../pg-connection.js';
+import { refreshSql } from '../pg-load-sql.js';
+import { BlockVals, emptyRows, type BlockRows } from '../pg-block-codec.js';
+import { mergeIntoBlocks, moveMarketToBlocks, storedBooks } from '../pg-blocks.js';
 import type postgres from 'postgres';
 
 /** What the mirror needs of a PgStore: its pool and its one-writer transactions (declared here, so the store can hand itself in without a cycle). */
