@@ -67,15 +67,18 @@ export class ByteWriter {
   }
 }
 
-/** Reads what ByteWriter wrote; `pos` moves along. */
+/** Reads what ByteWriter wrote in buf[pos, end); `pos` moves along. */
 export class ByteReader {
-  pos = 0;
   private acc = 0;
   private bits = 0;
-  constructor(private readonly buf: Uint8Array) {}
+  constructor(
+    private readonly buf: Uint8Array,
+    public pos = 0,
+    private readonly end = buf.length,
+  ) {}
 
   byte(): number {
-    if (this.pos >= this.buf.length) throw new RangeError('packed orderbook ends early');
+    if (this.pos >= this.end) throw new RangeError('packed orderbook ends early');
     return this.buf[this.pos++]!;
   }
 

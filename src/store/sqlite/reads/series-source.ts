@@ -9,7 +9,7 @@ import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import { SNAPSHOT_INTERVAL_MS } from '../../../domain/market.js';
 import type { BestPrices, BookLevels, MarketSeries, MarketSource, OutcomeSide, SideBook } from '../../../domain/market-series.js';
-import { decodePair, emptyPair, refDt, type BookPair } from '../../core/book-codec.js';
+import { decodePair, decodeTops, emptyPair, refDt, type BookPair } from '../../core/book-codec.js';
 import { DenseBlocks } from '../dense-blocks.js';
 import { SIDE_BITS } from '../../core/dense-page-writer.js';
 import { toMarket, type MarketRow } from '../../core/market-row.js';
@@ -187,6 +187,8 @@ class Levels implements BookLevels {
 class SideView implements SideBook {
   readonly bids = new Levels();
   readonly asks = new Levels();
+  /** The snapshot whose packed pair the levels hold (-1: none, or a text row's). */
+  at = -1;
 }
 
 /** The packed-books aggregate: offsets and byte lengths as comma-separated text, the bytes, the count of text rows. */
@@ -242,6 +244,14 @@ function noBook(n: number): BestPrices {
   return { bids: none, asks: none };
 }
 
+/** The first prices allBest keeps while it walks a market's pairs, reused from market to market. */
+let topsScratch = new Float64Array(0);
+
+function scratchTops(n: number): Float64Array {
+  if (topsScratch.length < n) topsScratch = new Float64Array(n);
+  return topsScratch;
+}
+
 /** One market's stored books, packed, by snapshot index; decoded on demand. */
 class MarketBooks {
   /** Packed pairs one after another in one buffer (no object per book): snapshot i's is pool[start[i], end[i]). */
@@ -261,7 +271,7 @@ class MarketBooks {
     packed: PackedRows | undefined,
     texts: Iterable<[number, string, string]>,
   ) {
-    // A plain view: a Buffer's subarray (one per decode) costs several times a Uint8Array's.
+    // Pairs are read in place, between their offsets: no view per decode.
     const bytes = packed?.bytes ?? new Uint8Array(0);
     this.pool = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.start = new Int32Array(offsets.length).fill(-1);
@@ -300,8 +310,12 @@ class MarketBooks {
   private allBest(): { up: BestPrices; down: BestPrices } {
     const n = this.start.length;
     const cols = [0, 1, 2, 3].map(() => new Float64Array(n).fill(Number.NaN)) as [Float64Array, Float64Array, Float64Array, Float64Array];
+    // Each pair's four first prices, scaled, in tops[4i..4i+3]: its successors' references. Only
+    // those are read from the bytes (decodeTops); a pair it declines is decoded whole.
+    const tops = scratchTops(4 * n);
     for (let i = 0; i < n; i++) {
-      if (this.start[i]! < 0) {
+      const from = this.start[i]!;
+      if (from < 0) {
         if (!this.texts.has(i)) continue;
         for (const [side, k] of [['up', 0], ['down', 2]] as const) {
           const b = this.book(i, side);
@@ -311,12 +325,17 @@ class MarketBooks {
         }
         continue;
       }
-      const pair = this.decode(i);
-      const pd = 10 ** pair.dp;
-      for (let k = 0; k < 4; k++) {
-        const l = pair.lists[k]!;
-        if (l.n > 0) cols[k]![i] = l.prices[0]! / pd;
+      const to = this.end[i]!;
+      const dt = refDt(this.pool, from, to);
+      const ref = dt === 0 ? -1 : i > 0 && this.offsets[i - 1] === this.offsets[i]! - dt && this.start[i - 1]! >= 0 ? i - 1 : this.indexOf(this.offsets[i]! - dt);
+      let dp = decodeTops(this.pool, from, to, tops, 4 * i, 4 * ref);
+      if (dp < 0) {
+        const pair = this.decode(i);
+        for (let k = 0; k < 4; k++) tops[4 * i + k] = pair.lists[k]!.n > 0 ? pair.lists[k]!.prices[0]! : Number.NaN;
+        dp = pair.dp;
       }
+      const pd = 10 ** dp;
+      for (let k = 0; k < 4; k++) cols[k]![i] = tops[4 * i + k]! / pd;
     }
     return { up: { bids: cols[0], asks: cols[1] }, down: { bids: cols[2], asks: cols[3] } };
   }
@@ -325,9 +344,13 @@ class MarketBooks {
     if (!(i >= 0 && i < this.start.length)) return undefined;
     const view = this.views[side];
     if (this.start[i]! < 0) {
+      view.at = -1;
       const text = this.texts.get(i);
       return text && textSide(side === 'up' ? text[0] : text[1], view);
     }
+    // A maker order and the strategy read the same snapshot's book in turn: filled once.
+    if (view.at === i) return view;
+    view.at = i;
     const pair = this.decode(i);
     const [bids, asks] = side === 'up' ? [pair.lists[0], pair.lists[1]] : [pair.lists[2], pair.lists[3]];
     const pd = 10 ** pair.dp;
@@ -340,15 +363,16 @@ class MarketBooks {
   /** The pair of snapshot i; the one before it in time is usually its reference, else its chain is walked back. */
   private decode(i: number): BookPair {
     if (this.decodedAt === i) return this.pair;
-    const blob = this.pool.subarray(this.start[i], this.end[i]);
-    const dt = refDt(blob);
+    const from = this.start[i]!;
+    const to = this.end[i]!;
+    const dt = refDt(this.pool, from, to);
     let ref: BookPair | undefined;
     if (dt > 0) {
       const t = this.offsets[i]! - dt;
       if (!(this.decodedAt >= 0 && this.offsets[this.decodedAt] === t)) this.decode(this.indexOf(t));
       ref = this.pair;
     }
-    const out = decodePair(blob, ref, this.spare);
+    const out = decodePair(this.pool, ref, this.spare, from, to);
     this.spare = this.pair;
     this.pair = out;
     this.decodedAt = i;
