@@ -198,12 +198,15 @@ export function refDt(blob: Uint8Array, from = 0, to = blob.length): number {
   }
 }
 
+/** The decoder's reader, reset for each pair (decodePair runs to its end before it is called again). */
+const reader = new ByteReader(new Uint8Array(0));
+
 /**
  * Use to unpack `blob` (or the pair at blob[from, to) of a pool) into `out` (its arrays reused);
  * `ref` must be the pair refDt names, when it names one.
  */
 export function decodePair(blob: Uint8Array, ref: BookPair | undefined, out: BookPair, from = 0, to = blob.length): BookPair {
-  const r = new ByteReader(blob, from, to);
+  const r = reader.reset(blob, from, to);
   const kind = r.byte();
   if (kind === 1) {
     r.varint();

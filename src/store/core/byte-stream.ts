@@ -72,10 +72,20 @@ export class ByteReader {
   private acc = 0;
   private bits = 0;
   constructor(
-    private readonly buf: Uint8Array,
+    private buf: Uint8Array,
     public pos = 0,
-    private readonly end = buf.length,
+    private end = buf.length,
   ) {}
+
+  /** Use to read other bytes with the same reader (a decoder called per row allocates none). */
+  reset(buf: Uint8Array, pos: number, end: number): this {
+    this.buf = buf;
+    this.pos = pos;
+    this.end = end;
+    this.acc = 0;
+    this.bits = 0;
+    return this;
+  }
 
   byte(): number {
     if (this.pos >= this.end) throw new RangeError('packed orderbook ends early');
