@@ -88,7 +88,12 @@ describe('book codec', () => {
       // Between other bytes, as in a market's pool of pairs.
       const pool = new Uint8Array([7, ...blob, 1, 200]);
       const delta = refDt(pool, 1, 1 + blob.length) > 0;
+      // The up side's lists alone first (what a rule on the up side reads), then all four.
+      const up = tops.slice();
+      const untouched = [up[2], up[3]];
+      expect(decodeTops(pool, 1, 1 + blob.length, up, 0, delta ? 4 : -1, 2)).toBe(pair.dp);
       expect(decodeTops(pool, 1, 1 + blob.length, tops, 0, delta ? 4 : -1)).toBe(pair.dp);
+      expect([up[0], up[1], up[2], up[3]]).toEqual([tops[0], tops[1], ...untouched]);
       const decoded = decodePair(blob, ref, emptyPair());
       decoded.lists.forEach((l, i) => expect(tops[i]).toBe(l.n > 0 ? l.prices[0] : Number.NaN));
       // Every cut short is declined (decodePair throws on each), and a delta pair without its reference.

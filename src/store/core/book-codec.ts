@@ -327,12 +327,13 @@ function bitsSet(bytes: Uint8Array, at: number, n: number): number {
 
 /**
  * Use when only each list's best level is read (a rule on bid/ask over a whole market): the first
- * scaled price of each of the four lists of the pair at bytes[from, to) into tops[at + k] (NaN for
- * an empty list), the reference's read from tops[refAt + k] (refAt -1: none). Sizes are skipped,
- * not decoded, and nothing is allocated. Returns the pair's dp, or -1 for bytes it does not read
- * this way (a reference missing, an unknown kind, a list past `to`): decodePair tells what is wrong.
+ * scaled price of each of the first `lists` lists (4: both outcomes; 2: the up side's) of the pair
+ * at bytes[from, to) into tops[at + k] (NaN for an empty list), the reference's read from
+ * tops[refAt + k] (refAt -1: none). Sizes are skipped, not decoded, lists after those not read,
+ * and nothing is allocated. Returns the pair's dp, or -1 for bytes it does not read this way (a
+ * reference missing, an unknown kind, a list past `to`): decodePair tells what is wrong.
  */
-export function decodeTops(bytes: Uint8Array, from: number, to: number, tops: Float64Array, at: number, refAt: number): number {
+export function decodeTops(bytes: Uint8Array, from: number, to: number, tops: Float64Array, at: number, refAt: number, lists = 4): number {
   let pos = from;
   const kind = bytes[pos++];
   if (kind === 1) {
@@ -344,7 +345,7 @@ export function decodeTops(bytes: Uint8Array, from: number, to: number, tops: Fl
   }
   if (pos >= to) return -1;
   const dp = bytes[pos++]! >> 4;
-  for (let k = 0; k < 4; k++) {
+  for (let k = 0; k < lists; k++) {
     if (pos >= to) return -1;
     const h = bytes[pos++]!;
     const mode = h >> 6;

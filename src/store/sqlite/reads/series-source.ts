@@ -3,7 +3,8 @@
 // row objects), and its orderbooks stay packed in memory until a snapshot's book is asked for,
 // then decode straight from the binary pair (text rows, from before books were packed, parse).
 // A market's packed books come in one aggregate row (their bytes concatenated by SQLite), not a
-// row object and a Buffer per snapshot; best prices for a whole market decode in one pass.
+// row object and a Buffer per snapshot; an outcome's best prices for a whole market are read in
+// one pass over the pairs' first prices alone (no sizes decoded).
 // Every number is the stored value / 10^k, the double JSON.parse gives for the served text.
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
@@ -244,7 +245,7 @@ function noBook(n: number): BestPrices {
   return { bids: none, asks: none };
 }
 
-/** The first prices allBest keeps while it walks a market's pairs, reused from market to market. */
+/** The first prices sideBest keeps while it walks a market's pairs, reused from market to market. */
 let topsScratch = new Float64Array(0);
 
 function scratchTops(n: number): Float64Array {
@@ -261,7 +262,7 @@ class MarketBooks {
   /** Books stored as text (older stores), by snapshot index. */
   private readonly texts = new Map<number, [string, string]>();
   private readonly views = { up: new SideView(), down: new SideView() };
-  private best: { up: BestPrices; down: BestPrices } | undefined;
+  private readonly best: { up?: BestPrices; down?: BestPrices } = {};
   private decodedAt = -1;
   private pair = emptyPair();
   private spare = emptyPair();
@@ -299,45 +300,44 @@ class MarketBooks {
   }
 
   /**
-   * Both outcomes' best prices at every snapshot, decoded in one pass on first use and kept with
-   * the market: each is the level book(i, side) hands out first, divided alike.
+   * The outcome's best prices at every snapshot, read in one pass on first use and kept with the
+   * market: each is the level book(i, side) hands out first, divided alike.
    */
   bestPrices(side: OutcomeSide): BestPrices {
-    this.best ??= this.allBest();
-    return this.best[side];
+    return (this.best[side] ??= this.sideBest(side));
   }
 
-  private allBest(): { up: BestPrices; down: BestPrices } {
+  private sideBest(side: OutcomeSide): BestPrices {
     const n = this.start.length;
-    const cols = [0, 1, 2, 3].map(() => new Float64Array(n).fill(Number.NaN)) as [Float64Array, Float64Array, Float64Array, Float64Array];
-    // Each pair's four first prices, scaled, in tops[4i..4i+3]: its successors' references. Only
-    // those are read from the bytes (decodeTops); a pair it declines is decoded whole.
+    const bids = new Float64Array(n).fill(Number.NaN);
+    const asks = new Float64Array(n).fill(Number.NaN);
+    // Each pair's first prices, scaled, in tops[4i..4i+3]: its successors' references. Only those
+    // of the side's two lists and the ones before them are read from the bytes (decodeTops); a pair
+    // it declines is decoded whole.
+    const k = side === 'up' ? 0 : 2;
     const tops = scratchTops(4 * n);
     for (let i = 0; i < n; i++) {
       const from = this.start[i]!;
       if (from < 0) {
-        if (!this.texts.has(i)) continue;
-        for (const [side, k] of [['up', 0], ['down', 2]] as const) {
-          const b = this.book(i, side);
-          if (!b) continue;
-          if (b.bids.length > 0) cols[k]![i] = b.bids.prices[0]!;
-          if (b.asks.length > 0) cols[k + 1]![i] = b.asks.prices[0]!;
-        }
+        const b = this.texts.has(i) ? this.book(i, side) : undefined;
+        if (b && b.bids.length > 0) bids[i] = b.bids.prices[0]!;
+        if (b && b.asks.length > 0) asks[i] = b.asks.prices[0]!;
         continue;
       }
       const to = this.end[i]!;
       const dt = refDt(this.pool, from, to);
       const ref = dt === 0 ? -1 : i > 0 && this.offsets[i - 1] === this.offsets[i]! - dt && this.start[i - 1]! >= 0 ? i - 1 : this.indexOf(this.offsets[i]! - dt);
-      let dp = decodeTops(this.pool, from, to, tops, 4 * i, 4 * ref);
+      let dp = decodeTops(this.pool, from, to, tops, 4 * i, 4 * ref, k + 2);
       if (dp < 0) {
         const pair = this.decode(i);
-        for (let k = 0; k < 4; k++) tops[4 * i + k] = pair.lists[k]!.n > 0 ? pair.lists[k]!.prices[0]! : Number.NaN;
+        for (let j = 0; j < 4; j++) tops[4 * i + j] = pair.lists[j]!.n > 0 ? pair.lists[j]!.prices[0]! : Number.NaN;
         dp = pair.dp;
       }
       const pd = 10 ** dp;
-      for (let k = 0; k < 4; k++) cols[k]![i] = tops[4 * i + k]! / pd;
+      bids[i] = tops[4 * i + k]! / pd;
+      asks[i] = tops[4 * i + k + 1]! / pd;
     }
-    return { up: { bids: cols[0], asks: cols[1] }, down: { bids: cols[2], asks: cols[3] } };
+    return { bids, asks };
   }
 
   book(i: number, side: OutcomeSide): SideBook | undefined {
