@@ -312,8 +312,8 @@ class MarketBooks {
     const bids = new Float64Array(n).fill(Number.NaN);
     const asks = new Float64Array(n).fill(Number.NaN);
     // Each pair's first prices, scaled, in tops[4i..4i+3]: its successors' references. Only those
-    // of the side's two lists and the ones before them are read from the bytes (decodeTops); a pair
-    // it declines is decoded whole.
+    // of the side's two lists and the ones before them are read from the bytes (decodeTops; docs/testing.md,
+    // "Measured choices"); a pair it declines is decoded whole.
     const k = side === 'up' ? 0 : 2;
     const tops = scratchTops(4 * n);
     for (let i = 0; i < n; i++) {
