@@ -312,8 +312,8 @@ class MarketBooks {
     const bids = new Float64Array(n).fill(Number.NaN);
     const asks = new Float64Array(n).fill(Number.NaN);
     // Each pair's first prices, scaled, in tops[4i..4i+3]: its successors' references. Only those
-    // of the side's two lists and the ones before them are read from the bytes (decodeTops; docs/testing.md,
-    // "Measured choices"); a pair it declines is decoded whole.
+    // of the side's two lists and the ones before them are read from the bytes (decodeTops;
+    // docs/testing.md, "Measured choices"); a pair it declines is decoded whole.
     const k = side === 'up' ? 0 : 2;
     const tops = scratchTops(4 * n);
     for (let i = 0; i < n; i++) {
@@ -350,13 +350,16 @@ class MarketBooks {
     }
     // A maker order and the strategy read the same snapshot's book in turn: filled once.
     if (view.at === i) return view;
-    view.at = i;
+    view.at = -1;
     const pair = this.decode(i);
-    const [bids, asks] = side === 'up' ? [pair.lists[0], pair.lists[1]] : [pair.lists[2], pair.lists[3]];
+    const k = side === 'up' ? 0 : 2;
+    const bids = pair.lists[k]!;
+    const asks = pair.lists[k + 1]!;
     const pd = 10 ** pair.dp;
     const sd = 10 ** pair.ds;
     view.bids.fill(bids.prices, bids.sizes, bids.n, pd, sd);
     view.asks.fill(asks.prices, asks.sizes, asks.n, pd, sd);
+    view.at = i;
     return view;
   }
 
