@@ -4,8 +4,8 @@
 // every snapshot, the rule on the best ask and bid against the rule on the quote over its twin
 // without books (same seed flags, no books), and the example maker strategy (--maker-fill queue)
 // over both, as ratios within one run (this machine's absolute speed varies 3x from day to day);
-// (c) peak RSS; (d) a sweep of 8 combinations (worker threads) against the same 8 combinations as
-// single runs one after another.
+// (c) peak RSS, without books and with; (d) a sweep of 8 combinations (worker threads) against
+// the same 8 combinations as single runs one after another.
 import path from 'node:path';
 import { rmSync, writeFileSync } from 'node:fs';
 import { ROOT, runMsnap, runNode } from '../child-process.js';
@@ -80,22 +80,29 @@ export async function backtestFigure(ctx) {
     const baseRows = JSON.parse(base.stdout).rows;
     const rate = snapshots / (ours.wallMs / 1000);
     const baseRate = baseRows / (base.wallMs / 1000);
-    // Books at speed: each pair alternately, best of each, so a change of load hits both sides.
+    // Books at speed: each pair alternately, best of each, so a change of load hits both sides
+    // (both under GNU time, for the peak RSS with books: memory stays flat).
+    const rss = { measureRss: true };
     const pairs = {
-      rule: [() => backtest(ctx, books, spec.books, [], { strategy: 'bench-book-rule.json' }), () => backtest(ctx, twin, spec.books)],
-      maker: [() => backtest(ctx, books, spec.books, ['--maker-fill', 'queue'], { strategy: MAKER }), () => backtest(ctx, twin, spec.books, ['--maker-fill', 'queue'], { strategy: MAKER })],
+      rule: [() => backtest(ctx, books, spec.books, [], { ...rss, strategy: 'bench-book-rule.json' }), () => backtest(ctx, twin, spec.books, [], rss)],
+      maker: [
+        () => backtest(ctx, books, spec.books, ['--maker-fill', 'queue'], { ...rss, strategy: MAKER }),
+        () => backtest(ctx, twin, spec.books, ['--maker-fill', 'queue'], { ...rss, strategy: MAKER }),
+      ],
     };
     const bestRuns = {};
     for (const [name, [withFn, withoutFn]] of Object.entries(pairs)) {
       let w;
       let wo;
+      let peakKb = 0;
       for (let i = 0; i < rounds; i++) {
         const a = await withFn();
         if (!w || a.wallMs < w.wallMs) w = a;
+        peakKb = Math.max(peakKb, a.peakRssKb ?? Number.NaN);
         const b = await withoutFn();
         if (!wo || b.wallMs < wo.wallMs) wo = b;
       }
-      bestRuns[name] = { with: w, without: wo };
+      bestRuns[name] = { with: w, without: wo, peakMb: peakKb / 1024 };
     }
     const rateOf = (run) => JSON.parse(run.stdout).data.snapshots / (run.wallMs / 1000);
     const withBooks = bestRuns.rule.with;
@@ -132,6 +139,8 @@ export async function backtestFigure(ctx) {
         { name: 'Backtest: snapshots/s, maker example, same markets without books', value: makerTwinRate, unit: ' snapshots/s' },
         { name: 'Backtest: maker example with books / without books', value: makerRate / makerTwinRate, unit: 'x', target: describeTarget(MAKER_TARGET, 'x'), verdict: judge({ value: makerRate / makerTwinRate, ...MAKER_TARGET }) },
         { name: 'Backtest: peak RSS (without books)', value: peakMb, unit: ' MB', target: describeTarget(MEMORY_TARGET, ' MB'), verdict: judge({ value: peakMb, ...MEMORY_TARGET }) },
+        { name: 'Backtest: peak RSS, rule on bid/ask with books', value: bestRuns.rule.peakMb, unit: ' MB', target: describeTarget(MEMORY_TARGET, ' MB'), verdict: judge({ value: bestRuns.rule.peakMb, ...MEMORY_TARGET }) },
+        { name: 'Backtest: peak RSS, maker example with books', value: bestRuns.maker.peakMb, unit: ' MB' },
         { name: 'Backtest: 8 single runs / sweep of 8 (wall time)', value: sweepRatio, unit: 'x', target: describeTarget(SWEEP_TARGET, 'x'), verdict: judge({ value: sweepRatio, ...SWEEP_TARGET }) },
       ],
       commands: [ours.command, 'node bench/baseline-backtest.js --db DB --coin … --type … --last … --entry 0.3 --after 60000 --exit 0.6', withBooks.command, bestRuns.rule.without.command, bestRuns.maker.with.command, sweep.command],

@@ -2,7 +2,7 @@
 // was made of, alone and against a reference, and stored text comes back byte for byte.
 import { describe, expect, it } from 'vitest';
 import { mulberry32, type Random } from '../../random/prng.js';
-import { decodePair, emptyPair, encodePair, refDt, type BookPair, type LevelList } from './book-codec.js';
+import { decodePair, decodeTops, emptyPair, encodePair, refDt, type BookPair, type LevelList } from './book-codec.js';
 import { parsePair, sideText } from './book-text.js';
 
 function randomList(random: Random, n: number, dp: number, ds: number, descending: boolean): LevelList {
@@ -74,6 +74,39 @@ describe('book codec', () => {
       expect(numbers(decodePair(blob, ref, emptyPair()))).toEqual(numbers(pair));
       ref = pair;
     }
+  });
+
+  it('reads the best prices alone as decodePair gives them, in place in a pool, and declines bytes it cannot read', () => {
+    const random = mulberry32(14);
+    let ref = randomPair(random);
+    const key = encodePair(ref).slice();
+    const tops = new Float64Array(8);
+    expect(decodeTops(key, 0, key.length, tops, 4, -1)).toBe(ref.dp);
+    for (let k = 0; k < 3000; k++) {
+      const pair = random() < 0.1 ? ref : random() < 0.05 ? randomPair(random) : nudged(random, ref);
+      const blob = encodePair(pair, ref, 125).slice();
+      // Between other bytes, as in a market's pool of pairs.
+      const pool = new Uint8Array([7, ...blob, 1, 200]);
+      const delta = refDt(pool, 1, 1 + blob.length) > 0;
+      // The up side's lists alone first (what a rule on the up side reads), then all four.
+      const up = tops.slice();
+      const untouched = [up[2], up[3]];
+      expect(decodeTops(pool, 1, 1 + blob.length, up, 0, delta ? 4 : -1, 2)).toBe(pair.dp);
+      expect(decodeTops(pool, 1, 1 + blob.length, tops, 0, delta ? 4 : -1)).toBe(pair.dp);
+      expect([up[0], up[1], up[2], up[3]]).toEqual([tops[0], tops[1], ...untouched]);
+      const decoded = decodePair(blob, ref, emptyPair());
+      decoded.lists.forEach((l, i) => expect(tops[i]).toBe(l.n > 0 ? l.prices[0] : Number.NaN));
+      // Every cut short is declined (decodePair throws on each), and a delta pair without its reference.
+      for (const cut of [1, 2, Math.floor(blob.length / 2), blob.length - 1]) {
+        if (cut >= blob.length) continue;
+        expect(decodeTops(pool, 1, 1 + cut, tops, 0, delta ? 4 : -1)).toBe(-1);
+        expect(() => decodePair(blob.subarray(0, cut), ref, emptyPair())).toThrow();
+      }
+      if (delta) expect(decodeTops(pool, 1, 1 + blob.length, tops, 0, -1)).toBe(-1);
+      tops.copyWithin(4, 0, 4);
+      ref = pair;
+    }
+    expect(decodeTops(new Uint8Array([2, 0, 0, 0, 0, 0]), 0, 6, tops, 0, -1)).toBe(-1);
   });
 
   it('gives back stored text byte for byte, and declines text it cannot reproduce', () => {

@@ -180,14 +180,17 @@ export function encodePair(pair: BookPair, ref?: BookPair, dt = 0): Uint8Array {
   return w.buf.subarray(0, w.pos);
 }
 
-/** The reference a packed pair needs: dt ms before its own snapshot, or 0 for a key (self-contained) pair. */
-export function refDt(blob: Uint8Array): number {
-  if (blob.length === 0 || blob[0] === 0) return 0;
+/**
+ * The reference a packed pair needs: dt ms before its own snapshot, or 0 for a key (self-contained)
+ * pair. The pair is blob[from, to) (the whole blob by default: a pool of pairs is read in place).
+ */
+export function refDt(blob: Uint8Array, from = 0, to = blob.length): number {
+  if (to <= from || blob[from] === 0) return 0;
   // The varint after the kind byte, read in place (once per row read: no reader, no view).
   let v = 0;
   let mul = 1;
-  for (let i = 1; ; i++) {
-    if (i >= blob.length) throw new RangeError('packed orderbook ends early');
+  for (let i = from + 1; ; i++) {
+    if (i >= to) throw new RangeError('packed orderbook ends early');
     const b = blob[i]!;
     v += (b & 127) * mul;
     if (b < 128) return v;
@@ -195,9 +198,15 @@ export function refDt(blob: Uint8Array): number {
   }
 }
 
-/** Use to unpack `blob` into `out` (its arrays reused); `ref` must be the pair refDt names, when it names one. */
-export function decodePair(blob: Uint8Array, ref: BookPair | undefined, out: BookPair): BookPair {
-  const r = new ByteReader(blob);
+/** The decoder's reader, reset for each pair (decodePair runs to its end before it is called again). */
+const reader = new ByteReader(new Uint8Array(0));
+
+/**
+ * Use to unpack `blob` (or the pair at blob[from, to) of a pool) into `out` (its arrays reused);
+ * `ref` must be the pair refDt names, when it names one.
+ */
+export function decodePair(blob: Uint8Array, ref: BookPair | undefined, out: BookPair, from = 0, to = blob.length): BookPair {
+  const r = reader.reset(blob, from, to);
   const kind = r.byte();
   if (kind === 1) {
     r.varint();
@@ -281,4 +290,100 @@ export function decodePair(blob: Uint8Array, ref: BookPair | undefined, out: Boo
     }
   }
   return out;
+}
+
+/** Where the last varintAt ended (-1: at `to` before its last byte). */
+let after = 0;
+
+/** The varint at bytes[pos] (to: where the bytes end); sets `after`. */
+function varintAt(bytes: Uint8Array, pos: number, to: number): number {
+  let v = 0;
+  let mul = 1;
+  for (;;) {
+    if (pos >= to) {
+      after = -1;
+      return 0;
+    }
+    const b = bytes[pos++]!;
+    v += (b & 127) * mul;
+    if (b < 128) {
+      after = pos;
+      return v;
+    }
+    mul *= 128;
+  }
+}
+
+/** Set bits among the first n of the bitmap at bytes[at]. */
+function bitsSet(bytes: Uint8Array, at: number, n: number): number {
+  let count = 0;
+  for (let i = 0; i < n; i += 8) {
+    let b = bytes[at + (i >> 3)]!;
+    if (n - i < 8) b &= (1 << (n - i)) - 1;
+    for (; b !== 0; count++) b &= b - 1;
+  }
+  return count;
+}
+
+/**
+ * Use when only each list's best level is read (a rule on bid/ask over a whole market): the first
+ * scaled price of each of the first `lists` lists (4: both outcomes; 2: the up side's) of the pair
+ * at bytes[from, to) into tops[at + k] (NaN for an empty list), the reference's read from
+ * tops[refAt + k] (refAt -1: none). Sizes are skipped, not decoded, lists after those not read,
+ * and nothing is allocated. Returns the pair's dp, or -1 for bytes it does not read this way (a
+ * reference missing, an unknown kind, a list past `to`): decodePair tells what is wrong.
+ */
+export function decodeTops(bytes: Uint8Array, from: number, to: number, tops: Float64Array, at: number, refAt: number, lists = 4): number {
+  let pos = from;
+  const kind = bytes[pos++];
+  if (kind === 1) {
+    if (refAt < 0) return -1;
+    while (pos < to && bytes[pos]! >= 128) pos++;
+    pos++;
+  } else if (kind !== 0) {
+    return -1;
+  }
+  if (pos >= to) return -1;
+  const dp = bytes[pos++]! >> 4;
+  for (let k = 0; k < lists; k++) {
+    if (pos >= to) return -1;
+    const h = bytes[pos++]!;
+    const mode = h >> 6;
+    if (mode !== FULL && refAt < 0) return -1;
+    if (mode === SAME) {
+      tops[at + k] = tops[refAt + k]!;
+      continue;
+    }
+    let n = h & 31;
+    if (n === 31) {
+      n += varintAt(bytes, pos, to);
+      if ((pos = after) < 0) return -1;
+    }
+    if (mode === SIZES) {
+      tops[at + k] = n > 0 ? tops[refAt + k]! : Number.NaN;
+    } else if (n === 0) {
+      tops[at + k] = Number.NaN;
+      continue;
+    } else {
+      // The first price, then the steps (one for an arithmetic list) skipped.
+      tops[at + k] = varintAt(bytes, pos, to);
+      if ((pos = after) < 0) return -1;
+      for (let steps = h & 32 ? 1 : n - 1; steps > 0; pos++) {
+        if (pos >= to) return -1;
+        if (bytes[pos]! < 128) steps--;
+      }
+    }
+    // Sizes: all n (FULL), or those the bitmap marks (SIZES, BY_PRICE), at the width byte's bits each.
+    let sized = n;
+    if (mode !== FULL) {
+      const masks = pos;
+      pos += (n + 7) >> 3;
+      if (pos >= to) return -1;
+      sized = bitsSet(bytes, masks, n);
+    }
+    if (pos >= to) return -1;
+    const width = bytes[pos++]!;
+    pos += Math.ceil((sized * width) / 8);
+  }
+  return pos <= to ? dp : -1;
 }

@@ -67,15 +67,28 @@ export class ByteWriter {
   }
 }
 
-/** Reads what ByteWriter wrote; `pos` moves along. */
+/** Reads what ByteWriter wrote in buf[pos, end); `pos` moves along. */
 export class ByteReader {
-  pos = 0;
   private acc = 0;
   private bits = 0;
-  constructor(private readonly buf: Uint8Array) {}
+  constructor(
+    private buf: Uint8Array,
+    public pos = 0,
+    private end = buf.length,
+  ) {}
+
+  /** Use to read other bytes with the same reader (a decoder called per row allocates none). */
+  reset(buf: Uint8Array, pos: number, end: number): this {
+    this.buf = buf;
+    this.pos = pos;
+    this.end = end;
+    this.acc = 0;
+    this.bits = 0;
+    return this;
+  }
 
   byte(): number {
-    if (this.pos >= this.buf.length) throw new RangeError('packed orderbook ends early');
+    if (this.pos >= this.end) throw new RangeError('packed orderbook ends early');
     return this.buf[this.pos++]!;
   }
 

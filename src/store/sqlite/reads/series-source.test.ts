@@ -135,6 +135,12 @@ describe('sqliteSeriesSource', () => {
         const got = series!.book(i, 'down');
         expect(got ? JSON.stringify({ bids: levels(got.bids), asks: levels(got.asks) }) : undefined).toBe(want[i]!.orderbook_down ? JSON.stringify(want[i]!.orderbook_down) : undefined);
       }
+      // A book asked again is handed as kept, and one asked between two asks of it does not stay in its place.
+      const withBook = order.filter((i) => want[i]!.orderbook_up).slice(0, 3);
+      for (const i of [...withBook, withBook[0]!, withBook[1]!, withBook[1]!, withBook[0]!]) {
+        const got = series!.book(i, 'up')!;
+        expect(JSON.stringify({ bids: levels(got.bids), asks: levels(got.asks) })).toBe(JSON.stringify(want[i]!.orderbook_up));
+      }
     } finally {
       const put = sql.prepare('INSERT INTO snapshot_blocks (market, block, data) VALUES (?, ?, ?)');
       for (const b of blocks) put.run(...b);

@@ -3,13 +3,14 @@
 // row objects), and its orderbooks stay packed in memory until a snapshot's book is asked for,
 // then decode straight from the binary pair (text rows, from before books were packed, parse).
 // A market's packed books come in one aggregate row (their bytes concatenated by SQLite), not a
-// row object and a Buffer per snapshot; best prices for a whole market decode in one pass.
+// row object and a Buffer per snapshot; an outcome's best prices for a whole market are read in
+// one pass over the pairs' first prices alone (no sizes decoded).
 // Every number is the stored value / 10^k, the double JSON.parse gives for the served text.
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import { SNAPSHOT_INTERVAL_MS } from '../../../domain/market.js';
 import type { BestPrices, BookLevels, MarketSeries, MarketSource, OutcomeSide, SideBook } from '../../../domain/market-series.js';
-import { decodePair, emptyPair, refDt, type BookPair } from '../../core/book-codec.js';
+import { decodePair, decodeTops, emptyPair, refDt, type BookPair } from '../../core/book-codec.js';
 import { DenseBlocks } from '../dense-blocks.js';
 import { SIDE_BITS } from '../../core/dense-page-writer.js';
 import { toMarket, type MarketRow } from '../../core/market-row.js';
@@ -187,6 +188,8 @@ class Levels implements BookLevels {
 class SideView implements SideBook {
   readonly bids = new Levels();
   readonly asks = new Levels();
+  /** The snapshot whose packed pair the levels hold (-1: none, or a text row's). */
+  at = -1;
 }
 
 /** The packed-books aggregate: offsets and byte lengths as comma-separated text, the bytes, the count of text rows. */
@@ -242,6 +245,14 @@ function noBook(n: number): BestPrices {
   return { bids: none, asks: none };
 }
 
+/** The first prices sideBest keeps while it walks a market's pairs, reused from market to market. */
+let topsScratch = new Float64Array(0);
+
+function scratchTops(n: number): Float64Array {
+  if (topsScratch.length < n) topsScratch = new Float64Array(n);
+  return topsScratch;
+}
+
 /** One market's stored books, packed, by snapshot index; decoded on demand. */
 class MarketBooks {
   /** Packed pairs one after another in one buffer (no object per book): snapshot i's is pool[start[i], end[i]). */
@@ -251,7 +262,7 @@ class MarketBooks {
   /** Books stored as text (older stores), by snapshot index. */
   private readonly texts = new Map<number, [string, string]>();
   private readonly views = { up: new SideView(), down: new SideView() };
-  private best: { up: BestPrices; down: BestPrices } | undefined;
+  private readonly best: { up?: BestPrices; down?: BestPrices } = {};
   private decodedAt = -1;
   private pair = emptyPair();
   private spare = emptyPair();
@@ -261,7 +272,7 @@ class MarketBooks {
     packed: PackedRows | undefined,
     texts: Iterable<[number, string, string]>,
   ) {
-    // A plain view: a Buffer's subarray (one per decode) costs several times a Uint8Array's.
+    // Pairs are read in place, between their offsets: no view per decode.
     const bytes = packed?.bytes ?? new Uint8Array(0);
     this.pool = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.start = new Int32Array(offsets.length).fill(-1);
@@ -289,66 +300,82 @@ class MarketBooks {
   }
 
   /**
-   * Both outcomes' best prices at every snapshot, decoded in one pass on first use and kept with
-   * the market: each is the level book(i, side) hands out first, divided alike.
+   * The outcome's best prices at every snapshot, read in one pass on first use and kept with the
+   * market: each is the level book(i, side) hands out first, divided alike.
    */
   bestPrices(side: OutcomeSide): BestPrices {
-    this.best ??= this.allBest();
-    return this.best[side];
+    return (this.best[side] ??= this.sideBest(side));
   }
 
-  private allBest(): { up: BestPrices; down: BestPrices } {
+  private sideBest(side: OutcomeSide): BestPrices {
     const n = this.start.length;
-    const cols = [0, 1, 2, 3].map(() => new Float64Array(n).fill(Number.NaN)) as [Float64Array, Float64Array, Float64Array, Float64Array];
+    const bids = new Float64Array(n).fill(Number.NaN);
+    const asks = new Float64Array(n).fill(Number.NaN);
+    // Each pair's first prices, scaled, in tops[4i..4i+3]: its successors' references. Only those
+    // of the side's two lists and the ones before them are read from the bytes (decodeTops;
+    // docs/testing.md, "Measured choices"); a pair it declines is decoded whole.
+    const k = side === 'up' ? 0 : 2;
+    const tops = scratchTops(4 * n);
     for (let i = 0; i < n; i++) {
-      if (this.start[i]! < 0) {
-        if (!this.texts.has(i)) continue;
-        for (const [side, k] of [['up', 0], ['down', 2]] as const) {
-          const b = this.book(i, side);
-          if (!b) continue;
-          if (b.bids.length > 0) cols[k]![i] = b.bids.prices[0]!;
-          if (b.asks.length > 0) cols[k + 1]![i] = b.asks.prices[0]!;
-        }
+      const from = this.start[i]!;
+      if (from < 0) {
+        const b = this.texts.has(i) ? this.book(i, side) : undefined;
+        if (b && b.bids.length > 0) bids[i] = b.bids.prices[0]!;
+        if (b && b.asks.length > 0) asks[i] = b.asks.prices[0]!;
         continue;
       }
-      const pair = this.decode(i);
-      const pd = 10 ** pair.dp;
-      for (let k = 0; k < 4; k++) {
-        const l = pair.lists[k]!;
-        if (l.n > 0) cols[k]![i] = l.prices[0]! / pd;
+      const to = this.end[i]!;
+      const dt = refDt(this.pool, from, to);
+      const ref = dt === 0 ? -1 : i > 0 && this.offsets[i - 1] === this.offsets[i]! - dt && this.start[i - 1]! >= 0 ? i - 1 : this.indexOf(this.offsets[i]! - dt);
+      let dp = decodeTops(this.pool, from, to, tops, 4 * i, 4 * ref, k + 2);
+      if (dp < 0) {
+        const pair = this.decode(i);
+        for (let j = 0; j < 4; j++) tops[4 * i + j] = pair.lists[j]!.n > 0 ? pair.lists[j]!.prices[0]! : Number.NaN;
+        dp = pair.dp;
       }
+      const pd = 10 ** dp;
+      bids[i] = tops[4 * i + k]! / pd;
+      asks[i] = tops[4 * i + k + 1]! / pd;
     }
-    return { up: { bids: cols[0], asks: cols[1] }, down: { bids: cols[2], asks: cols[3] } };
+    return { bids, asks };
   }
 
   book(i: number, side: OutcomeSide): SideBook | undefined {
     if (!(i >= 0 && i < this.start.length)) return undefined;
     const view = this.views[side];
     if (this.start[i]! < 0) {
+      view.at = -1;
       const text = this.texts.get(i);
       return text && textSide(side === 'up' ? text[0] : text[1], view);
     }
+    // A maker order and the strategy read the same snapshot's book in turn: filled once.
+    if (view.at === i) return view;
+    view.at = -1;
     const pair = this.decode(i);
-    const [bids, asks] = side === 'up' ? [pair.lists[0], pair.lists[1]] : [pair.lists[2], pair.lists[3]];
+    const k = side === 'up' ? 0 : 2;
+    const bids = pair.lists[k]!;
+    const asks = pair.lists[k + 1]!;
     const pd = 10 ** pair.dp;
     const sd = 10 ** pair.ds;
     view.bids.fill(bids.prices, bids.sizes, bids.n, pd, sd);
     view.asks.fill(asks.prices, asks.sizes, asks.n, pd, sd);
+    view.at = i;
     return view;
   }
 
   /** The pair of snapshot i; the one before it in time is usually its reference, else its chain is walked back. */
   private decode(i: number): BookPair {
     if (this.decodedAt === i) return this.pair;
-    const blob = this.pool.subarray(this.start[i], this.end[i]);
-    const dt = refDt(blob);
+    const from = this.start[i]!;
+    const to = this.end[i]!;
+    const dt = refDt(this.pool, from, to);
     let ref: BookPair | undefined;
     if (dt > 0) {
       const t = this.offsets[i]! - dt;
       if (!(this.decodedAt >= 0 && this.offsets[this.decodedAt] === t)) this.decode(this.indexOf(t));
       ref = this.pair;
     }
-    const out = decodePair(blob, ref, this.spare);
+    const out = decodePair(this.pool, ref, this.spare, from, to);
     this.spare = this.pair;
     this.pair = out;
     this.decodedAt = i;
