@@ -17,9 +17,9 @@ import { scenarioMarket } from '../../src/realdata/test-support/pmxt-scenarios.j
 export const SPEED = 25;
 export const FIVE_MIN = 300_000;
 export const HOUR = 3_600_000;
-/** Recorder timings in real ms, but lagMs, which is clock time: 400 ms at SPEED, so a frame delivered late by a loaded machine is still on time for its tick (the reference takes every frame at its own time). */
+/** Recorder timings in real ms, but lagMs, which is clock time: 1 s at SPEED, so a frame delivered late by a loaded machine is still on time for its tick (the reference takes every frame at its own time). */
 // pruneMs: prices no market needs are forgotten often, so the edge prices checked below prove none needed was.
-export const TIMINGS = { flushMs: 40, lagMs: 10_000, stallMs: 800, clobPingMs: 200, rtdsPingMs: 200, gammaPollMs: 150, resolvePollMs: 150, pruneMs: 50, backoff: { baseMs: 40, capMs: 200 } };
+export const TIMINGS = { flushMs: 40, lagMs: 25_000, stallMs: 800, clobPingMs: 200, rtdsPingMs: 200, gammaPollMs: 150, resolvePollMs: 150, pruneMs: 50, backoff: { baseMs: 40, capMs: 200 } };
 
 /** A clock running `speed` times real time from `from`. */
 export function fastClock(from: number, speed = SPEED): () => number {
