@@ -39,9 +39,9 @@ function valueAfter(argv, flag) {
 // 4 full 24hr markets (3 complete: a 2M-row export for the memory figure). Lookups: ~1M rows in
 // 5m markets against ~20M in 24hr and 4hr markets.
 const FULL = {
-  // Seconds each figure took in a full run on 2 shared cores (BENCHMARKS.md, 52c4f4d, load average
-  // 5-10), for the progress line's time left (scaled by how the finished figures compared with theirs).
-  expectedSeconds: { 1: 218, 2: 42, 3: 86, 4: 38, 5: 7, 6: 0, 7: 49, 8: 26, 9: 65, 10: 52, 11: 196, 12: 145, 13: 78, 14: 81, 15: 277, 16: 67, 17: 69, 18: 240, 19: 120, 20: 240, 21: 330 },
+  // Seconds each figure took in a recent full run (its report's wall-time table), for the progress
+  // line's time left (scaled by how the finished figures compared with theirs).
+  expectedSeconds: { 1: 217, 2: 34, 3: 85, 4: 22, 5: 5, 6: 0, 7: 19, 8: 15, 9: 64, 10: 22, 11: 136, 12: 54, 13: 24, 14: 102, 15: 95, 16: 59, 17: 64, 18: 204, 19: 133, 20: 23, 21: 315 },
   // Figure 19: event rows asked of the generator (issue 36: a file of at least 5M; the hour's last receipts are cut).
   realdataRows: 5_050_000,
   mainDb: { days: 15, full: { '5m': 410, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 4 } },
