@@ -66,10 +66,14 @@ export async function prepareRecord(
         ...(settings.timings ? { timings: settings.timings } : {}),
         ...(settings.raw !== undefined ? { raw: new RawLog(settings.raw) } : {}),
         onStatus: () => {
-          void recorded().then((t) => {
-            through = Math.max(through, t);
-            for (const fn of listeners) fn();
-          });
+          // While the store is away the stream simply waits; the recorder holds the frames.
+          recorded().then(
+            (t) => {
+              through = Math.max(through, t);
+              for (const fn of listeners) fn();
+            },
+            () => undefined,
+          );
         },
       }).catch((err: unknown) => {
         // The service goes on serving what was stored; the log says the recording ended.

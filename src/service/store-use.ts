@@ -5,11 +5,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DatabaseBusyError } from '../errors.js';
+import { DatabaseBusyError, UnreachableError } from '../errors.js';
 import type { BulkLoadStore } from '../store/bulk-store.js';
 import { isPostgresUrl, storeName } from '../store/db-path.js';
 import { diskFullError } from '../store/disk-full.js';
 import type { RecordWrites } from '../store/record-writes.js';
+import { StoreUnavailableError } from '../store/store.js';
 import type { StoreDeps } from './store-deps.js';
 
 /** Use in the `serve` admin commands: awaits the store `opening`, runs `fn`, explains a busy database or a full disk, always closes. */
@@ -64,8 +65,10 @@ export async function throughStaging<T>(
 }
 
 /** Use around a write to the server's database: another process holding the write lock past the
- * busy timeout (a long import or seed), or a full disk, becomes one clear line instead of "unexpected error". */
+ * busy timeout (a long import or seed), PostgreSQL lost midway, or a full disk, becomes one clear
+ * line and its exit code instead of "unexpected error". */
 export function explainStoreError(err: unknown, db: string): unknown {
+  if (err instanceof StoreUnavailableError) return new UnreachableError(err.message.replace(/\s+/g, ' '));
   if ((err as { code?: string } | null)?.code === 'SQLITE_BUSY') {
     return new DatabaseBusyError(`database ${db} is busy: another msnap process is writing to it (import, seed or keys); try again when it has finished`);
   }

@@ -172,12 +172,15 @@ the recorded Chainlink prices. A drop, a close or a stall (no frame for 30 s) re
 capped, jittered backoff; the time away is a gap (no snapshots, never interpolated). A bad frame
 is logged and skipped. Run it again on the same store to resume: nothing is written twice.
 Into PostgreSQL (--db postgres://…) each batch is one transaction; any number of msnap serve
---store instances on that database show it as soon as it commits.
+--store instances on that database show it as soon as it commits. PostgreSQL lost midway (a
+restart, a failover) loses nothing: the sockets stay connected, the frames are held in memory and
+the batch is tried again every second; once it is back they are written, with no gap. Away for
+5 minutes, the run ends (exit 7); what was committed before stays whole.
 Status on a terminal: markets, frames/s, lag, gaps; --verbose logs connects, drops and markets.
 
 Exit codes: 0 stopped by Ctrl-C or SIGTERM after writing everything received; 2 bad arguments;
-8 the store is write-locked by another process; 7 PostgreSQL cannot be reached; 10 the disk is
-full; 1 anything else.
+8 the store is write-locked by another process; 7 PostgreSQL cannot be reached (at the start, or
+for 5 minutes of a run); 10 the disk is full; 1 anything else.
 
 Examples:
   $ msnap record BTC 5m --db real.db

@@ -3,14 +3,15 @@
 // schema's bulk-write lock (as pull's pages and loads): markets upserted, the tape states, prices
 // and spans written as they come, and the batch's snapshots with their books buffered and merged
 // into the markets' blocks at flush (pg-blocks.ts, the layout every PostgreSQL read serves), then
-// the summaries refreshed as a load refreshes them. A rolled-back batch leaves nothing.
+// the summaries refreshed as a load refreshes them. A rolled-back batch leaves nothing. A lost
+// connection surfaces as StoreUnavailableError, which the recorder retries (recording.ts).
 import { MARKET_DETAIL_FIELDS } from '../../../domain/market.js';
 import type { BookPair } from '../../core/book-codec.js';
 import type { MarketWrite } from '../../core/write-records.js';
 import type { MarketRef, RealdataWrites, RealMarketSource, RecordRows, RecordWrites } from '../../record-writes.js';
 import { emptyRows, type BlockRows } from '../pg-block-codec.js';
 import { mergeIntoBlocks, moveMarketToBlocks } from '../pg-blocks.js';
-import { isConnectionError, type Pg } from '../pg-connection.js';
+import { guarded, isConnectionError, type Pg } from '../pg-connection.js';
 import { refreshSql } from '../pg-load-sql.js';
 import type postgres from 'postgres';
 
@@ -46,21 +47,23 @@ class PgRecordRows implements RecordRows {
   }
 
   async flush(): Promise<void> {
-    const tx = this.tx();
-    for (const [market, byT] of this.rows) {
-      const rows: BlockRows = emptyRows();
-      for (const r of [...byT.values()].sort((a, b) => a.t - b.t)) {
-        rows.t.push(r.t);
-        rows.price.push(r.price);
-        rows.up.push(r.up);
-        rows.down.push(r.down);
-        rows.books.push(r.books);
+    return guarded(async () => {
+      const tx = this.tx();
+      for (const [market, byT] of this.rows) {
+        const rows: BlockRows = emptyRows();
+        for (const r of [...byT.values()].sort((a, b) => a.t - b.t)) {
+          rows.t.push(r.t);
+          rows.price.push(r.price);
+          rows.up.push(r.up);
+          rows.down.push(r.down);
+          rows.books.push(r.books);
+        }
+        await moveMarketToBlocks(tx, market);
+        const merged = await mergeIntoBlocks(tx, market, rows);
+        this.skipped += rows.t.length - merged.added;
       }
-      await moveMarketToBlocks(tx, market);
-      const merged = await mergeIntoBlocks(tx, market, rows);
-      this.skipped += rows.t.length - merged.added;
-    }
-    this.rows.clear();
+      this.rows.clear();
+    });
   }
 
   private market(id: number): Map<number, PendingRow> {
@@ -84,28 +87,32 @@ export class PgRecordWriter implements RecordWrites {
   }
 
   async begin(): Promise<void> {
-    if (this.tx) throw new Error('a record batch is already open');
-    const tx = await this.pool.reserve();
-    try {
-      await tx`BEGIN`;
-      await tx`SELECT pg_advisory_xact_lock(hashtext(${`msnap:bulk:${this.schema}`}))`;
-    } catch (err) {
-      if (!isConnectionError(err)) await tx`ROLLBACK`.catch(() => undefined);
-      tx.release();
-      throw err;
-    }
-    this.tx = tx;
+    return guarded(async () => {
+      if (this.tx) throw new Error('a record batch is already open');
+      const tx = await this.pool.reserve();
+      try {
+        await tx`BEGIN`;
+        await tx`SELECT pg_advisory_xact_lock(hashtext(${`msnap:bulk:${this.schema}`}))`;
+      } catch (err) {
+        if (!isConnectionError(err)) await tx`ROLLBACK`.catch(() => undefined);
+        tx.release();
+        throw err;
+      }
+      this.tx = tx;
+    });
   }
 
   async commit(): Promise<void> {
-    const tx = this.open();
-    this.tx = undefined;
-    this.rows = undefined;
-    try {
-      await tx`COMMIT`;
-    } finally {
-      tx.release();
-    }
+    return guarded(async () => {
+      const tx = this.open();
+      this.tx = undefined;
+      this.rows = undefined;
+      try {
+        await tx`COMMIT`;
+      } finally {
+        tx.release();
+      }
+    });
   }
 
   async rollback(): Promise<void> {
@@ -119,29 +126,33 @@ export class PgRecordWriter implements RecordWrites {
   }
 
   async upsertMarket(m: MarketWrite): Promise<{ ref: MarketRef; created: boolean }> {
-    const tx = this.open();
-    const details = MARKET_DETAIL_FIELDS.map((c) => m.details?.[c] ?? null);
-    // Update first, insert only a new market: an INSERT ... ON CONFLICT would use up an id every time.
-    let [row] = await tx.unsafe<RefRow[]>(
-      `UPDATE markets SET price_start = coalesce($1, price_start), price_end = coalesce($2, price_end), winner = coalesce($3, winner),
-         ${MARKET_DETAIL_FIELDS.map((c, i) => `${c} = coalesce($${i + 5}, ${c})`).join(', ')}
-       WHERE market_id = $4 RETURNING id, start_time, end_time, false AS created`,
-      [m.priceStart, m.priceEnd, m.winner, m.marketId, ...details],
-    );
-    row ??= (
-      await tx.unsafe<RefRow[]>(
-        `INSERT INTO markets (market_id, coin, market_type, start_time, end_time, price_start, price_end, winner, ${MARKET_DETAIL_FIELDS.join(', ')})
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, ${MARKET_DETAIL_FIELDS.map((_, i) => `$${i + 9}`).join(', ')})
-         RETURNING id, start_time, end_time, true AS created`,
-        [m.marketId, m.coin, m.marketType, m.startTime, m.endTime, m.priceStart, m.priceEnd, m.winner, ...details],
-      )
-    )[0];
-    return { ref: toRef(row!), created: row!.created };
+    return guarded(async () => {
+      const tx = this.open();
+      const details = MARKET_DETAIL_FIELDS.map((c) => m.details?.[c] ?? null);
+      // Update first, insert only a new market: an INSERT ... ON CONFLICT would use up an id every time.
+      let [row] = await tx.unsafe<RefRow[]>(
+        `UPDATE markets SET price_start = coalesce($1, price_start), price_end = coalesce($2, price_end), winner = coalesce($3, winner),
+           ${MARKET_DETAIL_FIELDS.map((c, i) => `${c} = coalesce($${i + 5}, ${c})`).join(', ')}
+         WHERE market_id = $4 RETURNING id, start_time, end_time, false AS created`,
+        [m.priceStart, m.priceEnd, m.winner, m.marketId, ...details],
+      );
+      row ??= (
+        await tx.unsafe<RefRow[]>(
+          `INSERT INTO markets (market_id, coin, market_type, start_time, end_time, price_start, price_end, winner, ${MARKET_DETAIL_FIELDS.join(', ')})
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, ${MARKET_DETAIL_FIELDS.map((_, i) => `$${i + 9}`).join(', ')})
+           RETURNING id, start_time, end_time, true AS created`,
+          [m.marketId, m.coin, m.marketType, m.startTime, m.endTime, m.priceStart, m.priceEnd, m.winner, ...details],
+        )
+      )[0];
+      return { ref: toRef(row!), created: row!.created };
+    });
   }
 
   async marketRef(marketId: string): Promise<MarketRef | undefined> {
-    const [row] = await (this.tx ?? this.pool)<RefRow[]>`SELECT id, start_time, end_time FROM markets WHERE market_id = ${marketId}`;
-    return row ? toRef(row) : undefined;
+    return guarded(async () => {
+      const [row] = await (this.tx ?? this.pool)<RefRow[]>`SELECT id, start_time, end_time FROM markets WHERE market_id = ${marketId}`;
+      return row ? toRef(row) : undefined;
+    });
   }
 
   snapshotWriter(): RecordRows {
@@ -154,10 +165,12 @@ export class PgRecordWriter implements RecordWrites {
   }
 
   async refreshMarkets(rowids: Iterable<number>): Promise<void> {
-    const ids = [...new Set(rowids)].filter((id) => Number.isSafeInteger(id));
-    if (ids.length === 0) return;
-    const tx = this.open();
-    for (const statement of refreshSql(ids.join(', '))) await tx.unsafe(statement);
+    return guarded(async () => {
+      const ids = [...new Set(rowids)].filter((id) => Number.isSafeInteger(id));
+      if (ids.length === 0) return;
+      const tx = this.open();
+      for (const statement of refreshSql(ids.join(', '))) await tx.unsafe(statement);
+    });
   }
 
   private open(): postgres.ReservedSql {
@@ -182,49 +195,69 @@ class PgRealdata implements RealdataWrites {
   constructor(private readonly sql: () => Pg) {}
 
   async hasHour(marketId: string, hour: number): Promise<boolean> {
-    return (await this.sql()`SELECT 1 FROM realdata_hours WHERE market_id = ${marketId} AND hour = ${hour}`).length > 0;
+    return guarded(async () => {
+      return (await this.sql()`SELECT 1 FROM realdata_hours WHERE market_id = ${marketId} AND hour = ${hour}`).length > 0;
+    });
   }
 
   async addHour(marketId: string, hour: number): Promise<void> {
-    await this.sql()`INSERT INTO realdata_hours (market_id, hour) VALUES (${marketId}, ${hour}) ON CONFLICT DO NOTHING`;
+    return guarded(async () => {
+      await this.sql()`INSERT INTO realdata_hours (market_id, hour) VALUES (${marketId}, ${hour}) ON CONFLICT DO NOTHING`;
+    });
   }
 
   async state(marketId: string): Promise<string | undefined> {
-    const [row] = await this.sql()<{ state: string }[]>`SELECT state FROM realdata_state WHERE market_id = ${marketId}`;
-    return row?.state;
+    return guarded(async () => {
+      const [row] = await this.sql()<{ state: string }[]>`SELECT state FROM realdata_state WHERE market_id = ${marketId}`;
+      return row?.state;
+    });
   }
 
   async saveState(marketId: string, state: string): Promise<void> {
-    await this.sql()`INSERT INTO realdata_state (market_id, state) VALUES (${marketId}, ${state})
-      ON CONFLICT (market_id) DO UPDATE SET state = excluded.state`;
+    return guarded(async () => {
+      await this.sql()`INSERT INTO realdata_state (market_id, state) VALUES (${marketId}, ${state})
+        ON CONFLICT (market_id) DO UPDATE SET state = excluded.state`;
+    });
   }
 
   async setSource(rowid: number, s: RealMarketSource): Promise<void> {
-    await this.sql()`UPDATE markets SET slug = ${s.slug}, fee_schedule = coalesce(${s.feeSchedule}, fee_schedule), price_source = ${s.priceSource} WHERE id = ${rowid}`;
+    return guarded(async () => {
+      await this.sql()`UPDATE markets SET slug = ${s.slug}, fee_schedule = coalesce(${s.feeSchedule}, fee_schedule), price_source = ${s.priceSource} WHERE id = ${rowid}`;
+    });
   }
 
   async setOutcome(rowid: number, priceStart: number | null, priceEnd: number | null, winner: 'Up' | 'Down' | null): Promise<void> {
-    await this.sql()`UPDATE markets SET price_start = ${priceStart}, price_end = ${priceEnd}, winner = ${winner} WHERE id = ${rowid}`;
+    return guarded(async () => {
+      await this.sql()`UPDATE markets SET price_start = ${priceStart}, price_end = ${priceEnd}, winner = ${winner} WHERE id = ${rowid}`;
+    });
   }
 
   async addPrice(coin: string, ts: number, price: number): Promise<void> {
-    await this.sql()`INSERT INTO realdata_prices (coin, ts, price) VALUES (${coin}, ${ts}, ${price}) ON CONFLICT DO NOTHING`;
+    return guarded(async () => {
+      await this.sql()`INSERT INTO realdata_prices (coin, ts, price) VALUES (${coin}, ${ts}, ${price}) ON CONFLICT DO NOTHING`;
+    });
   }
 
   async prices(coin: string, from: number): Promise<[ts: number, price: number][]> {
-    const rows = await this.sql()<{ ts: number; price: number }[]>`SELECT ts, price FROM realdata_prices WHERE coin = ${coin} AND ts >= ${from} ORDER BY ts`;
-    return rows.map((r) => [r.ts, r.price]);
+    return guarded(async () => {
+      const rows = await this.sql()<{ ts: number; price: number }[]>`SELECT ts, price FROM realdata_prices WHERE coin = ${coin} AND ts >= ${from} ORDER BY ts`;
+      return rows.map((r) => [r.ts, r.price]);
+    });
   }
 
   async coverSpan(source: string, from: number, to: number): Promise<void> {
-    await this.sql()`INSERT INTO realdata_spans (source, from_ms, to_ms) VALUES (${source}, ${from}, ${to})
-      ON CONFLICT (source, from_ms) DO UPDATE SET to_ms = greatest(realdata_spans.to_ms, excluded.to_ms)`;
+    return guarded(async () => {
+      await this.sql()`INSERT INTO realdata_spans (source, from_ms, to_ms) VALUES (${source}, ${from}, ${to})
+        ON CONFLICT (source, from_ms) DO UPDATE SET to_ms = greatest(realdata_spans.to_ms, excluded.to_ms)`;
+    });
   }
 
   async unresolved(priceSource: 'binance' | 'chainlink', now: number): Promise<{ marketId: string; slug: string; startTime: number }[]> {
-    return this.sql()<{ marketId: string; slug: string; startTime: number }[]>`
-      SELECT market_id AS "marketId", slug, start_time AS "startTime" FROM markets
-      WHERE price_source = ${priceSource} AND winner IS NULL AND slug IS NOT NULL AND end_time <= ${now} ORDER BY end_time`;
+    return guarded(async () => {
+      return this.sql()<{ marketId: string; slug: string; startTime: number }[]>`
+        SELECT market_id AS "marketId", slug, start_time AS "startTime" FROM markets
+        WHERE price_source = ${priceSource} AND winner IS NULL AND slug IS NOT NULL AND end_time <= ${now} ORDER BY end_time`;
+    });
   }
 }
 
