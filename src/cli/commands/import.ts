@@ -12,9 +12,8 @@ import type { CliContext } from '../context.js';
 import { runAdminWithDeps, type CliDeps } from '../deps.js';
 import { counted } from '../output/terminal/count-text.js';
 import { usingRecordWrites } from '../../service/store-use.js';
+import { DEFAULT_GAMMA_URL } from '../../service/record-settings.js';
 
-/** Polymarket's public Gamma API. */
-export const DEFAULT_GAMMA_URL = 'https://gamma-api.polymarket.com';
 /** Binance's public REST API. */
 const DEFAULT_BINANCE_URL = 'https://api.binance.com';
 
