@@ -2,98 +2,20 @@
 // unrelated assets), saved Gamma answers and Binance kline files, imported by the built
 // `msnap import polymarket`; every market's snapshots must equal the independent reference
 // reconstruction (src/realdata/test-support/reference-snapshots.ts) byte for byte.
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildIfStale, createKey, msnap, ROOT, startServe } from './support/msnap-process.js';
 import { openStream, type Frame } from './support/stream-client.js';
-import { gammaEventJson, gammaMarketJson } from '../src/realdata/test-support/gamma-events.js';
-import { writePmxtFile, writePmxtV1File, writeTruncatedCopy, writeUnrelatedParquetFile } from '../src/realdata/test-support/pmxt-fixture.js';
-import { doneWhenHour, twoHourScenario, type NamedScenarioMarket, type PmxtScenario } from '../src/realdata/test-support/pmxt-scenarios.js';
-import { klinePricePoints, referenceNdjson, referenceSnapshots, type KlineClose } from '../src/realdata/test-support/reference-snapshots.js';
+import { expected, prepare } from './support/import-world.js';
+import { writePmxtV1File, writeTruncatedCopy, writeUnrelatedParquetFile } from '../src/realdata/test-support/pmxt-fixture.js';
+import { doneWhenHour, twoHourScenario, type PmxtScenario } from '../src/realdata/test-support/pmxt-scenarios.js';
 
 let dir: string;
 /** The done-when hour's store, shared by the tests that use it after the import. */
 let oneHourDb: string;
 let oneHour: PmxtScenario;
-const HOUR = 3_600_000;
-
-/** 1s klines over [from, to) as the daily bulk CSV writes them (12 columns, no header), with closes drifting from `base`. */
-function klineCsv(from: number, to: number, base: number): { csv: string; closes: KlineClose[] } {
-  const lines: string[] = [];
-  const closes: KlineClose[] = [];
-  let price = base;
-  for (let t = from; t < to; t += 1000) {
-    const open = price;
-    price = Math.round((price + Math.sin(t / 7000) * 3.1) * 100) / 100;
-    const close = price.toFixed(2);
-    closes.push({ closeTime: t + 999, close });
-    lines.push([t, open.toFixed(2), (Math.max(open, price) + 1).toFixed(2), (Math.min(open, price) - 1).toFixed(2), close, '1.5', t + 999, '100.0', 12, '0.7', '50.0', '0'].join(','));
-  }
-  return { csv: lines.join('\n') + '\n', closes };
-}
-
-function gammaFor(markets: readonly NamedScenarioMarket[], winners: Record<string, 'Up' | 'Down' | null> = {}): string {
-  return JSON.stringify(
-    markets.map((m) => {
-      const w = winners[m.marketId] ?? null;
-      return gammaEventJson([
-        gammaMarketJson({
-          conditionId: m.conditionId,
-          slug: m.marketId,
-          clobTokenIds: JSON.stringify([m.tokenUp, m.tokenDown]),
-          eventStartTime: new Date(m.start).toISOString(),
-          endDate: new Date(m.end).toISOString(),
-          closed: w !== null,
-          outcomePrices: JSON.stringify(w === 'Up' ? ['1', '0'] : w === 'Down' ? ['0', '1'] : ['0.5', '0.5']),
-        }),
-      ]);
-    }),
-  );
-}
-
-interface Prepared {
-  files: string[];
-  gamma: string;
-  prices: string[];
-  closes: Record<'BTC' | 'ETH', KlineClose[]>;
-}
-
-async function prepare(name: string, scenario: PmxtScenario, winners: Record<string, 'Up' | 'Down' | null> = {}): Promise<Prepared> {
-  const sub = path.join(dir, name);
-  mkdirSync(sub, { recursive: true });
-  const files: string[] = [];
-  for (const f of scenario.files) {
-    const file = path.join(sub, f.name);
-    await writePmxtFile(file, f.rows, { rowGroupSize: 500 });
-    files.push(file);
-  }
-  const from = scenario.files[0]!.hour - HOUR;
-  const to = scenario.files[scenario.files.length - 1]!.hour + 2 * HOUR;
-  const btc = klineCsv(from, to, 84_123.45);
-  const eth = klineCsv(from, to, 1_612.3);
-  const day = new Date(from).toISOString().slice(0, 10);
-  const prices = [path.join(sub, `BTCUSDT-1s-${day}.csv`), path.join(sub, `ETHUSDT-1s-${day}.csv`)];
-  writeFileSync(prices[0]!, btc.csv);
-  writeFileSync(prices[1]!, eth.csv);
-  const gamma = path.join(sub, 'events.json');
-  writeFileSync(gamma, gammaFor(scenario.markets, winners));
-  return { files, gamma, prices, closes: { BTC: btc.closes, ETH: eth.closes } };
-}
-
-function expected(scenario: PmxtScenario, p: Prepared, m: NamedScenarioMarket, rowid: number): string {
-  const closes = m.coin === 'ETH' ? p.closes.ETH : p.closes.BTC;
-  const coverage = scenario.files.map((f) => ({ from: f.hour, to: f.hour + HOUR }));
-  return referenceNdjson(
-    referenceSnapshots(
-      scenario.rows,
-      { marketId: m.marketId, start: m.start, end: m.end, tokenUp: m.tokenUp, tokenDown: m.tokenDown, conditionId: m.conditionId, marketRowid: rowid },
-      klinePricePoints(closes),
-      { coverage },
-    ),
-  );
-}
 
 async function snapshotsOf(db: string, id: string): Promise<string> {
   const r = await msnap(['snapshots', id, '--db', db, '--orderbook', '--ndjson', '--quiet'], { cwd: dir, keepFinalNewline: true });
@@ -115,7 +37,7 @@ describe('msnap import polymarket', () => {
   it('imports the done-when hour: every market equals the reference byte for byte; again adds nothing', async () => {
     const scenario = (oneHour = doneWhenHour());
     const winners = { [scenario.markets[0]!.marketId]: 'Up' as const };
-    const p = await prepare('one-hour', scenario, winners);
+    const p = await prepare(dir, 'one-hour', scenario, winners);
     const db = (oneHourDb = path.join(dir, 'one-hour.db'));
     const args = ['import', 'polymarket', ...p.files, '--db', db, '--gamma-file', p.gamma, '--prices', p.prices[0]!, '--prices', p.prices[1]!];
     const first = await msnap(args, { cwd: dir });
@@ -140,7 +62,7 @@ describe('msnap import polymarket', () => {
 
   it('stitches a market across two hour files, whether the hours come in one run or two', async () => {
     const scenario = twoHourScenario();
-    const p = await prepare('two-hours', scenario);
+    const p = await prepare(dir, 'two-hours', scenario);
     const together = path.join(dir, 'together.db');
     const apart = path.join(dir, 'apart.db');
     const common = ['--gamma-file', p.gamma, '--prices', p.prices[0]!, '--coin', 'btc'];
@@ -155,7 +77,7 @@ describe('msnap import polymarket', () => {
 
   it('refuses bad input with one line naming the file, exit 2, and writes nothing', async () => {
     const scenario = doneWhenHour(3);
-    const p = await prepare('bad', scenario);
+    const p = await prepare(dir, 'bad', scenario);
     const db = path.join(dir, 'bad.db');
     const v1 = path.join(dir, 'bad', 'polymarket_orderbook_2026-04-13T12.v1.parquet');
     await writePmxtV1File(v1);

@@ -2,7 +2,8 @@
 // markets across a rollover and `msnap record --db postgres://…` writes them into a throwaway
 // database. The snapshots served from it must equal, byte for byte, the reference reconstruction of
 // the frames as received (the --raw files), over the spans PostgreSQL says were covered, with a
-// restart mid-market adding nothing twice; and a built `msnap serve` on that database (another
+// restart mid-market adding nothing twice, and the raw files read back into another database
+// rebuilding the same store; and a built `msnap serve` on that database (another
 // process) must show each snapshot and a market's winner within a second of their being written.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -99,7 +100,17 @@ describe.skipIf(!available)('msnap record into PostgreSQL', () => {
     } finally {
       w.feed.stop();
       await w.sockets.close();
+    }
+    // The raw files read back by the import into another PostgreSQL database rebuild the same store.
+    const rebuilt = await throwawayDatabase();
+    try {
+      const back = await msnap(['import', 'polymarket', raw, '--db', rebuilt.url, '--gamma-url', w.sources.url, '--coin', 'btc', '--type', '5m'], { cwd: dir });
+      expect(back.exitCode, back.stderr).toBe(0);
+      expect(back.stdout).toMatch(/^imported 1 raw file into .*: 2 markets \(2 new, 0 unresolved\), [\d,]+ snapshots, 1 gap;/);
+      for (const id of [idA, idB]) expect(await snapshotsOf(rebuilt.url, id), `${id} rebuilt`).toBe(await snapshotsOf(url, id));
+    } finally {
       await w.sources.close();
+      await rebuilt.destroy();
     }
     try {
       const lines = readRawDir(raw);

@@ -5,6 +5,8 @@ import { parseKeyName } from '../accounts/key-name.js';
 import type { MarketType } from '../domain/market.js';
 import type { PlanName } from '../domain/plans.js';
 import { UsageError } from '../errors.js';
+import type { RecordSettings } from '../service/record-run.js';
+import { recordPairs, recordUrls } from '../service/record-settings.js';
 import { parseReplayFlags, type ReplayFlags } from '../service/replay-clock.js';
 import { seedNewStore } from '../service/seed.js';
 import { startService } from '../service/start-service.js';
@@ -37,6 +39,22 @@ export interface ServeOptions {
   live?: boolean;
   /** Replay the store's history as if it were now (`serve --replay FROM --speed N --until TO`; docs/bots.md). */
   replay?: ReplayOptions;
+  /** Record live Polymarket markets into the store while serving it (`serve --record`; docs/real-data.md); excludes `live` and `replay`. */
+  record?: RecordOptions;
+}
+
+/** What to record and from where, as `serve --record COIN:TYPE,… [--raw DIR] [--clob-url …]` takes it. */
+export interface RecordOptions {
+  /** COIN:TYPE pairs, e.g. `['BTC:5m', 'ETH:15m']`. */
+  markets: readonly string[];
+  /** Also keep every frame as received, in hourly gzip JSON-lines files in this directory. */
+  raw?: string;
+  /** The CLOB market channel; default MSNAP_CLOB_WS_URL, else Polymarket's (as serve). */
+  clobUrl?: string;
+  /** The RTDS socket for Chainlink prices; default MSNAP_RTDS_URL, else Polymarket's. */
+  rtdsUrl?: string;
+  /** The Gamma API base; default MSNAP_GAMMA_URL, else Polymarket's. */
+  gammaUrl?: string;
 }
 
 /** When a replay starts and ends (epoch ms, a Date, or any CLI TIME such as `2d`) and how fast it runs. */
@@ -63,6 +81,7 @@ export async function startServer(options: ServeOptions): Promise<RunningService
   if (!(Number.isInteger(port) && port >= 0 && port <= 65535)) throw new UsageError(`port must be an integer from 0 to 65535, got ${port}`);
   const now = options.now ?? (() => Date.now());
   const replay = replayFlags(options, now());
+  const record = recordSettings(options);
   const service = await startService(
     {
       db: options.store,
@@ -73,6 +92,7 @@ export async function startServer(options: ServeOptions): Promise<RunningService
       signup: options.signup ?? true,
       live: options.live ?? false,
       ...(replay ? { replay } : {}),
+      ...(record ? { record } : {}),
       // serve's defaults: no proxy trusted, the listener's response budget, the dashboard's sign-up cap.
       proxy: { trusted: [] },
       responseLimits: {},
@@ -82,6 +102,16 @@ export async function startServer(options: ServeOptions): Promise<RunningService
     { now, log: options.log ?? (() => {}) },
   );
   return { url: service.server.url, port: service.server.port, close: () => service.close() };
+}
+
+/** serve --record's settings from `record`, checked as serve checks its flags (UsageError). */
+function recordSettings(options: ServeOptions): RecordSettings | undefined {
+  const r = options.record;
+  if (!r) return undefined;
+  if (options.live === true || options.replay) throw new UsageError('record serves the real markets it records: it goes with neither live nor replay');
+  if (!Array.isArray(r.markets) || r.markets.length === 0) throw new UsageError("record.markets takes COIN:TYPE pairs, like ['BTC:5m', 'ETH:15m']");
+  const pairs = recordPairs(r.markets, 'record.markets');
+  return { pairs, ...recordUrls(r, process.env), ...(r.raw !== undefined ? { raw: r.raw } : {}) };
 }
 
 /** The replay flags `serve` would parse from --replay/--speed/--until, checked the same way (UsageError). */

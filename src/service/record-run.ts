@@ -1,17 +1,14 @@
 // `serve --record`: the recorder of `msnap record` run inside serve, on serve's own store, so one
 // command is a live service on real data. The stream follows each batch the recorder writes (read
 // right after the write, as --live does); stopping flushes what was received before the store closes.
-import type { Coin, MarketType } from '../domain/market.js';
 import type { RecordingTimings } from '../realdata/live/recording.js';
 import type { RecordWrites } from '../store/record-writes.js';
 import type { LiveRun } from './live-run.js';
+import type { RecordPair, RecordUrls } from './record-settings.js';
 
-/** What serve --record records and from where (the URLs as `msnap record` takes them). */
-export interface RecordSettings {
-  pairs: readonly { coin: Coin; type: MarketType }[];
-  clobUrl: string;
-  rtdsUrl: string;
-  gammaUrl: string;
+/** What serve --record records and from where (the URLs as `msnap record` takes them, record-settings.ts). */
+export interface RecordSettings extends RecordUrls {
+  pairs: readonly RecordPair[];
   /** Also keep every frame as received in hourly files in this directory. */
   raw?: string;
   /** Shorter timings (tests and benchmarks); RECORDING_DEFAULTS where absent. */
@@ -66,10 +63,14 @@ export async function prepareRecord(
         ...(settings.timings ? { timings: settings.timings } : {}),
         ...(settings.raw !== undefined ? { raw: new RawLog(settings.raw) } : {}),
         onStatus: () => {
-          void recorded().then((t) => {
-            through = Math.max(through, t);
-            for (const fn of listeners) fn();
-          });
+          // While the store is away the stream simply waits; the recorder holds the frames.
+          recorded().then(
+            (t) => {
+              through = Math.max(through, t);
+              for (const fn of listeners) fn();
+            },
+            () => undefined,
+          );
         },
       }).catch((err: unknown) => {
         // The service goes on serving what was stored; the log says the recording ended.

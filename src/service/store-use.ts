@@ -5,10 +5,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DatabaseBusyError } from '../errors.js';
+import { DatabaseBusyError, UnreachableError } from '../errors.js';
 import type { BulkLoadStore } from '../store/bulk-store.js';
-import { storeName } from '../store/db-path.js';
+import { isPostgresUrl, storeName } from '../store/db-path.js';
 import { diskFullError } from '../store/disk-full.js';
+import type { RecordWrites } from '../store/record-writes.js';
+import { StoreUnavailableError } from '../store/store.js';
 import type { StoreDeps } from './store-deps.js';
 
 /** Use in the `serve` admin commands: awaits the store `opening`, runs `fn`, explains a busy database or a full disk, always closes. */
@@ -24,7 +26,17 @@ export async function usingStore<S extends { close(): Promise<void> }, T>(openin
 }
 
 /**
- * Use for seed and import into PostgreSQL: `fn` writes a temporary SQLite store with the usual
+ * Use for a real-data import (archive hours, the recorder's raw files): the store's RecordWrites
+ * port, SQLite's bulk writer (a large page cache) or PostgreSQL's record writer, each batch one
+ * transaction in the store itself; closed after `fn` as usingStore closes.
+ */
+export async function usingRecordWrites<T>(db: string, deps: Pick<StoreDeps, 'openStore' | 'openBulkStore'>, fn: (writes: RecordWrites) => Promise<T>): Promise<T> {
+  if (isPostgresUrl(db)) return usingStore(deps.openStore(db), db, (store) => fn(store.recordWrites()));
+  return usingStore(deps.openBulkStore(db, { cacheMiB: 256 }), db, (store) => fn(store.bulk));
+}
+
+/**
+ * Use for seed into PostgreSQL: `fn` writes a temporary SQLite store with the usual
  * bulk writer, which is then merged into PostgreSQL with COPY in one transaction (all or nothing).
  * Returns fn's result and the merge's counts.
  */
@@ -53,8 +65,10 @@ export async function throughStaging<T>(
 }
 
 /** Use around a write to the server's database: another process holding the write lock past the
- * busy timeout (a long import or seed), or a full disk, becomes one clear line instead of "unexpected error". */
+ * busy timeout (a long import or seed), PostgreSQL lost midway, or a full disk, becomes one clear
+ * line and its exit code instead of "unexpected error". */
 export function explainStoreError(err: unknown, db: string): unknown {
+  if (err instanceof StoreUnavailableError) return new UnreachableError(err.message.replace(/\s+/g, ' '));
   if ((err as { code?: string } | null)?.code === 'SQLITE_BUSY') {
     return new DatabaseBusyError(`database ${db} is busy: another msnap process is writing to it (import, seed or keys); try again when it has finished`);
   }

@@ -6,15 +6,14 @@ import { parseMarketType } from '../../domain/market.js';
 import { UsageError } from '../../errors.js';
 import type { PolymarketImportSummary } from '../../realdata/import/polymarket-import.js';
 import type { RealMarket } from '../../realdata/import/real-market.js';
-import { DEFAULT_DB_PATH_HELP, isPostgresUrl, resolveDbPath, storeName } from '../../store/db-path.js';
-import type { BulkLoadStore } from '../../store/bulk-store.js';
+import { DEFAULT_DB_PATH_HELP, resolveDbPath, storeName } from '../../store/db-path.js';
+import type { RecordWrites } from '../../store/record-writes.js';
 import type { CliContext } from '../context.js';
 import { runAdminWithDeps, type CliDeps } from '../deps.js';
 import { counted } from '../output/terminal/count-text.js';
-import { throughStaging, usingStore } from '../../service/store-use.js';
+import { usingRecordWrites } from '../../service/store-use.js';
+import { DEFAULT_GAMMA_URL } from '../../service/record-settings.js';
 
-/** Polymarket's public Gamma API. */
-export const DEFAULT_GAMMA_URL = 'https://gamma-api.polymarket.com';
 /** Binance's public REST API. */
 const DEFAULT_BINANCE_URL = 'https://api.binance.com';
 
@@ -74,8 +73,8 @@ async function runPolymarketImport(opts: PolymarketImportFlags, deps: CliDeps): 
   const progress = await deps.progress('import', { resultAtEnd: true });
   const stop = new AbortController();
   const unregister = deps.onStop(() => stop.abort());
-  const load = (store: BulkLoadStore) =>
-    importPolymarket(store.bulk, {
+  const load = (writes: RecordWrites) =>
+    importPolymarket(writes, {
       files,
       markets,
       prices: (coin) => prices.get(coin),
@@ -91,12 +90,8 @@ async function runPolymarketImport(opts: PolymarketImportFlags, deps: CliDeps): 
     });
   let s: PolymarketImportSummary;
   try {
-    if (isPostgresUrl(opts.db)) {
-      const { result, loaded } = await throughStaging(opts.db, deps, load);
-      s = { ...result, marketsAdded: loaded.marketsAdded, snapshots: loaded.snapshotsAdded, snapshotsSkipped: result.snapshotsSkipped + loaded.snapshotsSkipped };
-    } else {
-      s = await usingStore(deps.openBulkStore(opts.db, { cacheMiB: 256 }), opts.db, load);
-    }
+    // Into SQLite or PostgreSQL alike: each hour file is one transaction of the store itself.
+    s = await usingRecordWrites(opts.db, deps, load);
   } finally {
     progress.stop();
     unregister();
@@ -116,12 +111,11 @@ async function runPolymarketImport(opts: PolymarketImportFlags, deps: CliDeps): 
   return s;
 }
 
-/** Rebuilds the markets from `msnap record --raw` files (SQLite only) and writes the closing line. */
+/** Rebuilds the markets from `msnap record --raw` files (into SQLite or PostgreSQL) and writes the closing line. */
 async function rebuildFromRaw(opts: PolymarketImportFlags, files: string[], markets: RealMarket[], deps: CliDeps): Promise<PolymarketImportSummary> {
-  if (isPostgresUrl(opts.db)) throw new UsageError('raw recorder files are read back into an SQLite store; `msnap serve import` it into PostgreSQL after');
   const { replayRaw } = await import('../../realdata/live/raw-replay.js');
   const started = performance.now();
-  const r = await usingStore(deps.openBulkStore(opts.db, { cacheMiB: 256 }), opts.db, (store) => replayRaw(store.bulk, files, markets, { log: (l) => deps.warn(l) }));
+  const r = await usingRecordWrites(opts.db, deps, (writes) => replayRaw(writes, files, markets, { log: (l) => deps.warn(l) }));
   const unresolved = markets.filter((m) => m.winner === null).length;
   deps.writeOut(
     `imported ${counted(files.length, 'raw file')} into ${storeName(opts.db)}: ${counted(markets.length, 'market')} (${r.marketsAdded.toLocaleString('en-US')} new, ${unresolved.toLocaleString('en-US')} unresolved), ` +
@@ -169,7 +163,9 @@ export function importCommand(ctx: CliContext): Command {
     .addHelpText(
       'after',
       `
-Each hour file is one transaction: an import stopped midway and run again equals one that was
+Each hour file is one transaction, in an SQLite file or in PostgreSQL (--db postgres://…,
+written in place, where serve --store instances see each hour as it commits; raw files too):
+an import stopped midway and run again equals one that was
 never stopped, and an hour imported twice adds nothing. A market spanning hours is stitched when
 its hours are imported (in any number of runs) in time order. Snapshots follow docs/real-data.md:
 the 125 ms grid, no look-ahead, Polymarket's displayed price, top-8 books; a winner only from

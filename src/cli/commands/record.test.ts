@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CLOB_WS_URL, DEFAULT_RTDS_URL, parseRecordFlags, parseRecordPairs, recordStatusText } from './record.js';
-import { DEFAULT_GAMMA_URL } from './import.js';
+import { parseRecordFlags, recordStatusText } from './record.js';
+import { DEFAULT_CLOB_WS_URL, DEFAULT_GAMMA_URL, DEFAULT_RTDS_URL, parseRecordPairs } from '../../service/record-settings.js';
 
 describe('record flags', () => {
   it('reads COIN TYPE pairs (duplicates once) and takes each URL from its flag, else the environment, else the default', () => {

@@ -7,18 +7,12 @@ import { UsageError } from '../../errors.js';
 import type { RecordingStatus, RecordingTimings } from '../../realdata/live/recording.js';
 import type { SourceGetOptions } from '../../realdata/source-get.js';
 import { DEFAULT_DB_PATH_HELP, resolveDbPath, storeName } from '../../store/db-path.js';
-import { coinArg, marketTypeArg } from '../../domain/arguments.js';
 import type { CliContext } from '../context.js';
 import { runAdminWithDeps, type CliDeps } from '../deps.js';
 import { readGlobals } from '../global-options.js';
 import { counted } from '../output/terminal/count-text.js';
-import { DEFAULT_GAMMA_URL } from './import.js';
+import { addRecordPair, DEFAULT_CLOB_WS_URL, DEFAULT_GAMMA_URL, DEFAULT_RTDS_URL, recordUrls } from '../../service/record-settings.js';
 import { usingStore } from '../../service/store-use.js';
-
-/** Polymarket's CLOB market channel. */
-export const DEFAULT_CLOB_WS_URL = 'wss://ws-subscriptions-clob.polymarket.com/ws/market';
-/** Polymarket's real-time data socket (Chainlink prices). */
-export const DEFAULT_RTDS_URL = 'wss://ws-live-data.polymarket.com';
 
 /** Bad frames logged one by one without --verbose. */
 const MAX_BAD_FRAMES_SHOWN = 5;
@@ -51,35 +45,9 @@ export function parseRecordFlags(
 ): RecordFlags {
   if (args.length === 0 || args.length % 2 !== 0) throw new UsageError('name COIN TYPE pairs, like: msnap record BTC 5m ETH 15m --db real.db');
   const pairs: RecordFlags['pairs'] = [];
-  for (let i = 0; i < args.length; i += 2) addPair(pairs, args[i]!, args[i + 1]!);
+  for (let i = 0; i < args.length; i += 2) addRecordPair(pairs, args[i]!, args[i + 1]!);
   const db = resolveDbPath(raw.db, env);
   return { pairs, db, ...(raw.raw !== undefined ? { raw: raw.raw } : {}), ...recordUrls(raw, env), verbose };
-}
-
-/** Use for the recorder's sources (record, serve --record): each URL from its flag, else its MSNAP_* variable, else Polymarket's. */
-export function recordUrls(raw: { clobUrl?: string; rtdsUrl?: string; gammaUrl?: string }, env: NodeJS.ProcessEnv): Pick<RecordFlags, 'clobUrl' | 'rtdsUrl' | 'gammaUrl'> {
-  return {
-    clobUrl: raw.clobUrl ?? env.MSNAP_CLOB_WS_URL ?? DEFAULT_CLOB_WS_URL,
-    rtdsUrl: raw.rtdsUrl ?? env.MSNAP_RTDS_URL ?? DEFAULT_RTDS_URL,
-    gammaUrl: raw.gammaUrl ?? env.MSNAP_GAMMA_URL ?? DEFAULT_GAMMA_URL,
-  };
-}
-
-/** Use for serve --record's list, `BTC:5m,ETH:15m`: COIN:TYPE pairs, comma-separated (repeats count once). */
-export function parseRecordPairs(text: string): RecordFlags['pairs'] {
-  const pairs: RecordFlags['pairs'] = [];
-  for (const item of text.split(',').map((x) => x.trim())) {
-    const m = /^([^:\s]+):([^:\s]+)$/.exec(item);
-    if (!m) throw new UsageError(`--record takes COIN:TYPE pairs, comma-separated, like BTC:5m,ETH:15m; got "${item.slice(0, 40)}"`);
-    addPair(pairs, m[1]!, m[2]!);
-  }
-  return pairs;
-}
-
-/** A checked COIN and TYPE added to `pairs` unless already there. */
-function addPair(pairs: RecordFlags['pairs'], coin: string, type: string): void {
-  const pair = { coin: coinArg(coin), type: marketTypeArg(type) };
-  if (!pairs.some((p) => p.coin === pair.coin && p.type === pair.type)) pairs.push(pair);
 }
 
 /** The status line's text after a batch, after the progress line's markets and snapshot rows: frames per second, lag, gaps. Pure. */
@@ -172,12 +140,15 @@ the recorded Chainlink prices. A drop, a close or a stall (no frame for 30 s) re
 capped, jittered backoff; the time away is a gap (no snapshots, never interpolated). A bad frame
 is logged and skipped. Run it again on the same store to resume: nothing is written twice.
 Into PostgreSQL (--db postgres://…) each batch is one transaction; any number of msnap serve
---store instances on that database show it as soon as it commits.
+--store instances on that database show it as soon as it commits. PostgreSQL lost midway (a
+restart, a failover) loses nothing: the sockets stay connected, the frames are held in memory and
+the batch is tried again every second; once it is back they are written, with no gap. Away for
+5 minutes, the run ends (exit 7); what was committed before stays whole.
 Status on a terminal: markets, frames/s, lag, gaps; --verbose logs connects, drops and markets.
 
 Exit codes: 0 stopped by Ctrl-C or SIGTERM after writing everything received; 2 bad arguments;
-8 the store is write-locked by another process; 7 PostgreSQL cannot be reached; 10 the disk is
-full; 1 anything else.
+8 the store is write-locked by another process; 7 PostgreSQL cannot be reached (at the start, or
+for 5 minutes of a run); 10 the disk is full; 1 anything else.
 
 Examples:
   $ msnap record BTC 5m --db real.db

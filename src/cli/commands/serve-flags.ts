@@ -9,7 +9,7 @@ import { DEFAULT_SIGNUPS_PER_DAY } from '../../dashboard/signup-default.js';
 import { parseReplayFlags, type RawReplayFlags } from '../../service/replay-clock.js';
 import type { ServiceOptions } from '../../service/start-service.js';
 import { parsePaperFlags, type RawPaperFlags } from './serve-paper.js';
-import { parseRecordPairs, recordUrls } from './record.js';
+import { parseRecordPairs, recordUrls } from '../../service/record-settings.js';
 
 const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 

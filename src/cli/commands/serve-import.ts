@@ -109,7 +109,7 @@ Examples:
   $ msnap snapshots BTC 5m --json > snaps.json && msnap serve import snaps.json --db data.db
   $ msnap markets --coin btc --csv | msnap serve import - --format csv --db data.db
   $ msnap snapshots BTC 5m -o snaps.parquet && msnap serve import snaps.parquet --db data.db
-  $ msnap serve import msnap.db --db postgres://msnap@db/msnap    # a whole store (pulled or seeded) into PostgreSQL`,
+  $ msnap serve import msnap.db --db postgres://msnap@db/msnap    # a whole store (pulled, seeded, imported or recorded) into PostgreSQL`,
     )
     .action(async (file: string, raw: { db?: string; format?: string }, cmd: Command) => {
       // The client's global --format is parsed by the root program even after `serve import`.

@@ -14,8 +14,7 @@ import { serveKeysCommand } from './serve-keys.js';
 import { serveCompactBooksCommand } from './serve-compact-books.js';
 import { serveSeedCommand } from './serve-seed.js';
 import { DEFAULT_SIGNUPS_PER_DAY } from '../../dashboard/signup-default.js';
-import { DEFAULT_CLOB_WS_URL, DEFAULT_RTDS_URL } from './record.js';
-import { DEFAULT_GAMMA_URL } from './import.js';
+import { DEFAULT_CLOB_WS_URL, DEFAULT_GAMMA_URL, DEFAULT_RTDS_URL } from '../../service/record-settings.js';
 
 /** What `runServe` needs from the outside world. */
 export interface ServeDeps {

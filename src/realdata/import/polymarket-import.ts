@@ -70,7 +70,7 @@ export interface PolymarketImportSummary {
   ms: number;
 }
 
-/** Use to import archive files into an SQLite store's bulk writer (PostgreSQL goes through a staging file). */
+/** Use to import archive files into a store through its RecordWrites port (SQLite's bulk writer, PostgreSQL's record writer). */
 export async function importPolymarket(bulk: RecordWrites, opts: PolymarketImportOptions): Promise<PolymarketImportSummary> {
   const started = performance.now();
   const s: PolymarketImportSummary = {

@@ -6,9 +6,11 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { MARKET_DURATION_MS, type Coin, type MarketType } from '../../domain/market.js';
 import type { RecordWrites } from '../../store/record-writes.js';
+import { StoreUnavailableError } from '../../store/store.js';
 import type { SourceGetOptions } from '../source-get.js';
 import { MarketWatch } from './market-watch.js';
 import type { RawLog } from './raw-log.js';
+import type { RealMarket } from '../import/real-market.js';
 import { Recorder, type RecorderStats } from './recorder.js';
 import { rtdsSubscribe } from './rtds-frames.js';
 import { SocketFeed } from './socket-feed.js';
@@ -31,6 +33,10 @@ export interface RecordingTimings {
   pruneMs: number;
   /** Reconnect backoff: full jitter, doubling from base up to cap. */
   backoff: { baseMs: number; capMs: number };
+  /** The store unreachable (PostgreSQL restarting): a batch is tried again this often, with every frame held, ... */
+  storeRetryMs: number;
+  /** ... until it has been unreachable this long; then the run ends with StoreUnavailableError. */
+  storeOutageMs: number;
 }
 
 export const RECORDING_DEFAULTS: RecordingTimings = {
@@ -43,6 +49,8 @@ export const RECORDING_DEFAULTS: RecordingTimings = {
   resolvePollMs: 30_000,
   pruneMs: 60_000,
   backoff: { baseMs: 500, capMs: 30_000 },
+  storeRetryMs: 1_000,
+  storeOutageMs: 300_000,
 };
 
 /** What a recording is given. */
@@ -69,6 +77,9 @@ export interface RecordingStatus extends RecorderStats {
   awaitingWinner: number;
   connected: { clob: boolean; rtds: boolean };
 }
+
+/** What a recording that could not write its last batches says of them. */
+const LOST = 'what was received since the last batch written is not in the store; --raw files keep it';
 
 const MAX_WINDOW_MS = Math.max(...Object.values(MARKET_DURATION_MS));
 
@@ -177,11 +188,38 @@ export async function recordLive(bulk: RecordWrites, o: RecordingOptions): Promi
   let lastPrune = Date.now();
   // Gamma is asked beside the flushes, never in their way.
   let gammaRun: Promise<void> | undefined;
+  // A store that cannot be reached (a PostgreSQL restart or failover) loses nothing: a failed batch
+  // gives back what it took, so frames pile up in memory and go in with the first batch that commits.
+  let storeDownSince: number | undefined;
+  let lastStoreTry = 0;
+  let gaveUp = false;
+  const flushHolding = async (): Promise<RealMarket[] | undefined> => {
+    if (storeDownSince !== undefined && Date.now() - lastStoreTry < t.storeRetryMs) return undefined;
+    lastStoreTry = Date.now();
+    try {
+      const ended = await recorder.flush(o.now());
+      if (storeDownSince !== undefined) o.log(`store: reachable again after ${((Date.now() - storeDownSince) / 1000).toFixed(1)} s; the frames held are written`);
+      storeDownSince = undefined;
+      return ended;
+    } catch (err) {
+      if (!(err instanceof StoreUnavailableError)) throw err;
+      const wall = Date.now();
+      if (storeDownSince === undefined) {
+        storeDownSince = wall;
+        o.log(`store: failed to write (${err.message}); holding the frames and trying again for up to ${Math.round(t.storeOutageMs / 1000)} s`);
+      }
+      if (wall - storeDownSince >= t.storeOutageMs) {
+        gaveUp = true;
+        throw new StoreUnavailableError(`${err.message}; stopped after ${Math.round((wall - storeDownSince) / 1000)} s of trying to write (${LOST})`);
+      }
+      return undefined;
+    }
+  };
   try {
     while (!o.signal.aborted) {
       await delay(t.flushMs, undefined, { signal: o.signal }).catch(() => undefined);
       if (o.signal.aborted) break;
-      const ended = await recorder.flush(o.now());
+      const ended = (await flushHolding()) ?? [];
       for (const m of ended) {
         o.log(`market ${m.marketId}: ended`);
         if (m.winner === null) awaiting.set(m.slug, m);
@@ -215,8 +253,13 @@ export async function recordLive(bulk: RecordWrites, o: RecordingOptions): Promi
   } finally {
     await gammaRun;
     await Promise.all([clob.close(), rtds.close()]);
-    await recorder.flush(o.now(), true);
-    await o.raw?.end();
+    try {
+      if (!gaveUp) await recorder.flush(o.now(), true);
+    } catch (err) {
+      throw err instanceof StoreUnavailableError ? new StoreUnavailableError(`${err.message} (${LOST})`) : err;
+    } finally {
+      await o.raw?.end();
+    }
   }
   return status();
 }

@@ -21,6 +21,9 @@ export interface MarketRow extends MarketDetails {
   id_exceptions: number;
   /** The stored fee schedule's JSON (SQLite's markets.fee_schedule); absent where the store has no such column. */
   fee_schedule?: string | null;
+  /** A real market's Polymarket slug and price source (docs/real-data.md), where a dump reads them; null on seeded and pulled markets. */
+  slug?: string | null;
+  price_source?: string | null;
 }
 
 // A market the clock has resolved whose stored data stops before its final second (seed data

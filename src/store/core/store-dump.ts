@@ -23,7 +23,7 @@ export interface MarketDumpTable {
   batches(markets?: readonly number[]): AsyncIterable<DumpRow[]>;
 }
 
-/** Use as the source of a load into another backend: markets (id = the source's row id, which rows refer to) and tables. */
+/** Use as the source of a load into another backend: markets (id = the source's row id, which rows refer to; with slug and price_source) and tables. */
 export interface StoreDumpSource {
   markets(): MarketRow[];
   readonly snapshots: MarketDumpTable;
@@ -34,4 +34,9 @@ export interface StoreDumpSource {
   readonly keys: DumpTable;
   readonly passwords: DumpTable;
   readonly sessions: DumpTable;
+  /** What real-data imports and recordings keep beside the snapshots (the realdata_* tables, named without the prefix). */
+  readonly realdata: Readonly<Record<RealdataTable, DumpTable>>;
 }
+
+/** The realdata tables: archive hours read per market, tape states, recorded prices, covered spans. */
+export type RealdataTable = 'hours' | 'state' | 'prices' | 'spans';

@@ -6,6 +6,9 @@ import { PRICE_SCALE } from '../core/price-scale.js';
 import { SNAPSHOT_ID_STRIDE } from '../core/snapshot-ids.js';
 
 const DETAILS = MARKET_DETAIL_FIELDS.join(', ');
+/** A real market's provenance (migration 9), copied as the details are. */
+const REAL_FIELDS = ['slug', 'fee_schedule', 'price_source'] as const;
+const REAL = REAL_FIELDS.join(', ');
 
 /** The markets of the SQLite file; src is its rowid, id_base already explicit. */
 export const TEMP_MARKETS_SQL = `CREATE TEMP TABLE load_markets (
@@ -13,7 +16,7 @@ export const TEMP_MARKETS_SQL = `CREATE TEMP TABLE load_markets (
   price_start double precision, price_end double precision, winner text, snapshot_count bigint, dense boolean,
   event_id text, condition_id text, clob_token_up text, clob_token_down text, final_volume double precision,
   final_liquidity double precision, resolved_at bigint, created_at bigint, updated_at bigint,
-  id_base bigint, id_step bigint, id_exceptions bigint) ON COMMIT DROP`;
+  id_base bigint, id_step bigint, id_exceptions bigint, slug text, fee_schedule text, price_source text) ON COMMIT DROP`;
 
 /**
  * Inserts new markets whole; for known ones, values the file has replace, nulls keep what is
@@ -22,15 +25,15 @@ export const TEMP_MARKETS_SQL = `CREATE TEMP TABLE load_markets (
  */
 export const UPSERT_MARKETS_SQL = `WITH up AS (
     INSERT INTO markets (market_id, coin, market_type, start_time, end_time, price_start, price_end, winner,
-      snapshot_count, dense, ${DETAILS}, id_base, id_step, id_exceptions)
+      snapshot_count, dense, ${DETAILS}, id_base, id_step, id_exceptions, ${REAL})
     SELECT market_id, coin, market_type, start_time, end_time, price_start, price_end, winner,
-      snapshot_count, dense, ${DETAILS}, id_base, id_step, id_exceptions
+      snapshot_count, dense, ${DETAILS}, id_base, id_step, id_exceptions, ${REAL}
     FROM load_markets ORDER BY start_time, market_id
     ON CONFLICT (market_id) DO UPDATE SET
       price_start = coalesce(excluded.price_start, markets.price_start),
       price_end = coalesce(excluded.price_end, markets.price_end),
       winner = coalesce(excluded.winner, markets.winner),
-      ${MARKET_DETAIL_FIELDS.map((c) => `${c} = coalesce(excluded.${c}, markets.${c})`).join(',\n      ')}
+      ${[...MARKET_DETAIL_FIELDS, ...REAL_FIELDS].map((c) => `${c} = coalesce(excluded.${c}, markets.${c})`).join(',\n      ')}
     RETURNING id, market_id, xmax = 0 AS inserted, snapshot_count, id_base)
   SELECT lm.src, up.id AS dst, up.inserted, (up.inserted OR (up.snapshot_count = 0 AND up.id_base IS NULL)) AS fresh
   FROM up JOIN load_markets lm ON lm.market_id = up.market_id`;

@@ -5,7 +5,8 @@
 // already holds stays, a market's details are filled in, rows already stored are skipped (loading
 // the same file twice adds nothing). Rows and depth are copied into temp tables and from there
 // merged into each market's blocks; a market PostgreSQL already held gets its summary recomputed
-// as SQLite does.
+// as SQLite does. A real market's slug, fee schedule and price source and the realdata tables
+// (pg-load-realdata.ts) go with it, so an import or a recording resumes in PostgreSQL.
 import type postgres from 'postgres';
 import { MARKET_DETAIL_FIELDS } from '../../domain/market.js';
 import { SNAPSHOT_ID_STRIDE } from '../core/snapshot-ids.js';
@@ -13,6 +14,7 @@ import type { DumpRow, MarketDumpTable, StoreDumpSource } from '../core/store-du
 import { foldRows, moveMarketToBlocks } from './pg-blocks.js';
 import { copyInto } from './pg-copy.js';
 import { loadAccounts } from './pg-load-accounts.js';
+import { loadRealdata } from './pg-load-realdata.js';
 import { ADOPT_MARKETS_SQL, MERGE_IDS_SQL, REFRESH_SQL, TEMP_MARKETS_SQL, UPSERT_MARKETS_SQL } from './pg-load-sql.js';
 import { openPgStore, type PgStore, type PgStoreOptions } from './pg-store.js';
 
@@ -66,12 +68,13 @@ async function load(tx: Tx, dump: StoreDumpSource, progress: (p: LoadProgress) =
   const markets = dump.markets();
   await tx.unsafe(TEMP_MARKETS_SQL);
   const marketColumns = ['src', 'market_id', 'coin', 'market_type', 'start_time', 'end_time', 'price_start', 'price_end', 'winner',
-    'snapshot_count', 'dense', ...MARKET_DETAIL_FIELDS, 'id_base', 'id_step', 'id_exceptions'];
+    'snapshot_count', 'dense', ...MARKET_DETAIL_FIELDS, 'id_base', 'id_step', 'id_exceptions', 'slug', 'fee_schedule', 'price_source'];
   await copyInto(tx, 'load_markets', marketColumns, once(markets), (m) => [
     m.id, m.market_id, m.coin, m.market_type, m.start_time, m.end_time, m.price_start, m.price_end, m.winner,
     m.snapshot_count, m.dense === 1, ...MARKET_DETAIL_FIELDS.map((f) => m[f]),
     // msnap's own ids follow the SQLite rowid: kept as an explicit pattern, since the row gets a new id here.
     m.id_base ?? m.id * SNAPSHOT_ID_STRIDE, m.id_base === null ? null : m.id_step, m.id_exceptions,
+    m.slug ?? null, m.fee_schedule ?? null, m.price_source ?? null,
   ]);
   await progress({ table: 'markets', done: markets.length, total: markets.length });
   const mapped = await tx.unsafe<{ src: number; dst: number; inserted: boolean; fresh: boolean }[]>(UPSERT_MARKETS_SQL);
@@ -127,6 +130,7 @@ async function load(tx: Tx, dump: StoreDumpSource, progress: (p: LoadProgress) =
     ON CONFLICT (market) DO UPDATE SET origin_base_url = excluded.origin_base_url, origin_dialect = excluded.origin_dialect,
       origin_pulled_at = excluded.origin_pulled_at WHERE excluded.origin_pulled_at >= market_origin.origin_pulled_at`);
 
+  await loadRealdata(tx, dump);
   const accounts = await loadAccounts(tx, dump);
   // Fresh statistics, so the planner uses the indexes on what was just loaded.
   await tx.unsafe('ANALYZE markets; ANALYZE snapshot_blocks').simple();

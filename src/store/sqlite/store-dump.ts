@@ -1,11 +1,11 @@
 // Everything an SQLite store holds, read out as batches of raw rows for a copy into another
 // backend (postgres/pg-load.ts): markets with their id patterns, snapshot rows, orderbooks, id
-// exceptions, origins, accounts, keys, passwords and sessions. Values stay as stored (prices
+// exceptions, origins, accounts, keys, passwords, sessions and what real-data imports keep. Values stay as stored (prices
 // scaled, times as offsets), so the copy serves the very same bytes. The dense block cache and the
 // synthetic world are SQLite's own and are not part of a dump.
 import type Database from 'better-sqlite3';
 import { type MarketRow } from '../core/market-row.js';
-import type { DumpRow, DumpTable, MarketDumpTable, StoreDumpSource } from '../core/store-dump.js';
+import type { DumpRow, DumpTable, MarketDumpTable, RealdataTable, StoreDumpSource } from '../core/store-dump.js';
 import { BookReader, isPacked } from './books/book-reader.js';
 import { marketColumns } from './reads/market-columns.js';
 
@@ -22,6 +22,7 @@ export class StoreDump implements StoreDumpSource {
   readonly keys: DumpTable;
   readonly passwords: DumpTable;
   readonly sessions: DumpTable;
+  readonly realdata: Readonly<Record<RealdataTable, DumpTable>>;
   private readonly tables: Set<string>;
 
   constructor(
@@ -42,12 +43,21 @@ export class StoreDump implements StoreDumpSource {
     this.keys = this.table('api_keys', ['id', 'account_id', 'key_hash', 'prefix', 'created_at', 'revoked_at', 'expires_at', 'name', 'last_used_at']);
     this.passwords = this.table('account_passwords', ['account_id', 'hash', 'updated_at']);
     this.sessions = this.table('sessions', ['token_hash', 'account_id', 'csrf', 'created_at', 'expires_at']);
+    this.realdata = {
+      hours: this.table('realdata_hours', ['market_id', 'hour']),
+      state: this.table('realdata_state', ['market_id', 'state']),
+      prices: this.table('realdata_prices', ['coin', 'ts', 'price']),
+      spans: this.table('realdata_spans', ['source', 'from_ms', 'to_ms']),
+    };
   }
 
   /** Every market row (id = its rowid, which snapshot rows refer to), oldest first. Markets are few: one array. */
   markets(): MarketRow[] {
     if (!this.tables.has('markets')) return [];
-    return this.db.prepare(`SELECT ${marketColumns(this.db)} FROM markets ORDER BY start_time, market_id`).all() as MarketRow[];
+    const names = new Set((this.db.prepare('PRAGMA table_info(markets)').all() as { name: string }[]).map((c) => c.name));
+    // A real market's provenance goes with it (a store from before migration 12 has none).
+    const real = names.has('price_source') ? ', slug, price_source' : ', NULL AS slug, NULL AS price_source';
+    return this.db.prepare(`SELECT ${marketColumns(this.db)}${real} FROM markets ORDER BY start_time, market_id`).all() as MarketRow[];
   }
 
   private table(name: string, columns: readonly string[]): DumpTable {
