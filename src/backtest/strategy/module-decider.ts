@@ -1,6 +1,7 @@
 // A JavaScript strategy as a decider: its hooks see one snapshot object per call (that is their
 // API) and place orders through ctx; the engine executes them exactly as it does a rule's.
 import type { Market } from '../../domain/market.js';
+import { inspect, type InspectOptions } from 'node:util';
 import type { BookLevels, MarketSeries, OutcomeSide } from '../../domain/market-series.js';
 import { MsnapError, UsageError } from '../../errors.js';
 import type { Decider } from './decider.js';
@@ -11,19 +12,88 @@ import { strategyError } from './strategy-error.js';
 import type { ModuleStrategy, StrategyContext, StrategySnapshot } from './strategy.js';
 
 type ContractSide = StrategySnapshot['orderbook_up'];
+type ContractLevel = { price: number; size: number };
 
-function levelsOf(l: BookLevels): { price: number; size: number }[] {
-  const out = new Array<{ price: number; size: number }>(l.length);
+function levelsOf(l: BookLevels): ContractLevel[] {
+  const out = new Array<ContractLevel>(l.length);
   for (let k = 0; k < l.length; k++) out[k] = { price: l.prices[k]!, size: l.sizes[k]! };
   return out;
 }
 
-function contractBook(series: MarketSeries, i: number, side: OutcomeSide): ContractSide {
-  const b = series.book(i, side);
-  return b ? { bids: levelsOf(b.bids), asks: levelsOf(b.asks) } : undefined;
+/** A book's own properties until the module reads them: the lists are filled on first read. */
+class BookTarget {
+  bids: ContractLevel[] | undefined = undefined;
+  asks: ContractLevel[] | undefined = undefined;
+
+  /** console.log of a book shows its levels, as it did when books were plain objects. */
+  [inspect.custom](_depth: number, opts: InspectOptions, show: typeof inspect): string {
+    return show({ bids: this.bids, asks: this.asks }, opts);
+  }
 }
 
-/** One snapshot for a module; orderbooks are built only when read. */
+/**
+ * One outcome's book as a module reads it: a plain-looking `{ bids, asks }` (keys, spread, JSON,
+ * assignment as before) whose list of `{ price, size }` objects is made when the module first
+ * reads it, then kept. Most strategies read one list of a side, and those objects were what drove
+ * the collector. The numbers come from the series at that moment: a book kept past its snapshot
+ * asks the series for snapshot i again, so it always holds snapshot i's levels.
+ */
+class LazyBook implements ProxyHandler<BookTarget> {
+  private bidsDone = false;
+  private asksDone = false;
+
+  constructor(
+    private readonly series: MarketSeries,
+    private readonly i: number,
+    private readonly side: OutcomeSide,
+  ) {}
+
+  /** Fill list `key` on its first use of any kind (a read, a write, a delete), as if it had always been there. */
+  private fill(t: BookTarget, key: string | symbol): void {
+    if (key === 'bids' && !this.bidsDone) {
+      this.bidsDone = true;
+      t.bids = levelsOf(this.series.book(this.i, this.side)!.bids);
+    } else if (key === 'asks' && !this.asksDone) {
+      this.asksDone = true;
+      t.asks = levelsOf(this.series.book(this.i, this.side)!.asks);
+    }
+  }
+
+  get(t: BookTarget, key: string | symbol, receiver: unknown): unknown {
+    this.fill(t, key);
+    return Reflect.get(t, key, receiver);
+  }
+
+  getOwnPropertyDescriptor(t: BookTarget, key: string | symbol): PropertyDescriptor | undefined {
+    this.fill(t, key);
+    return Reflect.getOwnPropertyDescriptor(t, key);
+  }
+
+  set(t: BookTarget, key: string | symbol, value: unknown): boolean {
+    this.fill(t, key);
+    return Reflect.set(t, key, value);
+  }
+
+  defineProperty(t: BookTarget, key: string | symbol, desc: PropertyDescriptor): boolean {
+    this.fill(t, key);
+    return Reflect.defineProperty(t, key, desc);
+  }
+
+  deleteProperty(t: BookTarget, key: string | symbol): boolean {
+    this.fill(t, key);
+    return Reflect.deleteProperty(t, key);
+  }
+
+  getPrototypeOf(): object {
+    return Object.prototype;
+  }
+}
+
+function contractBook(series: MarketSeries, i: number, side: OutcomeSide): ContractSide {
+  return series.book(i, side) ? (new Proxy(new BookTarget(), new LazyBook(series, i, side)) as unknown as ContractSide) : undefined;
+}
+
+/** One snapshot for a module; orderbooks are built only when read (a fresh object per read, as always). */
 class SnapshotView implements StrategySnapshot {
   readonly market_id: string;
   readonly time: number;
