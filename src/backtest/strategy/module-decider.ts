@@ -1,7 +1,7 @@
 // A JavaScript strategy as a decider: its hooks see one snapshot object per call (that is their
 // API) and place orders through ctx; the engine executes them exactly as it does a rule's.
-import type { Market } from '../../domain/market.js';
 import { inspect, type InspectOptions } from 'node:util';
+import type { Market } from '../../domain/market.js';
 import type { BookLevels, MarketSeries, OutcomeSide } from '../../domain/market-series.js';
 import { MsnapError, UsageError } from '../../errors.js';
 import type { Decider } from './decider.js';
@@ -20,77 +20,55 @@ function levelsOf(l: BookLevels): ContractLevel[] {
   return out;
 }
 
-/** A book's own properties until the module reads them: the lists are filled on first read. */
-class BookTarget {
-  bids: ContractLevel[] | undefined = undefined;
-  asks: ContractLevel[] | undefined = undefined;
-
-  /** console.log of a book shows its levels, as it did when books were plain objects. */
-  [inspect.custom](_depth: number, opts: InspectOptions, show: typeof inspect): string {
-    return show({ bids: this.bids, asks: this.asks }, opts);
-  }
-}
-
 /**
- * One outcome's book as a module reads it: a plain-looking `{ bids, asks }` (keys, spread, JSON,
- * assignment as before) whose list of `{ price, size }` objects is made when the module first
- * reads it, then kept. Most strategies read one list of a side, and those objects were what drove
- * the collector. The numbers come from the series at that moment: a book kept past its snapshot
- * asks the series for snapshot i again, so it always holds snapshot i's levels.
+ * One outcome's book as a module reads it, `{ bids, asks }` of `{ price, size }`: each list is
+ * made when the module first reads it, then kept (most strategies read one list of a side, and
+ * those objects were what drove the collector). The lists are getters: a proxy that also kept
+ * Object.keys and spread as a plain object's gave most of the saving back (docs/testing.md,
+ * "Measured choices"). JSON.stringify and console.log show the levels as before, and a list can
+ * be replaced. A book kept past its snapshot asks the series for snapshot i again, so it always
+ * holds snapshot i's levels.
  */
-class LazyBook implements ProxyHandler<BookTarget> {
-  private bidsDone = false;
-  private asksDone = false;
+class LazyBook {
+  readonly #series: MarketSeries;
+  readonly #i: number;
+  readonly #side: OutcomeSide;
+  #bids: ContractLevel[] | undefined;
+  #asks: ContractLevel[] | undefined;
 
-  constructor(
-    private readonly series: MarketSeries,
-    private readonly i: number,
-    private readonly side: OutcomeSide,
-  ) {}
-
-  /** Fill list `key` on its first use of any kind (a read, a write, a delete), as if it had always been there. */
-  private fill(t: BookTarget, key: string | symbol): void {
-    if (key === 'bids' && !this.bidsDone) {
-      this.bidsDone = true;
-      t.bids = levelsOf(this.series.book(this.i, this.side)!.bids);
-    } else if (key === 'asks' && !this.asksDone) {
-      this.asksDone = true;
-      t.asks = levelsOf(this.series.book(this.i, this.side)!.asks);
-    }
+  constructor(series: MarketSeries, i: number, side: OutcomeSide) {
+    this.#series = series;
+    this.#i = i;
+    this.#side = side;
   }
 
-  get(t: BookTarget, key: string | symbol, receiver: unknown): unknown {
-    this.fill(t, key);
-    return Reflect.get(t, key, receiver);
+  get bids(): ContractLevel[] {
+    return (this.#bids ??= levelsOf(this.#series.book(this.#i, this.#side)!.bids));
   }
 
-  getOwnPropertyDescriptor(t: BookTarget, key: string | symbol): PropertyDescriptor | undefined {
-    this.fill(t, key);
-    return Reflect.getOwnPropertyDescriptor(t, key);
+  set bids(v: ContractLevel[]) {
+    this.#bids = v;
   }
 
-  set(t: BookTarget, key: string | symbol, value: unknown): boolean {
-    this.fill(t, key);
-    return Reflect.set(t, key, value);
+  get asks(): ContractLevel[] {
+    return (this.#asks ??= levelsOf(this.#series.book(this.#i, this.#side)!.asks));
   }
 
-  defineProperty(t: BookTarget, key: string | symbol, desc: PropertyDescriptor): boolean {
-    this.fill(t, key);
-    return Reflect.defineProperty(t, key, desc);
+  set asks(v: ContractLevel[]) {
+    this.#asks = v;
   }
 
-  deleteProperty(t: BookTarget, key: string | symbol): boolean {
-    this.fill(t, key);
-    return Reflect.deleteProperty(t, key);
+  toJSON(): { bids: ContractLevel[]; asks: ContractLevel[] } {
+    return { bids: this.bids, asks: this.asks };
   }
 
-  getPrototypeOf(): object {
-    return Object.prototype;
+  [inspect.custom](_depth: number, opts: InspectOptions, show: typeof inspect): string {
+    return show(this.toJSON(), opts);
   }
 }
 
 function contractBook(series: MarketSeries, i: number, side: OutcomeSide): ContractSide {
-  return series.book(i, side) ? (new Proxy(new BookTarget(), new LazyBook(series, i, side)) as unknown as ContractSide) : undefined;
+  return series.book(i, side) ? new LazyBook(series, i, side) : undefined;
 }
 
 /** One snapshot for a module; orderbooks are built only when read (a fresh object per read, as always). */
