@@ -88,7 +88,7 @@ class SeriesReads {
   }
 
   /** The market's books, or undefined when it holds none (most markets of a long history). */
-  private books(id: number, offsets: Float64Array): MarketBooks | undefined {
+  private books(id: number, offsets: number[]): MarketBooks | undefined {
     let row = this.packedBooks.get(id) as AggregateRow;
     let packed = packedRows(row);
     if (packed && !allPacked(packed)) packed = packedRows((row = this.orderedBooks.get(id) as AggregateRow));
@@ -129,7 +129,9 @@ class SeriesReads {
       const ud = sides[i]!;
       c.offsets[i] = i * SNAPSHOT_INTERVAL_MS;
       c.price[i] = fromScaled(prices[i]!);
-      c.priceUp[i] = fromScaled(Math.floor(ud / 2 ** SIDE_BITS));
+      // A shift, not Math.floor(ud / 2 ** SIDE_BITS): the same for a uint32, and the division form
+      // made this loop most of a long backtest's read (docs/testing.md, "Measured choices").
+      c.priceUp[i] = fromScaled(ud >>> SIDE_BITS);
       c.priceDown[i] = fromScaled(ud & SIDE_MASK);
     }
     return c;
@@ -155,14 +157,22 @@ class SeriesReads {
 
 interface Columns {
   /** Offsets from the market's start while reading; made epoch ms before the series is handed out. */
-  offsets: Float64Array;
-  price: Float64Array;
-  priceUp: Float64Array;
-  priceDown: Float64Array;
+  offsets: number[];
+  price: number[];
+  priceUp: number[];
+  priceDown: number[];
 }
 
+/**
+ * Plain arrays of doubles, not Float64Arrays: a typed array's bytes live outside V8's heap and
+ * are freed only when a collection catches up with them, so a long run read markets faster than
+ * they were freed and its peak RSS grew; these go with the young generation (docs/testing.md,
+ * "Measured choices").
+ */
 function columns(n: number): Columns {
-  return { offsets: new Float64Array(n), price: new Float64Array(n), priceUp: new Float64Array(n), priceDown: new Float64Array(n) };
+  // Filled with a fraction so V8 holds them as doubles from the start (no copy on the first store).
+  const column = (): number[] => new Array<number>(n).fill(0.5);
+  return { offsets: column(), price: column(), priceUp: column(), priceDown: column() };
 }
 
 /** A side's levels as book() hands them out: arrays reused, valid up to `length`. */
@@ -268,7 +278,7 @@ class MarketBooks {
   private spare = emptyPair();
 
   constructor(
-    private readonly offsets: Float64Array,
+    private readonly offsets: readonly number[],
     packed: PackedRows | undefined,
     texts: Iterable<[number, string, string]>,
   ) {
