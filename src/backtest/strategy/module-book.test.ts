@@ -1,6 +1,6 @@
 // A module's orderbook_up / orderbook_down read as the `{ bids, asks }` of `{ price, size }` they
-// stand for (docs/backtest.md "JavaScript modules"), though their lists are made only when read:
-// each snapshot's own levels (books kept past their snapshot too), JSON, console.log, writes.
+// stand for (docs/backtest.md "JavaScript modules"): each snapshot's own levels (books kept past
+// their snapshot too), JSON, console.log, writes, copies.
 import { describe, expect, it } from 'vitest';
 import { inspect } from 'node:util';
 import type { OrderbookSide } from '../../domain/market.js';
@@ -69,5 +69,22 @@ describe('a module strategy\'s orderbooks', () => {
     );
     const first = plain(snaps[0]!.orderbook_up) as { bids: unknown[]; asks: unknown[] };
     expect(out).toEqual(['[]', first.bids[0], first.asks.length, inspect(first, { depth: 5, breakLength: Infinity })]);
+  });
+
+  it('copy as plain objects: spread, Object.keys and structuredClone see both lists', async () => {
+    const { snaps, series } = market();
+    const out: unknown[] = [];
+    await runBacktest(
+      {
+        onSnapshot(s) {
+          if (s.elapsed_ms !== 0) return;
+          const up = s.orderbook_up!;
+          out.push(Object.keys(up), { ...up }, structuredClone(up));
+        },
+      },
+      sourceOf(series),
+    );
+    const first = plain(snaps[0]!.orderbook_up);
+    expect(out).toEqual([['bids', 'asks'], first, first]);
   });
 });

@@ -1,6 +1,5 @@
 // A JavaScript strategy as a decider: its hooks see one snapshot object per call (that is their
 // API) and place orders through ctx; the engine executes them exactly as it does a rule's.
-import { inspect, type InspectOptions } from 'node:util';
 import type { Market } from '../../domain/market.js';
 import type { BookLevels, MarketSeries, OutcomeSide } from '../../domain/market-series.js';
 import { MsnapError, UsageError } from '../../errors.js';
@@ -12,66 +11,19 @@ import { strategyError } from './strategy-error.js';
 import type { ModuleStrategy, StrategyContext, StrategySnapshot } from './strategy.js';
 
 type ContractSide = StrategySnapshot['orderbook_up'];
-type ContractLevel = { price: number; size: number };
 
-function levelsOf(l: BookLevels): ContractLevel[] {
-  const out = new Array<ContractLevel>(l.length);
+function levelsOf(l: BookLevels): { price: number; size: number }[] {
+  const out = new Array<{ price: number; size: number }>(l.length);
   for (let k = 0; k < l.length; k++) out[k] = { price: l.prices[k]!, size: l.sizes[k]! };
   return out;
 }
 
-/**
- * One outcome's book as a module reads it, `{ bids, asks }` of `{ price, size }`: each list is
- * made when the module first reads it, then kept (most strategies read one list of a side, and
- * those objects were what drove the collector). The lists are getters: a proxy that also kept
- * Object.keys and spread as a plain object's gave most of the saving back (docs/testing.md,
- * "Measured choices"). JSON.stringify and console.log show the levels as before, and a list can
- * be replaced. A book kept past its snapshot asks the series for snapshot i again, so it always
- * holds snapshot i's levels.
- */
-class LazyBook {
-  readonly #series: MarketSeries;
-  readonly #i: number;
-  readonly #side: OutcomeSide;
-  #bids: ContractLevel[] | undefined;
-  #asks: ContractLevel[] | undefined;
-
-  constructor(series: MarketSeries, i: number, side: OutcomeSide) {
-    this.#series = series;
-    this.#i = i;
-    this.#side = side;
-  }
-
-  get bids(): ContractLevel[] {
-    return (this.#bids ??= levelsOf(this.#series.book(this.#i, this.#side)!.bids));
-  }
-
-  set bids(v: ContractLevel[]) {
-    this.#bids = v;
-  }
-
-  get asks(): ContractLevel[] {
-    return (this.#asks ??= levelsOf(this.#series.book(this.#i, this.#side)!.asks));
-  }
-
-  set asks(v: ContractLevel[]) {
-    this.#asks = v;
-  }
-
-  toJSON(): { bids: ContractLevel[]; asks: ContractLevel[] } {
-    return { bids: this.bids, asks: this.asks };
-  }
-
-  [inspect.custom](_depth: number, opts: InspectOptions, show: typeof inspect): string {
-    return show(this.toJSON(), opts);
-  }
-}
-
 function contractBook(series: MarketSeries, i: number, side: OutcomeSide): ContractSide {
-  return series.book(i, side) ? new LazyBook(series, i, side) : undefined;
+  const b = series.book(i, side);
+  return b ? { bids: levelsOf(b.bids), asks: levelsOf(b.asks) } : undefined;
 }
 
-/** One snapshot for a module; orderbooks are built only when read (a fresh object per read, as always). */
+/** One snapshot for a module; orderbooks are built only when read. */
 class SnapshotView implements StrategySnapshot {
   readonly market_id: string;
   readonly time: number;
