@@ -114,7 +114,7 @@ export class BlockVals {
   }
 
   up(i: number): number {
-    return this.wide ? this.wide[this.n + i]! : Math.floor(this.sides![i]! / 2 ** SIDE_BITS);
+    return this.wide ? this.wide[this.n + i]! : this.sides![i]! >>> SIDE_BITS;
   }
 
   down(i: number): number {
