@@ -13,17 +13,19 @@ import { seedDatabase } from '../msnap-commands.js';
 import { describeTarget, judge } from '../targets.js';
 import { BOOK_RULE } from './backtest.js';
 
-// A quarter of the full work per job at quick size, so the submitter's start and the first
+// A third of the full work per job at quick size, so the submitter's start and the first
 // market check weigh more: a full run's 1.6x shows as about 1.3x there.
 const SCALE_TARGETS = { full: { min: 1.6 }, quick: { min: 1.25 } };
 const OVERHEAD_TARGET = { max: 5 };
 
-// Sizes unless bench/options.js gives `sweepQueue`: 16 combinations over ~58k snapshots with
-// books (quick, ~0.5 s each on an idle core) or ~230k (full, ~2 s each), so that the fixed costs
-// of a run (the submitter's start, the first job's market check) weigh little beside the work.
+// Sizes unless bench/options.js gives `sweepQueue`: 32 combinations over ~230k snapshots with
+// books (quick) or ~690k (full), so that the fixed costs of a run (the submitter's start, the
+// first job's market check) weigh little beside the work. A rule on the best bid and ask got
+// much cheaper once it read only the packed books' first prices (issue 35): at a third of this
+// full size the submitter's start was half of a 1-worker run and 2 workers gave 1.39x.
 const DEFAULT_SIZES = {
-  quick: { db: { days: 1, full: { '5m': 25, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 }, orderbookDays: 1 }, last: 24, sizes: [5, 10, 20, 40], entries: [0.3, 0.35, 0.4, 0.45], noopJobs: 300, rounds: 2 },
-  full: { db: { days: 1, full: { '5m': 97, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 }, orderbookDays: 1 }, last: 96, sizes: [5, 10, 20, 40], entries: [0.3, 0.35, 0.4, 0.45], noopJobs: 1000, rounds: 3 },
+  quick: { db: { days: 1, full: { '5m': 97, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 }, orderbookDays: 1 }, last: 96, sizes: [5, 10, 20, 40], entries: [0.3, 0.325, 0.35, 0.375, 0.4, 0.425, 0.45, 0.475], noopJobs: 300, rounds: 2 },
+  full: { db: { days: 1, full: { '5m': 289, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 }, orderbookDays: 1 }, last: 288, sizes: [5, 10, 20, 40], entries: [0.3, 0.325, 0.35, 0.375, 0.4, 0.425, 0.45, 0.475], noopJobs: 1000, rounds: 3 },
 };
 
 
