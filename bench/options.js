@@ -41,7 +41,7 @@ function valueAfter(argv, flag) {
 const FULL = {
   // Seconds each figure took in a recent full run (its report's wall-time table), for the progress
   // line's time left (scaled by how the finished figures compared with theirs).
-  expectedSeconds: { 1: 217, 2: 34, 3: 85, 4: 22, 5: 5, 6: 0, 7: 19, 8: 15, 9: 64, 10: 22, 11: 136, 12: 54, 13: 24, 14: 102, 15: 95, 16: 59, 17: 64, 18: 204, 19: 133, 20: 23, 21: 315 },
+  expectedSeconds: { 1: 217, 2: 20, 3: 85, 4: 19, 5: 3, 6: 0, 7: 13, 8: 12, 9: 63, 10: 14, 11: 123, 12: 49, 13: 21, 14: 104, 15: 78, 16: 56, 17: 63, 18: 164, 19: 83, 20: 46, 21: 315 },
   // Figure 19: event rows asked of the generator (issue 36: a file of at least 5M; the hour's last receipts are cut).
   realdataRows: 5_050_000,
   mainDb: { days: 15, full: { '5m': 410, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 4 } },
@@ -90,7 +90,7 @@ const FULL = {
 // rounds; a 4hr market's 115,200 rows export in about the time node takes to start); lookups at
 // ~100k against ~1M rows; ratios of short loads over more, longer slices.
 const QUICK = {
-  expectedSeconds: { 1: 77, 2: 22, 3: 17, 4: 7, 5: 2, 6: 0, 7: 20, 8: 10, 9: 28, 10: 32, 11: 63, 12: 26, 13: 45, 14: 17, 15: 14, 16: 36, 17: 20, 18: 72, 20: 50, 21: 42 },
+  expectedSeconds: { 1: 75, 2: 14, 3: 17, 4: 4, 5: 1, 6: 0, 7: 10, 8: 5, 9: 28, 10: 11, 11: 38, 12: 14, 13: 21, 14: 27, 15: 7, 16: 35, 17: 19, 18: 52, 20: 15, 21: 38 },
   mainDb: { days: 15, full: { '5m': 80, '15m': 0, '1hr': 0, '4hr': 2, '24hr': 2 } },
   pacing: { plan: 'builder', rpm: 250, burst: 12, markets: 400, minRequests: 400, db: { days: 2, full: { '5m': 402, '15m': 0, '1hr': 0, '4hr': 0, '24hr': 0 } } },
   pacingRuns: 1,
