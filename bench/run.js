@@ -53,7 +53,14 @@ Each figure is written to FILE's .partial.md as it ends, so a stopped run keeps 
 `);
   process.exit(0);
 }
-const opts = benchOptions(process.argv.slice(2));
+let opts;
+try {
+  opts = benchOptions(process.argv.slice(2));
+} catch (err) {
+  // A mistyped flag is one line and exit 2, never a stack trace.
+  process.stderr.write(`bench: ${err.message}\n`);
+  process.exit(2);
+}
 const started = performance.now();
 const machine = describeMachine();
 const tmpDir = mkdtempSync(path.join(os.tmpdir(), 'msnap-bench-'));
